@@ -1,0 +1,88 @@
+"""What the run asks of models: an answer from a recalled context, and a verdict against gold.
+
+Two protocols shape the calls. `reference` uses the benchmark's released system prompts, its
+passage format and its `Final:` line parsing; `typed` asks for JSON-schema answers
+{answer, abstained} and verdicts {correct, reason}. Offline deterministic models implement the
+same interfaces so the whole path runs with no network; they are labelled as such.
+
+Operational errors raise `ModelError` subclasses (never a wrong answer): the run turns them into
+Failed events.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from adapters.benchmarks.base import Prompts, Question
+from adapters.memory.protocol import Candidate
+from ledger.events.base import Usage
+
+__all__ = [
+    "Usage", "Answer", "Verdict", "AnswerModel", "JudgeModel",
+    "ModelError", "TransientModelError", "ModelParseError", "EmptyResponseError",
+]
+
+Verdict_ = Literal["correct", "incorrect", "unclear"]
+
+
+class Answer(BaseModel):
+    """An answer produced from the recalled context only."""
+
+    model_config = ConfigDict(frozen=True)
+
+    answer: str
+    abstained: bool
+    raw: str
+    """The full model output (stored as a blob)."""
+    model: str
+    usage: Usage = Field(default_factory=Usage)
+    cache_hit: bool = False
+    latency_ms: float = 0.0
+
+
+class Verdict(BaseModel):
+    """A judgment of an answer against gold."""
+
+    model_config = ConfigDict(frozen=True)
+
+    verdict: Verdict_
+    reason: str = ""
+    raw: str = ""
+    model: str
+    usage: Usage = Field(default_factory=Usage)
+    cache_hit: bool = False
+    latency_ms: float = 0.0
+    criteria: dict[str, Literal["yes", "no", "unclear"]] = Field(default_factory=dict)
+    """Memora: criterion_id -> the judge's yes/no about the candidate answer."""
+
+
+class AnswerModel(Protocol):
+    name: str
+    offline: bool
+
+    def answer(self, question: Question, context: list[Candidate], prompts: Prompts | None) -> Answer: ...
+
+
+class JudgeModel(Protocol):
+    name: str
+    offline: bool
+
+    def judge(self, question: Question, answer: Answer, prompts: Prompts | None) -> Verdict: ...
+
+
+class ModelError(Exception):
+    """A model call failed operationally."""
+
+
+class TransientModelError(ModelError):
+    """Retryable: 429, 5xx, timeouts, connection resets."""
+
+
+class ModelParseError(ModelError):
+    """The model answered, but not in the shape the protocol requires."""
+
+
+class EmptyResponseError(ModelError):
+    """The model returned no content."""

@@ -1,0 +1,71 @@
+"""Typed errors, translated to one CLI line in one place (`cli.errors`).
+
+Every error carries the exit code the CLI should use and a message that says what to do next.
+Code never branches on an error's text.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BenchledgerError", "BadInput", "LedgerError", "NotALedger", "RunNotFound", "AmbiguousRun",
+    "ConcurrencyConflict", "RunAborted", "CheckFailed", "CorpusChanged", "NotAnEvaluationStore",
+]
+
+
+class BenchledgerError(Exception):
+    exit_code = 1
+
+
+class BadInput(BenchledgerError):
+    """Bad usage or bad input: one line naming file, line and field."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
+                 field: str | None = None) -> None:
+        self.file, self.line, self.field, self.detail = file, line, field, message
+        where = ""
+        if file:
+            where = f"{file}:{line}" if line is not None else f"{file}"
+        parts = [p for p in (where, f"field '{field}'" if field else "", message) if p]
+        super().__init__(": ".join(parts))
+
+
+class LedgerError(BenchledgerError):
+    exit_code = 1
+
+
+class NotALedger(LedgerError):
+    exit_code = 2
+
+
+class RunNotFound(LedgerError):
+    exit_code = 2
+
+
+class AmbiguousRun(LedgerError):
+    exit_code = 2
+
+
+class ConcurrencyConflict(LedgerError):
+    """Another writer took the same position; the append should be retried."""
+
+
+class RunAborted(BenchledgerError):
+    """The run stopped before scoring (e.g. the memory did not hold the corpus)."""
+
+
+class CheckFailed(BenchledgerError):
+    """verify or check found a problem."""
+
+
+class CorpusChanged(BenchledgerError):
+    """resume found a different corpus fingerprint on disk."""
+
+    exit_code = 2
+
+
+class NotAnEvaluationStore(BenchledgerError):
+    """purge or reset asked of a store not marked for evaluation."""
+
+    exit_code = 2

@@ -1,0 +1,40 @@
+"""Every event type, and the discriminated union the mapper reads rows into."""
+
+from __future__ import annotations
+
+from typing import Annotated, Union
+
+from pydantic import Field, TypeAdapter
+
+from ledger.events.base import Event, Usage, cap_message
+from ledger.events.corpus import (
+    ChunkExtracted, CorpusFingerprinted, MessagesIngested, RunResumed, ScopePurged, ScopeVerified,
+)
+from ledger.events.question import (
+    STAGES, ContextRecalled, Failed, Judged, QuestionAnswered, RecalledItem, ScorerStarted,
+)
+from ledger.events.run import (
+    PlannedQuestion, Provenance, QuestionsPlanned, RunConfig, RunFinished, RunStarted,
+)
+
+EVENT_CLASSES: tuple[type[Event], ...] = (
+    RunStarted, QuestionsPlanned, CorpusFingerprinted, MessagesIngested, ChunkExtracted,
+    ScopeVerified, ContextRecalled, QuestionAnswered, ScorerStarted, Judged, Failed, ScopePurged,
+    RunResumed, RunFinished,
+)
+EVENT_TYPES: dict[str, type[Event]] = {cls.model_fields["type"].default: cls for cls in EVENT_CLASSES}
+
+AnyEvent = Annotated[
+    Union[tuple(EVENT_CLASSES)],  # type: ignore[valid-type]
+    Field(discriminator="type"),
+]
+any_event_adapter: TypeAdapter[AnyEvent] = TypeAdapter(AnyEvent)
+
+__all__ = [
+    "Event", "Usage", "cap_message", "STAGES", "EVENT_CLASSES", "EVENT_TYPES", "AnyEvent",
+    "any_event_adapter",
+    "RunStarted", "RunConfig", "Provenance", "QuestionsPlanned", "PlannedQuestion", "RunFinished",
+    "CorpusFingerprinted", "MessagesIngested", "ChunkExtracted", "ScopeVerified", "ScopePurged",
+    "RunResumed", "ContextRecalled", "RecalledItem", "QuestionAnswered", "ScorerStarted", "Judged",
+    "Failed",
+]
