@@ -1,0 +1,1 @@
+"""The benchledger command line: thin click commands over the library (no SQL here)."""

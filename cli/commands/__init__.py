@@ -1,0 +1,1 @@
+"""One module per command family; each exposes `COMMANDS`, registered by `cli.main`."""

@@ -1,0 +1,57 @@
+"""What commands share: the application context, opening the ledger, option blocks, output.
+
+Option blocks are defined once here and applied as decorators, so flag names match the library's
+argument names and never drift between commands.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+__all__ = ["AppContext", "open_ledger", "pass_app", "json_option", "echo_json", "run_argument"]
+
+
+@dataclass
+class AppContext:
+    ledger_path: Path
+    log_format: str = "console"
+    verbosity: int = 0
+
+    @property
+    def memory_store_dir(self) -> Path:
+        """Evaluation memory stores live beside the ledger, one file per system."""
+        return self.ledger_path.with_name(self.ledger_path.stem + ".memory")
+
+
+pass_app = click.make_pass_decorator(AppContext)
+
+
+def open_ledger(ctx_or_app: click.Context | AppContext, *, create: bool = True):
+    """Open the ledger the user selected (--ledger, $BENCHLEDGER_LEDGER, ./benchledger.db)."""
+    from ledger.store import Ledger
+
+    app = ctx_or_app if isinstance(ctx_or_app, AppContext) else ctx_or_app.find_object(AppContext)
+    if not create and not app.ledger_path.exists():
+        from ledger.errors import NotALedger
+
+        raise NotALedger(
+            f"no ledger at {app.ledger_path}; run a benchmark first or pass --ledger PATH"
+        )
+    return Ledger.open(app.ledger_path, create=create)
+
+
+def json_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(fn)
+
+
+def run_argument(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.argument("run_ref", metavar="RUN")(fn)
+
+
+def echo_json(value: Any) -> None:
+    click.echo(json.dumps(value, indent=2, sort_keys=False, default=str, ensure_ascii=False))
