@@ -1,0 +1,185 @@
+"""Publishable: every condition a benchmark declares, each met or not with its reason.
+
+A run is publishable only when all of them hold; otherwise it is diagnostic and the report names
+each failed condition. GroupMemBench declares the five of DESIGN.md (complete corpus, unsampled
+questions, a solvability-filtered domain, the reference protocol, zero operational failures);
+other benchmarks declare theirs in `CONDITIONS`. Every benchmark also requires the run to have
+finished with every planned question answered and judged.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from pydantic import BaseModel, ConfigDict
+
+from projections.state import RunState
+from projections.tallies import KindTally
+
+__all__ = [
+    "PUBLISHABLE_VERSION", "Condition", "CONDITIONS", "conditions_for", "RELEASED_GROUPMEM_PROMPTS",
+    "GROUPMEM_FILTERED_DOMAINS", "GROUPMEM_KINDS", "LOCOMO_CATEGORIES",
+]
+
+PUBLISHABLE_VERSION = 1
+
+GROUPMEM_FILTERED_DOMAINS = ("Finance", "Technology")
+GROUPMEM_KINDS = ("multi_hop", "knowledge_update", "temporal", "user_implicit", "term_ambiguity", "abstention")
+LOCOMO_CATEGORIES = ("multi_hop", "temporal", "open_domain", "single_hop", "adversarial")
+LOCOMO_CONVERSATIONS = 10
+REFERENCE_MODEL = "gpt-5"
+REFERENCE_K = 10
+
+# SHA-256 of the released GroupMemBench prompts, as files and as the released harness reads them (stripped).
+RELEASED_GROUPMEM_PROMPTS: dict[str, frozenset[str]] = {
+    "agent_system": frozenset({
+        "c2019778844ba90e854d80bf25a9a0a316c50538acb9c12ce6dd070b7013865d",
+        "6f615239d41d413f991d7682c653d4a51beda9b1308846ed8ad494cfdf01ad11",
+    }),
+    "judge_system": frozenset({
+        "abcd96fd2df5eff8d4d32d516da7d84847478a03928d39456f54770657966fc1",
+        "0585650da63ba4fbd83109897d7228ee8b8af39362c516d118df630224912fd2",
+    }),
+}
+
+
+class Condition(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    met: bool
+    reason: str
+
+
+Check = Callable[[RunState, KindTally, str | None], Condition]
+
+
+def complete_run(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
+    if state.finished is None:
+        return Condition(name="complete_run", met=False, reason="the run has not finished (resume it)")
+    if state.finished.status != "completed":
+        return Condition(name="complete_run", met=False, reason=f"the run aborted: {state.finished.reason}")
+    if overall.pending:
+        return Condition(name="complete_run", met=False,
+                         reason=f"{overall.pending} of {overall.planned} planned questions were never judged")
+    return Condition(name="complete_run", met=True, reason="every planned question was answered and judged")
+
+
+def zero_failures(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
+    failed, run_level = overall.failed, len(state.unresolved_run_failures)
+    if failed or run_level:
+        parts = [f"{failed} question(s) failed"] if failed else []
+        parts += [f"{run_level} run-level failure(s)"] if run_level else []
+        return Condition(name="zero_operational_failures", met=False, reason="; ".join(parts))
+    retried = len(state.all_failures)
+    note = f" ({retried} earlier failure(s) resolved by retry or resume)" if retried else ""
+    return Condition(name="zero_operational_failures", met=True, reason="no operational failures" + note)
+
+
+def _config(state: RunState):
+    if state.started is None:
+        raise ValueError("run has no RunStarted event")
+    return state.started.config
+
+
+def complete_corpus(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
+    cfg = _config(state)
+    expected = sum(state.corpus.expected_documents.values()) if state.corpus else 0
+    available = state.corpus.documents_available if state.corpus else 0
+    if cfg.message_limit is not None or expected < available:
+        return Condition(name="complete_corpus", met=False,
+                         reason=f"{expected} of {available} messages selected (message limit {cfg.message_limit})")
+    return Condition(name="complete_corpus", met=True, reason=f"all {available} messages ingested")
+
+
+def unsampled_questions(state: RunState, overall: KindTally, scorer: str | None, all_kinds=GROUPMEM_KINDS) -> Condition:
+    cfg = _config(state)
+    available = state.plan.available if state.plan else 0
+    problems = []
+    if cfg.question_limit is not None or overall.planned < available:
+        problems.append(f"{overall.planned} of {available} questions (question limit {cfg.question_limit})")
+    kinds_available = tuple(state.plan.kinds_available) if state.plan and state.plan.kinds_available else all_kinds
+    missing = [k for k in kinds_available if cfg.kinds and k not in cfg.kinds]
+    if missing:
+        problems.append("kinds left out: " + ", ".join(missing))
+    if problems:
+        return Condition(name="unsampled_questions", met=False, reason="; ".join(problems))
+    return Condition(name="unsampled_questions", met=True, reason=f"all {available} questions of every kind")
+
+
+def filtered_domain(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
+    domain = _config(state).subset
+    met = domain in GROUPMEM_FILTERED_DOMAINS
+    reason = (f"{domain} is solvability-filtered" if met else
+              f"{domain} is not a solvability-filtered domain ({' or '.join(GROUPMEM_FILTERED_DOMAINS)})")
+    return Condition(name="solvability_filtered_domain", met=met, reason=reason)
+
+
+def reference_protocol(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
+    cfg = _config(state)
+    judge_model = state.scorers[scorer].judge_model if scorer in state.scorers else cfg.judge_model
+    judge_offline = state.scorers[scorer].offline if scorer in state.scorers else cfg.offline_models
+    problems = []
+    if cfg.k != REFERENCE_K:
+        problems.append(f"k={cfg.k}, not {REFERENCE_K}")
+    if cfg.protocol != "reference":
+        problems.append(f"protocol {cfg.protocol}, not reference")
+    if cfg.offline_models or judge_offline:
+        problems.append("offline deterministic models answered or judged")
+    for role, model in (("agent", cfg.agent_model), ("judge", judge_model)):
+        if model != REFERENCE_MODEL:
+            problems.append(f"{role} model {model}, not {REFERENCE_MODEL}")
+        if cfg.memory_model and model == cfg.memory_model:
+            problems.append(f"{role} model is the memory system's own model")
+    for name, released in RELEASED_GROUPMEM_PROMPTS.items():
+        used = cfg.prompt_hashes.get(name)
+        if used not in released:
+            problems.append(f"{name} prompt is not the released one")
+    if problems:
+        return Condition(name="reference_protocol", met=False, reason="; ".join(problems))
+    return Condition(name="reference_protocol", met=True,
+                     reason="k=10, gpt-5 agent and judge, released prompts, independent of the memory's model")
+
+
+def real_models(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
+    cfg = _config(state)
+    judge_offline = state.scorers[scorer].offline if scorer in state.scorers else cfg.offline_models
+    if cfg.offline_models or judge_offline:
+        return Condition(name="real_models", met=False, reason="offline deterministic models answered or judged")
+    return Condition(name="real_models", met=True, reason=f"agent {cfg.agent_model}, judge {cfg.judge_model}")
+
+
+def no_limits(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
+    cfg = _config(state)
+    if cfg.question_limit is not None or cfg.message_limit is not None:
+        return Condition(name="no_limits", met=False,
+                         reason=f"question limit {cfg.question_limit}, message limit {cfg.message_limit}")
+    return Condition(name="no_limits", met=True, reason="no question or message limit")
+
+
+def complete_locomo_file(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
+    conversations = len(state.corpus.expected_documents) if state.corpus else 0
+    if conversations < LOCOMO_CONVERSATIONS:
+        return Condition(name="complete_file", met=False,
+                         reason=f"{conversations} of the release's {LOCOMO_CONVERSATIONS} conversations")
+    return Condition(name="complete_file", met=True, reason=f"all {conversations} conversations")
+
+
+def all_locomo_categories(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
+    cond = unsampled_questions(state, overall, scorer, all_kinds=LOCOMO_CATEGORIES)
+    return Condition(name="all_categories", met=cond.met, reason=cond.reason)
+
+
+CONDITIONS: dict[str, tuple[Check, ...]] = {
+    "GroupMemBench": (complete_corpus, unsampled_questions, filtered_domain, reference_protocol, zero_failures),
+    "LoCoMo": (complete_locomo_file, all_locomo_categories, no_limits, real_models, zero_failures),
+    "LongMemEval": (no_limits, real_models, zero_failures),
+    "Memora": (no_limits, real_models, zero_failures),
+}
+_DEFAULT: tuple[Check, ...] = (no_limits, real_models, zero_failures)
+
+
+def conditions_for(state: RunState, overall: KindTally, scorer: str | None) -> list[Condition]:
+    benchmark = state.started.config.benchmark if state.started else ""
+    checks = CONDITIONS.get(benchmark, _DEFAULT) + (complete_run,)
+    return [check(state, overall, scorer) for check in checks]

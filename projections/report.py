@@ -1,0 +1,160 @@
+"""The report: one value folded from a run's events, rendered as JSON or as a scorecard.
+
+The report names the scorer it used (the newest unless asked), the scoring rule, and the version
+of every projection, so two people folding the same events get the same bytes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from projections.corpus_state import CORPUS_STATE_VERSION, CorpusState, corpus_state
+from projections.publishable import PUBLISHABLE_VERSION, Condition, conditions_for
+from projections.state import FOLD_VERSION, RunState, fold_run
+from projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES, KindTally, tally
+
+__all__ = ["PROJECTION_VERSIONS", "REPORT_VERSION", "FailureRow", "Report", "build_report", "report_from_state"]
+
+REPORT_VERSION = 1
+PROJECTION_VERSIONS = {
+    "fold": FOLD_VERSION, "corpus_state": CORPUS_STATE_VERSION, "publishable": PUBLISHABLE_VERSION,
+    "report": REPORT_VERSION,
+}
+
+
+class FailureRow(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    stage: str
+    question_id: str | None
+    kind: str | None
+    error_class: str
+    message: str
+    attempt: int
+
+
+class Report(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    benchmark: str | None
+    domain: str | None
+    fingerprint: str | None
+    status: Literal["publishable", "diagnostic"]
+    publishable: bool
+    conditions: list[Condition]
+    accuracy: float | None
+    ci_low: float | None
+    ci_high: float | None
+    strict_accuracy: float | None
+    total: int
+    answered: int
+    judged: int
+    correct: int
+    incorrect: int
+    unclear: int
+    failed: int
+    pending: int
+    by_kind: dict[str, KindTally]
+    agent_model: str | None
+    judge_model: str | None
+    offline_models: bool
+    scorer_id: str | None
+    scorers: list[str]
+    scoring_rule: int
+    memory: str | None
+    memory_version: str | None
+    protocol: str | None
+    k: int | None
+    token_budget: int | None
+    corpus_state: CorpusState
+    run_status: str
+    """completed, aborted or unfinished."""
+    run_reason: str
+    failures: list[FailureRow]
+    """Unresolved operational failures."""
+    failures_by_error: dict[str, int]
+    failures_retried: int
+    """Failures later resolved by a retry or a resume."""
+    ledger_head: str | None
+    events: int
+    last_seq: int
+    projection_versions: dict[str, int]
+
+
+def build_report(run_id: str, stored_events: Iterable, *, scorer_id: str | None = None,
+                 scoring_rule: int = CURRENT_SCORING_RULE) -> Report:
+    """Fold a run's stored events into its report. Pure."""
+    return report_from_state(fold_run(run_id, stored_events), scorer_id=scorer_id, scoring_rule=scoring_rule)
+
+
+def report_from_state(state: RunState, *, scorer_id: str | None = None,
+                      scoring_rule: int = CURRENT_SCORING_RULE) -> Report:
+    if scoring_rule not in SCORING_RULES:
+        raise ValueError(f"unknown scoring rule {scoring_rule}")
+    if scorer_id is not None and scorer_id not in state.scorers:
+        raise KeyError(scorer_id)
+    scorer = scorer_id or state.latest_scorer
+    overall, by_kind = tally(state, scorer, scoring_rule)
+    conditions = conditions_for(state, overall, scorer) if state.started else [
+        Condition(name="complete_run", met=False, reason="the run has no RunStarted event")
+    ]
+    publishable = all(c.met for c in conditions)
+    failures = _unresolved_failures(state, scorer)
+    cfg = state.started.config if state.started else None
+    judge_model = state.scorers[scorer].judge_model if scorer in state.scorers else (cfg.judge_model if cfg else None)
+    finished = state.finished
+    return Report(
+        run_id=state.run_id,
+        benchmark=cfg.benchmark if cfg else None,
+        domain=cfg.subset if cfg else None,
+        fingerprint=state.corpus.fingerprint if state.corpus else None,
+        status="publishable" if publishable else "diagnostic",
+        publishable=publishable,
+        conditions=conditions,
+        accuracy=overall.accuracy, ci_low=overall.ci_low, ci_high=overall.ci_high,
+        strict_accuracy=overall.strict_accuracy,
+        total=overall.planned, answered=overall.answered, judged=overall.judged,
+        correct=overall.correct, incorrect=overall.incorrect, unclear=overall.unclear,
+        failed=overall.failed, pending=overall.pending,
+        by_kind=by_kind,
+        agent_model=cfg.agent_model if cfg else None,
+        judge_model=judge_model,
+        offline_models=bool(cfg and cfg.offline_models),
+        scorer_id=scorer,
+        scorers=list(state.scorers),
+        scoring_rule=scoring_rule,
+        memory=cfg.memory if cfg else None,
+        memory_version=cfg.memory_version if cfg else None,
+        protocol=cfg.protocol if cfg else None,
+        k=cfg.k if cfg else None,
+        token_budget=cfg.token_budget if cfg else None,
+        corpus_state=corpus_state(state),
+        run_status=finished.status if finished else "unfinished",
+        run_reason=finished.reason if finished else "",
+        failures=failures,
+        failures_by_error=dict(Counter(f.error_class for f in failures).most_common()),
+        failures_retried=len(state.all_failures) - len(failures),
+        ledger_head=state.head,
+        events=state.events,
+        last_seq=state.last_seq,
+        projection_versions={**PROJECTION_VERSIONS, "scoring_rule": scoring_rule},
+    )
+
+
+def _unresolved_failures(state: RunState, scorer: str | None) -> list[FailureRow]:
+    rows = [
+        FailureRow(stage=f.stage, question_id=None, kind=None, error_class=f.error_class,
+                   message=f.message, attempt=f.attempt)
+        for f in state.unresolved_run_failures
+    ]
+    for question in state.questions.values():
+        failure = question.unresolved_failure(scorer)
+        if failure is not None:
+            rows.append(FailureRow(stage=failure.stage, question_id=question.planned.question_id,
+                                   kind=question.planned.kind, error_class=failure.error_class,
+                                   message=failure.message, attempt=failure.attempt))
+    return rows

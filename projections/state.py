@@ -1,0 +1,148 @@
+"""The base fold: one pass over a run's events into a `RunState` the other projections read.
+
+Later events win where a stage repeats (a resume re-prepares, a retry succeeds after a failure);
+every failure is kept, so the report can say both what is unresolved and what was retried.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from ledger.events import (
+    ChunkExtracted, ContextRecalled, CorpusFingerprinted, Failed, Judged, MessagesIngested,
+    PlannedQuestion, QuestionAnswered, QuestionsPlanned, RunFinished, RunResumed, RunStarted,
+    ScopePurged, ScopeVerified, ScorerStarted,
+)
+
+__all__ = ["FOLD_VERSION", "QuestionState", "RunState", "fold_run", "QUESTION_STAGES"]
+
+FOLD_VERSION = 1
+QUESTION_STAGES = ("recall", "answer", "judge")
+
+
+@dataclass
+class QuestionState:
+    planned: PlannedQuestion
+    recalled: ContextRecalled | None = None
+    answered: QuestionAnswered | None = None
+    judged: dict[str, Judged] = field(default_factory=dict)
+    failures: list[Failed] = field(default_factory=list)
+
+    def status(self, scorer_id: str | None) -> str:
+        """judged | failed | answered | recalled | pending, for one scorer."""
+        if scorer_id is not None and scorer_id in self.judged:
+            return "judged"
+        if self.unresolved_failure(scorer_id) is not None:
+            return "failed"
+        if self.answered is not None:
+            return "answered"
+        if self.recalled is not None:
+            return "recalled"
+        return "pending"
+
+    def unresolved_failure(self, scorer_id: str | None) -> Failed | None:
+        """The latest failure of a stage that has not since succeeded, if any."""
+        for failure in reversed(self.failures):
+            if failure.stage == "recall" and self.recalled is None:
+                return failure
+            if failure.stage == "answer" and self.answered is None:
+                return failure
+            if failure.stage == "judge" and failure.scorer_id == scorer_id and scorer_id not in self.judged:
+                return failure
+        return None
+
+
+@dataclass
+class RunState:
+    run_id: str
+    started: RunStarted | None = None
+    plan: QuestionsPlanned | None = None
+    corpus: CorpusFingerprinted | None = None
+    ingested: dict[str, int] = field(default_factory=dict)
+    extracted: dict[str, int] = field(default_factory=dict)
+    verified: dict[str, ScopeVerified] = field(default_factory=dict)
+    purged: dict[str, ScopePurged] = field(default_factory=dict)
+    questions: dict[str, QuestionState] = field(default_factory=dict)
+    scorers: dict[str, ScorerStarted] = field(default_factory=dict)
+    run_failures: list[Failed] = field(default_factory=list)
+    resumes: list[RunResumed] = field(default_factory=list)
+    finished: RunFinished | None = None
+    preparation: int = 0
+    head: str | None = None
+    last_seq: int = 0
+    events: int = 0
+
+    @property
+    def latest_scorer(self) -> str | None:
+        return next(reversed(self.scorers), None) if self.scorers else None
+
+    @property
+    def all_failures(self) -> list[Failed]:
+        return self.run_failures + [f for q in self.questions.values() for f in q.failures]
+
+    @property
+    def unresolved_run_failures(self) -> list[Failed]:
+        """Run-level failures not followed by a resume that prepared and finished the run."""
+        if self.finished is not None and self.finished.status == "completed":
+            return [f for f in self.run_failures if f.stage == "purge"]
+        return list(self.run_failures)
+
+
+def fold_run(run_id: str, stored_events: Iterable) -> RunState:
+    """Fold stored events (in position order) into a RunState. Pure."""
+    state = RunState(run_id=run_id)
+    for stored in stored_events:
+        _apply(state, stored.event)
+        state.head = stored.hash
+        state.last_seq = stored.seq
+        state.events += 1
+    return state
+
+
+def _question(state: RunState, question_id: str | None) -> QuestionState | None:
+    return state.questions.get(question_id) if question_id else None
+
+
+def _apply(state: RunState, event) -> None:  # noqa: C901 - one branch per event type
+    match event:
+        case RunStarted():
+            state.started = event
+        case QuestionsPlanned():
+            state.plan = event
+            state.questions = {q.question_id: QuestionState(planned=q) for q in event.questions}
+        case CorpusFingerprinted():
+            state.corpus = event
+        case MessagesIngested():
+            if event.preparation != state.preparation:
+                state.preparation = event.preparation
+                state.ingested, state.extracted = {}, {}
+            state.ingested[event.scope_key] = state.ingested.get(event.scope_key, 0) + event.count
+        case ChunkExtracted():
+            if event.preparation == state.preparation:
+                state.extracted[event.scope_key] = (
+                    state.extracted.get(event.scope_key, 0) + len(event.chunk_ids)
+                )
+        case ScopeVerified():
+            state.verified[event.scope_key] = event
+        case ScopePurged():
+            state.purged[event.scope_key] = event
+        case ContextRecalled():
+            if (q := _question(state, event.question_id)) is not None:
+                q.recalled = event
+        case QuestionAnswered():
+            if (q := _question(state, event.question_id)) is not None:
+                q.answered = event
+        case ScorerStarted():
+            state.scorers[event.scorer_id] = event
+        case Judged():
+            if (q := _question(state, event.question_id)) is not None:
+                q.judged[event.scorer_id] = event
+        case Failed():
+            q = _question(state, event.question_id)
+            (q.failures if q is not None else state.run_failures).append(event)
+        case RunResumed():
+            state.resumes.append(event)
+            state.finished = None
+        case RunFinished():
+            state.finished = event
