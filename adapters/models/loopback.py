@@ -1,0 +1,256 @@
+"""A real OpenAI-compatible HTTP server on 127.0.0.1, deterministic, with scripted faults.
+
+Run tests, benchmarks and examples use it to exercise the real client path (the `openai` SDK,
+real sockets) with no network:
+
+    with LoopbackOpenAI(latency=0.0) as srv:
+        os.environ["OPENAI_API_KEY"] = "sk-test-..."
+        build_models(agent_model="loopback-agent", judge_model=None, protocol="reference",
+                     base_url=srv.base_url, cache=None)
+        srv.faults.push("429", retry_after=1)        # the next request is rate limited
+        srv.faults.always("500", contains="What is the deadline")  # that question always fails
+        srv.count(role="agent"), srv.count(model="loopback-agent", role="judge")
+
+Endpoints: `POST /v1/chat/completions` and `GET /v1/models`. Any model name is accepted. The
+role is read from the user prompt: "Retrieved passages:" means the agent, "Gold Answer:" the
+judge. The agent answers extractively from the passages in its prompt (the offline answerer's
+logic); the judge judges lexically (the offline judge's logic; a gold answer that abstains makes
+it an abstention question). Prose replies end with a `Final:` line; a request with a
+`json_schema` response_format gets `{answer, abstained}` or `{correct, reason}` JSON.
+
+Attributes tests read:
+  base_url                 "http://127.0.0.1:<port>/v1"
+  faults                   a `FaultScript` (see `adapters.models.loopback_faults` for the kinds)
+  latency                  seconds added to every chat reply (settable; for concurrency benchmarks)
+  count(model=, role=)     chat requests received, faulted ones included
+  authorization_seen       the Authorization header of every request, in order
+  requests                 every chat request body received, in order
+  max_in_flight            the most chat requests handled at the same time
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import struct
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from adapters.memory.protocol import estimate_tokens
+from adapters.models.abstention import is_abstention
+from adapters.models.loopback_faults import Fault, FaultScript
+from adapters.models.offline import extractive_answer, lexical_verdict
+
+__all__ = ["LoopbackOpenAI", "reply_for", "role_of"]
+
+_QUESTION = re.compile(r"Question:\n(.*?)\n\n(?:Retrieved passages|Gold Answer):\n", re.DOTALL)
+_PASSAGES = re.compile(r"Retrieved passages:\n(.*?)\n\nAnswer the question", re.DOTALL)
+_GOLD = re.compile(r"Gold Answer:\n(.*?)\n\nAgent Answer:\n(.*)\Z", re.DOTALL)
+_PASSAGE_SPLIT = re.compile(r"\n\n(?=\[\d+\] )")
+_PASSAGE_HEAD = re.compile(r"\A\[\d+\] (?:\[[^\n]*\]\n)?")
+
+
+def role_of(prompt: str) -> str:
+    if "Gold Answer:" in prompt:
+        return "judge"
+    return "agent" if "Retrieved passages:" in prompt else "other"
+
+
+def _user_prompt(body: dict) -> str:
+    users = [m.get("content") for m in body.get("messages", []) if m.get("role") == "user"]
+    return users[-1] if users and isinstance(users[-1], str) else ""
+
+
+def reply_for(body: dict, *, fault: Fault | None = None) -> str:
+    """The deterministic reply text for a chat request (after content-level faults)."""
+    prompt = _user_prompt(body)
+    role = role_of(prompt)
+    question = (m.group(1) if (m := _QUESTION.search(prompt)) else "").strip()
+    typed = (body.get("response_format") or {}).get("type") == "json_schema"
+    if role == "agent":
+        block = m.group(1) if (m := _PASSAGES.search(prompt)) else ""
+        passages = [_PASSAGE_HEAD.sub("", p.strip()) for p in _PASSAGE_SPLIT.split(block) if p.strip()]
+        answer = extractive_answer(question, passages)
+        content, prose = {"answer": answer, "abstained": is_abstention(answer)}, f"Final: {answer}"
+        reasoning = f"I compared the question with {len(passages)} retrieved passages."
+    elif role == "judge":
+        gold, agent = (m.group(1).strip(), m.group(2).strip()) if (m := _GOLD.search(prompt)) else ("", "")
+        verdict, reason = lexical_verdict(question=question, gold=gold, answer=agent, abstention=is_abstention(gold))
+        content, prose = {"correct": verdict == "correct", "reason": reason}, f"Final: {verdict.capitalize()}"
+        reasoning = f"Lexical comparison with the gold answer: {reason}."
+    else:
+        content, prose, reasoning = {"answer": "ok", "abstained": False}, "Final: ok", "No benchmark prompt."
+    kind = fault.kind if fault else None
+    if kind == "empty":
+        return ""
+    if kind == "no_final":
+        return reasoning
+    if kind == "bad_json":
+        return '{"answer": "unterminated'
+    if kind == "wrong_schema":
+        return json.dumps({"result": 42})
+    return json.dumps(content) if typed else f"{reasoning}\n{prose}"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, like real endpoints
+    server: _Server
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except (ConnectionError, BrokenPipeError, OSError):
+            pass  # the client gave up (timeout) or we reset it on purpose
+
+    def _send_json(self, status: int, payload: object, headers: dict[str, str] | None = None) -> None:
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/") != "/v1/models":
+            return self._send_json(404, {"error": {"message": f"no route {self.path}"}})
+        names = sorted(self.server.loopback.models_seen() | {"loopback-1"})
+        self._send_json(200, {"object": "list", "data": [
+            {"id": n, "object": "model", "created": 0, "owned_by": "loopback"} for n in names]})
+
+    def do_POST(self) -> None:
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            return self._send_json(404, {"error": {"message": f"no route {self.path}"}})
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        try:
+            body = json.loads(raw)
+        except json.JSONDecodeError:
+            return self._send_json(400, {"error": {"message": "request body is not JSON"}})
+        loop = self.server.loopback
+        with loop.in_flight():
+            self._complete(loop, body)
+
+    def _complete(self, loop: LoopbackOpenAI, body: dict) -> None:
+        model, prompt = str(body.get("model", "")), _user_prompt(body)
+        role = role_of(prompt)
+        loop.record(model, role, body, self.headers.get("Authorization", ""))
+        fault = loop.faults.take(role=role, model=model, prompt=prompt)
+        if loop.latency:
+            time.sleep(loop.latency)
+        kind = fault.kind if fault else None
+        if kind == "429":
+            retry = fault.retry_after or 0  # type: ignore[union-attr]
+            return self._send_json(429, {"error": {"message": "rate limited", "type": "rate_limit"}},
+                                   {"Retry-After": f"{retry:g}"})
+        if kind in ("500", "503"):
+            return self._send_json(int(kind), {"error": {"message": f"injected {kind}", "type": "server_error"}})
+        if kind == "401":
+            seen = self.headers.get("Authorization", "")
+            return self._send_json(401, {"error": {"message": f"invalid credentials in header {seen}"}})
+        if kind == "reset":
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.close_connection = True
+            self.connection.close()
+            return None
+        if kind == "slow":
+            time.sleep(fault.delay)  # type: ignore[union-attr]
+        if kind == "malformed_body":
+            return self._send_json(200, b'{"id": "chatcmpl-broken", "choices": [{"message": ')
+        text = reply_for(body, fault=fault)
+        prompt_tokens = sum(estimate_tokens(str(m.get("content", ""))) for m in body.get("messages", []))
+        completion_tokens = estimate_tokens(text) if text else 0
+        self._send_json(200, {
+            "id": f"chatcmpl-loopback-{loop.count()}", "object": "chat.completion", "created": int(time.time()),
+            "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                      "total_tokens": prompt_tokens + completion_tokens},
+        })
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    loopback: LoopbackOpenAI
+
+
+class LoopbackOpenAI:
+    """A deterministic OpenAI-compatible server in a background thread (see module docstring)."""
+
+    def __init__(self, *, latency: float = 0.0) -> None:
+        self.latency = latency
+        self.faults = FaultScript()
+        self.authorization_seen: list[str] = []
+        self.requests: list[dict] = []
+        self.max_in_flight = 0
+        self._calls: Counter[tuple[str, str]] = Counter()
+        self._in_flight = 0
+        self._lock = threading.Lock()
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("the loopback server is not started")
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def start(self) -> LoopbackOpenAI:
+        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server.loopback = self
+        self._thread = threading.Thread(target=self._server.serve_forever, name="loopback-openai", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> LoopbackOpenAI:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def record(self, model: str, role: str, body: dict, authorization: str) -> None:
+        with self._lock:
+            self._calls[(model, role)] += 1
+            self.requests.append(body)
+            self.authorization_seen.append(authorization)
+
+    def count(self, *, model: str | None = None, role: str | None = None) -> int:
+        """Chat requests received for this model and role (None means any)."""
+        with self._lock:
+            return sum(n for (m, r), n in self._calls.items()
+                       if (model is None or m == model) and (role is None or r == role))
+
+    def models_seen(self) -> set[str]:
+        with self._lock:
+            return {model for model, _ in self._calls}
+
+    def in_flight(self) -> _InFlight:
+        return _InFlight(self)
+
+
+class _InFlight:
+    """Counts concurrent chat requests so tests can see the client really runs them in parallel."""
+
+    def __init__(self, loop: LoopbackOpenAI) -> None:
+        self.loop = loop
+
+    def __enter__(self) -> None:
+        with self.loop._lock:
+            self.loop._in_flight += 1
+            self.loop.max_in_flight = max(self.loop.max_in_flight, self.loop._in_flight)
+
+    def __exit__(self, *exc: object) -> None:
+        with self.loop._lock:
+            self.loop._in_flight -= 1

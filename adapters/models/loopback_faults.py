@@ -1,0 +1,102 @@
+"""The loopback server's fault script: which request fails, and how.
+
+A fault is either pushed (one-shot, consumed in order by the next matching requests) or a rule
+(applies to every matching request until cleared). Matching narrows by role (`agent`/`judge`),
+by model, and by a substring of the user prompt (`contains`, e.g. the question text, to make
+"this question always fails"). Rules are checked before pushed faults.
+
+Kinds (`FAULT_KINDS`):
+  429             rate limited, with `Retry-After: <retry_after>` (default 0)
+  500, 503        server errors
+  401             authentication error whose body echoes the Authorization header it received
+                  (a careless endpoint; the client must still keep the key out of its errors)
+  reset           the connection is dropped with no response (TCP reset)
+  slow            the reply comes after `delay` seconds (default 2), past a short client timeout
+  malformed_body  HTTP 200 whose body is truncated JSON
+  empty           a completion whose content is empty
+  no_final        a prose reply without a `Final:` line
+  bad_json        a typed reply that is not JSON
+  wrong_schema    a typed reply that is JSON but not the requested schema
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from dataclasses import dataclass
+
+__all__ = ["FAULT_KINDS", "Fault", "FaultScript"]
+
+FAULT_KINDS = frozenset({
+    "429", "500", "503", "401", "reset", "slow", "malformed_body", "empty", "no_final", "bad_json",
+    "wrong_schema",
+})
+
+
+@dataclass(frozen=True)
+class Fault:
+    kind: str
+    retry_after: float | None = None
+    delay: float = 2.0
+    role: str | None = None
+    model: str | None = None
+    contains: str | None = None
+
+    def matches(self, *, role: str, model: str, prompt: str) -> bool:
+        return ((self.role is None or self.role == role) and (self.model is None or self.model == model)
+                and (self.contains is None or self.contains in prompt))
+
+
+class FaultScript:
+    """Thread-safe queue of one-shot faults plus standing rules."""
+
+    def __init__(self) -> None:
+        self._pushed: deque[Fault] = deque()
+        self._rules: list[Fault] = []
+        self._lock = threading.Lock()
+        self.fired: list[str] = []
+        """Kinds of the faults applied so far, in order."""
+
+    @staticmethod
+    def _fault(kind: str, **fields: object) -> Fault:
+        if kind not in FAULT_KINDS:
+            raise ValueError(f"unknown fault {kind!r}; expected one of {sorted(FAULT_KINDS)}")
+        return Fault(kind=kind, **fields)  # type: ignore[arg-type]
+
+    def push(self, kind: str, *, times: int = 1, retry_after: float | None = None, delay: float = 2.0,
+             role: str | None = None, model: str | None = None, contains: str | None = None) -> None:
+        """Fail the next `times` matching requests with this fault."""
+        fault = self._fault(kind, retry_after=retry_after, delay=delay, role=role, model=model, contains=contains)
+        with self._lock:
+            self._pushed.extend([fault] * times)
+
+    def always(self, kind: str, *, retry_after: float | None = None, delay: float = 2.0,
+               role: str | None = None, model: str | None = None, contains: str | None = None) -> None:
+        """Fail every matching request with this fault until `clear()`."""
+        fault = self._fault(kind, retry_after=retry_after, delay=delay, role=role, model=model, contains=contains)
+        with self._lock:
+            self._rules.append(fault)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._pushed.clear()
+            self._rules.clear()
+
+    @property
+    def pending(self) -> int:
+        with self._lock:
+            return len(self._pushed)
+
+    def take(self, *, role: str, model: str, prompt: str) -> Fault | None:
+        """The fault for this request, if any (a pushed one is consumed)."""
+        with self._lock:
+            chosen = next((r for r in self._rules if r.matches(role=role, model=model, prompt=prompt)), None)
+            if chosen is None:
+                for index, fault in enumerate(self._pushed):
+                    if fault.matches(role=role, model=model, prompt=prompt):
+                        chosen = fault
+                        del self._pushed[index]
+                        break
+            if chosen is not None:
+                self.fired.append(chosen.kind)
+            return chosen

@@ -1,0 +1,151 @@
+"""Deterministic offline models: the whole path runs with no network, and says so.
+
+Both are pure functions of their inputs and carry `offline = True`; a run that uses them is
+diagnostic, never publishable.
+
+`offline-extractive/1` answers from the recalled context only. It stems the question's content
+words (question words and stop words removed), splits every passage into sentences, and answers
+with the sentence sharing the largest fraction of those words (ties go to the better-ranked
+passage, then the earlier sentence). Below `MIN_OVERLAP`, or with no context, it abstains with
+`ABSTENTION_ANSWER`.
+
+`offline-lexical-judge/1` compares normalised tokens (lowercase, punctuation to spaces, articles
+dropped, as SQuAD does): an answer is correct when it contains at least `MIN_CONTAINMENT` of
+the gold tokens or reaches token F1 `MIN_F1`. The abstention rule comes first: on an abstention
+question the answer is correct only when it abstains and invents nothing (at most
+`MAX_INVENTED` content words that are neither in the question nor abstention wording); on any
+other question an abstaining answer is incorrect.
+
+`extractive_answer` and `lexical_verdict` are exposed for the loopback server, which answers
+with the same logic over HTTP.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import Counter
+
+import snowballstemmer
+
+from adapters.benchmarks.base import Prompts, Question
+from adapters.memory.protocol import Candidate
+from adapters.models.abstention import ABSTENTION_ANSWER, ABSTENTION_VOCABULARY, is_abstention
+from adapters.models.base import Answer, Verdict, Verdict_
+
+__all__ = [
+    "OFFLINE_ANSWERER", "OFFLINE_JUDGE", "OfflineExtractiveAnswerer", "OfflineLexicalJudge",
+    "extractive_answer", "lexical_verdict", "content_terms", "normalized_tokens",
+    "MIN_OVERLAP", "MIN_CONTAINMENT", "MIN_F1", "MAX_INVENTED",
+]
+
+OFFLINE_ANSWERER = "offline-extractive/1"
+OFFLINE_JUDGE = "offline-lexical-judge/1"
+MIN_OVERLAP = 0.3
+MIN_CONTAINMENT = 0.6
+MIN_F1 = 0.5
+MAX_INVENTED = 2
+
+STOP_WORDS = frozenset(
+    """a an the of in on at to for from by with about into over under after before during as and
+    or but if then than so that this these those there here is are was were be been being am do
+    does did doing have has had having will would shall should can could may might must it its
+    i me my mine we us our ours you your yours he him his she her they them their what which who
+    whom whose when where why how yyyy mm dd any all some each please tell current currently""".split()
+)
+_WORD = re.compile(r"[a-z0-9]+")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")
+_ARTICLES = frozenset({"a", "an", "the"})
+_local = threading.local()  # snowball stemmers keep state, so one per thread
+
+
+def _stem(words: list[str]) -> list[str]:
+    stemmer = getattr(_local, "stemmer", None)
+    if stemmer is None:
+        stemmer = _local.stemmer = snowballstemmer.stemmer("english")
+    return stemmer.stemWords(words)
+
+
+def content_terms(text: str) -> set[str]:
+    """Stemmed words of a text without stop words and question words."""
+    return set(_stem([w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]))
+
+
+def normalized_tokens(text: str) -> list[str]:
+    """Lowercase, punctuation to spaces, articles dropped (SQuAD-style normalisation)."""
+    return [w for w in _WORD.findall(text.lower()) if w not in _ARTICLES]
+
+
+def extractive_answer(question: str, passages: list[str]) -> str:
+    """The best-overlapping sentence of the passages, or the abstention sentence."""
+    wanted = content_terms(question)
+    best: tuple[float, int, int] | None = None
+    best_sentence = ""
+    for passage_index, passage in enumerate(passages):
+        for sentence_index, sentence in enumerate(_SENTENCE_BREAK.split(passage)):
+            sentence = sentence.strip()
+            if not sentence or not wanted:
+                continue
+            overlap = len(wanted & content_terms(sentence)) / len(wanted)
+            rank = (overlap, -passage_index, -sentence_index)
+            if best is None or rank > best:
+                best, best_sentence = rank, sentence
+    if best is None or best[0] < MIN_OVERLAP:
+        return ABSTENTION_ANSWER
+    return best_sentence
+
+
+def lexical_verdict(*, question: str, gold: str, answer: str, abstention: bool,
+                    abstained: bool = False) -> tuple[Verdict_, str]:
+    """(verdict, reason) by the abstention rule, then token containment / F1 against gold."""
+    abstains = abstained or is_abstention(answer)
+    if abstention:
+        allowed = ABSTENTION_VOCABULARY | STOP_WORDS | set(normalized_tokens(question))
+        invented = sorted({w for w in normalized_tokens(answer) if w not in allowed})
+        if abstains and len(invented) <= MAX_INVENTED:
+            return "correct", "abstention question: the answer abstains and invents nothing"
+        if not abstains:
+            return "incorrect", "abstention question: the answer does not abstain"
+        return "incorrect", f"abstention question: the answer also claims {' '.join(invented[:8])}"
+    if abstains:
+        return "incorrect", "the answer abstains but the question has an answer"
+    gold_tokens, answer_tokens = normalized_tokens(gold), normalized_tokens(answer)
+    if not gold_tokens:
+        return "unclear", "the gold answer has no words to compare"
+    common = sum((Counter(gold_tokens) & Counter(answer_tokens)).values())
+    containment = common / len(gold_tokens)
+    precision = common / len(answer_tokens) if answer_tokens else 0.0
+    f1 = 2 * precision * containment / (precision + containment) if common else 0.0
+    figures = f"containment={containment:.2f} f1={f1:.2f}"
+    if containment >= MIN_CONTAINMENT or f1 >= MIN_F1:
+        return "correct", figures
+    return "incorrect", figures
+
+
+class OfflineExtractiveAnswerer:
+    """Answers with the recalled sentence that best matches the question; abstains otherwise."""
+
+    name = OFFLINE_ANSWERER
+    offline = True
+    prompt_hashes: dict[str, str] = {}
+
+    def answer(self, question: Question, context: list[Candidate], prompts: Prompts | None) -> Answer:
+        passages = [candidate.document.text for candidate in sorted(context, key=lambda c: c.rank)]
+        final = extractive_answer(question.text, passages)
+        abstained = final == ABSTENTION_ANSWER
+        raw = f"Offline extractive answer from {len(passages)} recalled passages.\nFinal: {final}"
+        return Answer(answer=final, abstained=abstained, raw=raw, model=self.name)
+
+
+class OfflineLexicalJudge:
+    """Judges by normalised token overlap with gold, after the abstention rule."""
+
+    name = OFFLINE_JUDGE
+    offline = True
+    prompt_hashes: dict[str, str] = {}
+
+    def judge(self, question: Question, answer: Answer, prompts: Prompts | None) -> Verdict:
+        verdict, reason = lexical_verdict(question=question.text, gold=question.gold, answer=answer.answer,
+                                          abstention=question.abstention, abstained=answer.abstained)
+        raw = f"{reason}\nFinal: {verdict.capitalize()}"
+        return Verdict(verdict=verdict, reason=reason, raw=raw, model=self.name)

@@ -1,0 +1,275 @@
+"""One chat call to any OpenAI-compatible endpoint: bounded retries, a response cache, no secrets.
+
+`ChatClient.complete` sends one chat completion through the `openai` SDK with the SDK's own
+retries turned off, so this module decides and counts every attempt:
+
+- 429 (waiting at least its `Retry-After`), 5xx, timeouts and connection errors are retried
+  with exponential backoff and full jitter, up to `max_attempts` attempts in all; when they run
+  out, `TransientModelError` is raised.
+- Other HTTP errors (400, 401, 404, ...) raise `ModelError` at once; a body that is not a chat
+  completion raises `ModelParseError`; an empty completion raises `EmptyResponseError`.
+- Error messages never contain the API key: it is masked, with anything that looks like a
+  bearer token, before the message leaves this module.
+
+The response cache (`ResponseCache`, implemented by the ledger as `Ledger.cache_get/cache_put`;
+use `ledger_cache(ledger)` to adapt it) is keyed by `cache_key`: SHA-256 over the canonical JSON
+of everything that shapes the output (base URL, model, messages, request parameters), never the
+timeout or retry settings. Only complete, non-empty responses that pass the caller's `validate`
+are stored, so an error or an unparsable reply is asked again next time.
+
+The client is safe to share between threads (the SDK client is; counters take a lock).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import re
+import threading
+import time
+from collections.abc import Callable
+from email.utils import parsedate_to_datetime
+from typing import Any, Protocol
+
+import openai
+from pydantic import BaseModel, ConfigDict
+
+from adapters.models.base import (
+    EmptyResponseError, ModelError, ModelParseError, TransientModelError, Usage,
+)
+from ledger.clock import monotonic_ms, now
+from ledger.errors import BadInput
+from ledger.events.base import cap_message
+
+__all__ = [
+    "ResponseCache", "InMemoryResponseCache", "ledger_cache", "ChatResult", "ChatClient",
+    "cache_key", "redact", "DEFAULT_BASE_URL",
+]
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+class ResponseCache(Protocol):
+    """Where complete model responses are kept, keyed by `cache_key`."""
+
+    def get(self, key: str) -> dict | None: ...
+
+    def put(self, key: str, response: dict, *, model: str) -> None: ...
+
+
+class InMemoryResponseCache:
+    """A thread-safe dict cache, for tools and tests that have no ledger at hand."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[dict, str]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> dict | None:
+        with self._lock:
+            entry = self._entries.get(key)
+        return dict(entry[0]) if entry else None
+
+    def put(self, key: str, response: dict, *, model: str) -> None:
+        with self._lock:
+            self._entries[key] = (dict(response), model)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._entries)
+
+
+class _LedgerCache:
+    def __init__(self, ledger: Any) -> None:
+        self._ledger = ledger
+
+    def get(self, key: str) -> dict | None:
+        return self._ledger.cache_get(key)
+
+    def put(self, key: str, response: dict, *, model: str) -> None:
+        self._ledger.cache_put(key, response, model=model)
+
+
+def ledger_cache(ledger: Any) -> ResponseCache:
+    """Adapt an object with `cache_get(key)` / `cache_put(key, response, *, model)` (the Ledger)."""
+    return _LedgerCache(ledger)
+
+
+class ChatResult(BaseModel):
+    """One completed chat call (from the endpoint or from the cache)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    model: str
+    """The model the endpoint says answered."""
+    usage: Usage
+    cache_hit: bool = False
+    latency_ms: float = 0.0
+    attempts: int = 0
+    """HTTP attempts made for this call (0 on a cache hit)."""
+
+
+def cache_key(*, base_url: str, model: str, messages: list[dict], params: dict) -> str:
+    """SHA-256 of the canonical JSON of what shapes the output (not timeouts or retries)."""
+    material = {"base_url": base_url.rstrip("/"), "model": model, "messages": messages, "params": params}
+    canonical = json.dumps(material, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+_BEARER = re.compile(r"(Bearer\s+)\S+", re.IGNORECASE)
+_KEY_LIKE = re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}")
+
+
+def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """Mask the given secrets, bearer tokens and sk-... keys in a message."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    text = _BEARER.sub(r"\1***", text)
+    return _KEY_LIKE.sub("sk-***", text)
+
+
+def _retry_after_seconds(error: openai.APIStatusError) -> float | None:
+    headers = error.response.headers
+    if (millis := headers.get("retry-after-ms")) is not None:
+        try:
+            return float(millis) / 1000.0
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        try:
+            return max(0.0, (parsedate_to_datetime(value) - now()).total_seconds())
+        except (TypeError, ValueError):
+            return None
+
+
+class ChatClient:
+    """A chat-completions client with counted, bounded retries and an optional response cache."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout: float = 60.0,
+        max_attempts: int = 6,
+        backoff_base: float = 0.5,
+        backoff_max: float = 30.0,
+        max_retry_after: float = 120.0,
+        cache: ResponseCache | None = None,
+    ) -> None:
+        api_key = os.environ.get(api_key_env, "")
+        if not api_key:
+            raise BadInput(f"set the environment variable {api_key_env} to the endpoint's API key",
+                           field=api_key_env)
+        if max_attempts < 1:
+            raise BadInput("max_attempts must be at least 1", field="max_attempts")
+        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        self.timeout, self.max_attempts = timeout, max_attempts
+        self.backoff_base, self.backoff_max, self.max_retry_after = backoff_base, backoff_max, max_retry_after
+        self.cache = cache
+        self._secrets = (api_key,)
+        self._sdk = openai.OpenAI(api_key=api_key, base_url=self.base_url, timeout=timeout, max_retries=0)
+        self._random = random.Random()
+        self._lock = threading.Lock()
+        self.stats = {"calls": 0, "attempts": 0, "retries": 0, "cache_hits": 0, "failures": 0}
+
+    def _count(self, **increments: int) -> None:
+        with self._lock:
+            for name, value in increments.items():
+                self.stats[name] += value
+
+    def complete(
+        self,
+        *,
+        model: str,
+        messages: list[dict],
+        params: dict | None = None,
+        validate: Callable[[str], object] | None = None,
+    ) -> ChatResult:
+        """One chat completion; `validate(text)` must accept the text before it is cached."""
+        params = dict(params or {})
+        key = cache_key(base_url=self.base_url, model=model, messages=messages, params=params)
+        self._count(calls=1)
+        if self.cache is not None and (stored := self.cache.get(key)) is not None:
+            if validate is not None:
+                validate(stored["text"])
+            self._count(cache_hits=1)
+            return ChatResult(text=stored["text"], model=stored.get("model", model),
+                              usage=Usage(**stored.get("usage", {})), cache_hit=True)
+        started = monotonic_ms()
+        text, answered_by, usage, attempts = self._request_with_retries(model, messages, params)
+        if validate is not None:
+            validate(text)
+        if self.cache is not None:
+            self.cache.put(key, {"text": text, "model": answered_by, "usage": usage.model_dump()}, model=model)
+        return ChatResult(text=text, model=answered_by, usage=usage,
+                          latency_ms=monotonic_ms() - started, attempts=attempts)
+
+    def _request_with_retries(self, model: str, messages: list[dict], params: dict) -> tuple[str, str, Usage, int]:
+        for attempt in range(1, self.max_attempts + 1):
+            self._count(attempts=1)
+            try:
+                return (*self._request_once(model, messages, params), attempt)
+            except TransientModelError as error:
+                if attempt == self.max_attempts:
+                    self._count(failures=1)
+                    raise TransientModelError(
+                        f"{model}: gave up after {attempt} attempts: {error}") from None
+                self._count(retries=1)
+                time.sleep(self._delay(attempt, getattr(error, "retry_after", None)))
+            except ModelError:
+                self._count(failures=1)
+                raise
+        raise AssertionError("unreachable")  # the loop returns or raises
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        backoff = self._random.uniform(0, min(self.backoff_max, self.backoff_base * 2 ** (attempt - 1)))
+        if retry_after is None:
+            return backoff
+        # The server's Retry-After is a floor; a little jitter keeps threads from stampeding.
+        return min(retry_after, self.max_retry_after) + self._random.uniform(0, self.backoff_base / 4)
+
+    def _request_once(self, model: str, messages: list[dict], params: dict) -> tuple[str, str, Usage]:
+        try:
+            completion = self._sdk.chat.completions.create(model=model, messages=messages, **params)
+        except openai.RateLimitError as error:
+            raise self._transient(error, retry_after=_retry_after_seconds(error)) from None
+        except openai.InternalServerError as error:
+            raise self._transient(error, retry_after=None) from None
+        except (openai.APITimeoutError, openai.APIConnectionError) as error:
+            raise self._transient(error, retry_after=None) from None
+        except openai.APIResponseValidationError as error:
+            raise ModelParseError(self._message(model, "the endpoint's reply is not a chat completion", error)) from None
+        except openai.APIStatusError as error:
+            raise ModelError(self._message(model, f"HTTP {error.status_code}", error)) from None
+        except (openai.OpenAIError, json.JSONDecodeError, ValueError, TypeError) as error:
+            raise ModelParseError(self._message(model, "the endpoint's reply is not a chat completion", error)) from None
+        try:  # the SDK builds replies leniently, so a foreign body shows up as missing attributes
+            text = completion.choices[0].message.content or ""
+            if not isinstance(text, str):
+                raise TypeError("content is not text")
+        except (AttributeError, IndexError, TypeError):
+            raise ModelParseError(f"{model}: the endpoint's reply is not a chat completion (no choices)") from None
+        if not text.strip():
+            raise EmptyResponseError(f"{model}: the endpoint returned an empty completion")
+        usage = Usage(prompt_tokens=getattr(completion.usage, "prompt_tokens", 0) or 0,
+                      completion_tokens=getattr(completion.usage, "completion_tokens", 0) or 0)
+        return text, completion.model or model, usage
+
+    def _transient(self, error: Exception, *, retry_after: float | None) -> TransientModelError:
+        status = getattr(error, "status_code", None)
+        what = f"HTTP {status}" if status else type(error).__name__
+        transient = TransientModelError(self._message("", what, error).lstrip(": "))
+        transient.retry_after = retry_after  # type: ignore[attr-defined]
+        return transient
+
+    def _message(self, model: str, what: str, error: Exception) -> str:
+        return cap_message(redact(f"{model}: {what}: {error}", self._secrets))
