@@ -54,6 +54,10 @@ class ConcurrencyConflict(LedgerError):
 class RunAborted(BenchledgerError):
     """The run stopped before scoring (e.g. the memory did not hold the corpus)."""
 
+    def __init__(self, message: str, *, run_id: str | None = None) -> None:
+        super().__init__(message)
+        self.run_id = run_id
+
 
 class CheckFailed(BenchledgerError):
     """verify or check found a problem."""

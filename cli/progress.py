@@ -1,0 +1,60 @@
+"""Progress for long stages: a bar per stage for people, `progress` log events for machines.
+
+The run library reports (stage, done, total); this module decides how that is shown. On a
+terminal, click draws a bar on stderr; otherwise a line is printed at every tenth, and with
+`--log-format json` the same steps are structured log events.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Callable
+
+import click
+import structlog
+
+__all__ = ["Progress", "make_progress"]
+
+log = structlog.get_logger("benchledger.progress")
+
+
+class Progress:
+    def __init__(self, log_format: str, stream=None) -> None:
+        self.log_format = log_format
+        self.stream = stream or sys.stderr
+        self._bars: dict[str, object] = {}
+        self._last_step: dict[str, int] = {}
+        self._tty = self.stream.isatty() and log_format == "console"
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if total <= 0:
+            return
+        if self._tty:
+            self._bar(stage, total).update(done - self._bar(stage, total).pos)  # type: ignore[attr-defined]
+            if done >= total:
+                self._bars.pop(stage).render_finish()  # type: ignore[attr-defined]
+            return
+        step = (10 * done) // total
+        if self._last_step.get(stage) == step:
+            return
+        self._last_step[stage] = step
+        if self.log_format == "json":
+            log.info("progress", stage=stage, done=done, total=total)
+        else:
+            click.echo(f"  {stage}: {done}/{total}", file=self.stream)
+
+    def _bar(self, stage: str, total: int):
+        if stage not in self._bars:
+            bar = click.progressbar(length=total, label=f"  {stage:<10}", file=self.stream, show_pos=True)
+            bar.__enter__()
+            self._bars[stage] = bar
+        return self._bars[stage]
+
+    def close(self) -> None:
+        for bar in self._bars.values():
+            bar.render_finish()  # type: ignore[attr-defined]
+        self._bars.clear()
+
+
+def make_progress(log_format: str) -> Callable[[str, int, int], None]:
+    return Progress(log_format)

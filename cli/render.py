@@ -1,0 +1,42 @@
+"""Showing a run's report: the scorecard on stdout, the JSON to --out, written whole or not at all."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import click
+
+from projections import build_report
+from projections.report import Report
+from projections.scorecard import render_scorecard
+
+__all__ = ["report_for", "show_report", "write_json_atomic"]
+
+
+def report_for(ledger, run_id: str, *, scorer_id: str | None = None, scoring_rule: int | None = None) -> Report:
+    kwargs = {"scorer_id": scorer_id}
+    if scoring_rule is not None:
+        kwargs["scoring_rule"] = scoring_rule
+    return build_report(run_id, ledger.events(run_id), **kwargs)
+
+
+def write_json_atomic(path: Path, value) -> None:
+    """Write JSON via a temporary file and rename, so a reader never sees half a report."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(value, handle, indent=2, ensure_ascii=False, default=str)
+        handle.write("\n")
+    os.replace(tmp, path)
+
+
+def show_report(report: Report, *, out: Path | None = None, as_json: bool = False) -> None:
+    if out is not None:
+        write_json_atomic(out, report.model_dump(mode="json"))
+    if as_json:
+        click.echo(report.model_dump_json(indent=2))
+    else:
+        click.echo(render_scorecard(report))

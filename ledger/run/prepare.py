@@ -1,0 +1,105 @@
+"""The write path: fingerprint, ingest, build, verify; and the purge at the end.
+
+Ingest and build are batched (one event and one transaction per batch). Preparation is
+idempotent (memory systems ingest by doc_id) and always verified: scoring is refused unless the
+memory system itself reports at least the selected documents and nothing pending.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import structlog
+
+from adapters.benchmarks.base import Dataset
+from adapters.memory.protocol import MemorySystem
+from ledger.events import (
+    ChunkExtracted, CorpusFingerprinted, Failed, MessagesIngested, ScopePurged, ScopeVerified, cap_message,
+)
+
+__all__ = ["scope_names", "fingerprint_event", "prepare_scopes", "verify_scopes", "purge_scopes", "Progress"]
+
+log = structlog.get_logger("benchledger.prepare")
+Progress = Callable[[str, int, int], None]
+
+
+def _no_progress(stage: str, done: int, total: int) -> None:
+    return None
+
+
+def scope_names(dataset: Dataset) -> dict[str, str]:
+    """scope_key -> the deterministic memory scope `benchmark:<name>:<subset>:<fingerprint>[:key]`."""
+    base = f"benchmark:{dataset.benchmark}:{dataset.subset}:{dataset.fingerprint}"
+    keys = list(dataset.scopes)
+    if keys == ["default"]:
+        return {"default": base}
+    return {key: f"{base}:{key}" for key in keys}
+
+
+def fingerprint_event(dataset: Dataset) -> CorpusFingerprinted:
+    available = dataset.selection.get("messages_available", dataset.document_count)
+    return CorpusFingerprinted(
+        fingerprint=dataset.fingerprint,
+        adapter_version=dataset.adapter_version,
+        scopes=scope_names(dataset),
+        expected_documents={key: len(docs) for key, docs in dataset.scopes.items()},
+        documents_available=int(available),  # type: ignore[arg-type]
+    )
+
+
+def prepare_scopes(ledger, run_id: str, dataset: Dataset, memory: MemorySystem, *, preparation: int,
+                   batch_size: int, progress: Progress = _no_progress) -> None:
+    """Ingest every scope in batches, then build it; one event per batch."""
+    names = scope_names(dataset)
+    total = dataset.document_count
+    done = 0
+    for key, docs in dataset.scopes.items():
+        scope = names[key]
+        for batch, start in enumerate(range(0, len(docs), batch_size)):
+            chunk = docs[start:start + batch_size]
+            new = memory.ingest(scope, chunk)
+            ledger.append(run_id, [MessagesIngested(
+                scope_key=key, batch=batch, first_doc_id=chunk[0].doc_id, last_doc_id=chunk[-1].doc_id,
+                count=len(chunk), new=new, preparation=preparation)])
+            done += len(chunk)
+            progress("ingest", done, total)
+    built = 0
+    for key in dataset.scopes:
+        for batch, chunk_ids in enumerate(memory.build(names[key], batch_size)):
+            ledger.append(run_id, [ChunkExtracted(scope_key=key, batch=batch, chunk_ids=tuple(chunk_ids),
+                                                  preparation=preparation)])
+            built += len(chunk_ids)
+            progress("build", built, total)
+
+
+def verify_scopes(ledger, run_id: str, dataset: Dataset, memory: MemorySystem, *, check: int) -> list[str]:
+    """Record the memory system's own state of each scope; return the problems found (empty = ready)."""
+    problems: list[str] = []
+    names = scope_names(dataset)
+    events = []
+    for key, docs in dataset.scopes.items():
+        state = memory.state(names[key])
+        ok = state.documents >= len(docs) and state.pending_chunks == 0
+        if not ok:
+            problems.append(
+                f"scope {key}: memory holds {state.documents} of {len(docs)} documents, "
+                f"{state.pending_chunks} chunks pending"
+            )
+        events.append(ScopeVerified(scope_key=key, scope=names[key], documents=state.documents,
+                                    pending_chunks=state.pending_chunks, expected_documents=len(docs),
+                                    ok=ok, check=check))
+    ledger.append(run_id, events)
+    return problems
+
+
+def purge_scopes(ledger, run_id: str, dataset: Dataset, memory: MemorySystem, *, attempt: int, redact) -> None:
+    names = scope_names(dataset)
+    for key in dataset.scopes:
+        try:
+            removed = memory.purge(names[key])
+        except Exception as err:  # an operational failure of the memory system, recorded, never raised
+            log.warning("purge failed", scope=names[key], error=type(err).__name__)
+            ledger.append(run_id, [Failed(stage="purge", error_class=type(err).__name__,
+                                          message=cap_message(redact(str(err))), attempt=attempt)])
+            continue
+        ledger.append(run_id, [ScopePurged(scope_key=key, scope=names[key], documents_removed=removed)])

@@ -1,0 +1,169 @@
+"""Asking the questions: recall as the asking user, answer from that context only, judge against gold.
+
+Recall runs in the calling thread (memory systems hold one SQLite connection); answer and judge
+calls run in a bounded thread pool. Every finished stage is appended as soon as it completes, in
+its own transaction, so a crash loses only stages in flight. A stage that raises becomes a Failed
+event for that question only, and the run goes on. What to do for each question is "planned minus
+recorded": stages already on the ledger are skipped, so resume uses the same code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+
+import structlog
+
+from adapters.benchmarks.base import Dataset, Prompts, Question
+from adapters.memory.protocol import Candidate, MemorySystem, estimate_tokens
+from adapters.models.base import Answer, AnswerModel, JudgeModel
+from ledger.clock import monotonic_ms
+from ledger.events import ContextRecalled, Failed, Judged, QuestionAnswered, RecalledItem, cap_message
+from ledger.run.context import render_context
+from ledger.run.prepare import scope_names
+from projections.state import RunState
+
+__all__ = ["QuestionJob", "ask_questions"]
+
+log = structlog.get_logger("benchledger.questions")
+
+
+@dataclass
+class QuestionJob:
+    """Everything the pipeline needs for one run (or one resume attempt)."""
+
+    ledger: object
+    run_id: str
+    dataset: Dataset
+    memory: MemorySystem
+    answer_model: AnswerModel
+    judge_model: JudgeModel
+    scorer_id: str
+    k: int
+    token_budget: int | None
+    concurrency: int
+    attempt: int
+    redact: Callable[[str], str]
+    progress: Callable[[str, int, int], None]
+
+
+def _failed(job: QuestionJob, stage: str, qid: str, err: BaseException, scorer: str | None = None) -> Failed:
+    message = cap_message(job.redact(f"{err}" or type(err).__name__))
+    log.warning("stage failed", stage=stage, question=qid, error=type(err).__name__, message=message)
+    return Failed(stage=stage, question_id=qid, scorer_id=scorer, error_class=type(err).__name__,
+                  message=message, attempt=job.attempt)
+
+
+def _recall(job: QuestionJob, question: Question) -> tuple[list[Candidate], ContextRecalled, bytes]:
+    scope = scope_names(job.dataset)[question.scope_key]
+    started = monotonic_ms()
+    candidates = job.memory.recall(scope, question.text, asking_user=question.asking_user, k=job.k,
+                                   token_budget=job.token_budget, question_time=question.question_time)
+    latency = monotonic_ms() - started
+    context = render_context(candidates).encode()
+    event = ContextRecalled(
+        question_id=question.question_id, query=question.text, asking_user=question.asking_user,
+        k=job.k, token_budget=job.token_budget,
+        items=tuple(RecalledItem(doc_id=c.document.doc_id, score=c.score, rank=c.rank,
+                                 author=c.document.author, channel=c.document.channel) for c in candidates),
+        context_hash=_sha(context), context_tokens=estimate_tokens(context.decode()), latency_ms=latency)
+    return candidates, event, context
+
+
+def _sha(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def _candidates_from_event(job: QuestionJob, question: Question, event: ContextRecalled) -> list[Candidate]:
+    """Rebuild the recalled candidates of a recorded recall from the corpus (used on resume)."""
+    docs = {d.doc_id: d for d in job.dataset.scopes[question.scope_key]}
+    return [Candidate(rank=i.rank, score=i.score, document=docs[i.doc_id]) for i in event.items if i.doc_id in docs]
+
+
+def _answered_event(answer: Answer, qid: str) -> tuple[QuestionAnswered, bytes]:
+    raw = answer.raw.encode()
+    return QuestionAnswered(question_id=qid, answer=answer.answer, abstained=answer.abstained,
+                            model=answer.model, raw_hash=_sha(raw), usage=answer.usage,
+                            cache_hit=answer.cache_hit, latency_ms=answer.latency_ms), raw
+
+
+def _answer_from_event(event: QuestionAnswered, raw: bytes) -> Answer:
+    return Answer(answer=event.answer, abstained=event.abstained, raw=raw.decode(), model=event.model,
+                  usage=event.usage, cache_hit=event.cache_hit, latency_ms=event.latency_ms)
+
+
+def ask_questions(job: QuestionJob, state: RunState) -> None:
+    """Run every stage not yet recorded for every planned question."""
+    prompts: Prompts | None = job.dataset.prompts
+    questions = {q.question_id: q for q in job.dataset.questions}
+    planned = [qid for qid in state.questions if qid in questions]
+    total, done = len(planned), 0
+    pool = ThreadPoolExecutor(max_workers=job.concurrency, thread_name_prefix="benchledger-model")
+    inflight: dict[Future, tuple[str, str]] = {}
+
+    def submit_judge(question: Question, answer: Answer) -> None:
+        inflight[pool.submit(job.judge_model.judge, question, answer, prompts)] = ("judge", question.question_id)
+
+    def submit_answer(question: Question, candidates: list[Candidate]) -> None:
+        inflight[pool.submit(job.answer_model.answer, question, candidates, prompts)] = ("answer", question.question_id)
+
+    def drain(block_until: int) -> None:
+        nonlocal done
+        while len(inflight) > block_until:
+            finished, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
+            for future in finished:
+                stage, qid = inflight.pop(future)
+                question = questions[qid]
+                try:
+                    result = future.result()
+                except Exception as err:  # operational failure of a model call: Failed, never wrong
+                    scorer = job.scorer_id if stage == "judge" else None
+                    job.ledger.append(job.run_id, [_failed(job, stage, qid, err, scorer)])
+                    done += 1
+                    job.progress("questions", done, total)
+                    continue
+                if stage == "answer":
+                    event, raw = _answered_event(result, qid)
+                    job.ledger.append(job.run_id, [event], blobs=[raw])
+                    submit_judge(question, result)
+                else:
+                    raw = result.raw.encode()
+                    job.ledger.append(job.run_id, [Judged(
+                        question_id=qid, scorer_id=job.scorer_id, verdict=result.verdict,
+                        reason=cap_message(result.reason, 2000), model=result.model,
+                        raw_hash=_sha(raw) if raw else "", usage=result.usage,
+                        cache_hit=result.cache_hit, latency_ms=result.latency_ms,
+                        criteria=result.criteria)], blobs=[raw] if raw else [])
+                    done += 1
+                    job.progress("questions", done, total)
+
+    try:
+        for qid in planned:
+            qstate, question = state.questions[qid], questions[qid]
+            if job.scorer_id in qstate.judged:
+                done += 1
+                job.progress("questions", done, total)
+                continue
+            drain(job.concurrency * 2)
+            if qstate.answered is not None:
+                raw = job.ledger.get_blob(qstate.answered.raw_hash)
+                submit_judge(question, _answer_from_event(qstate.answered, raw))
+                continue
+            if qstate.recalled is not None:
+                submit_answer(question, _candidates_from_event(job, question, qstate.recalled))
+                continue
+            try:
+                candidates, event, context = _recall(job, question)
+            except Exception as err:  # the memory system failed for this question
+                job.ledger.append(job.run_id, [_failed(job, "recall", qid, err)])
+                done += 1
+                job.progress("questions", done, total)
+                continue
+            job.ledger.append(job.run_id, [event], blobs=[context])
+            submit_answer(question, candidates)
+        drain(0)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

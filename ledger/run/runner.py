@@ -1,0 +1,143 @@
+"""Start a run: plan it, prepare the memory, ask every question, purge, finish.
+
+The order of events for a run is RunStarted, QuestionsPlanned, CorpusFingerprinted,
+MessagesIngested (batched), ChunkExtracted (batched), ScopeVerified, ScorerStarted, then per
+question ContextRecalled, QuestionAnswered, Judged (or Failed), then ScopePurged and RunFinished.
+If the memory does not hold the selected corpus with nothing pending, scoring is refused: a Failed
+event at stage verify, RunFinished aborted, and `RunAborted` for the caller.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+import structlog
+
+from adapters.benchmarks.base import Dataset
+from adapters.memory.protocol import MemorySystem
+from adapters.models.base import AnswerModel, JudgeModel
+from ledger.errors import RunAborted
+from ledger.events import (
+    Failed, PlannedQuestion, QuestionsPlanned, RunConfig, RunFinished, RunStarted, ScorerStarted,
+)
+from ledger.clock import new_run_id
+from ledger.run.prepare import fingerprint_event, prepare_scopes, purge_scopes, verify_scopes
+from ledger.run.provenance import collect_provenance
+from ledger.run.questions import QuestionJob, ask_questions
+from ledger.run.settings import RunSettings
+from projections.state import fold_run
+
+__all__ = ["LedgerCache", "plan_events", "start_run", "execute"]
+
+log = structlog.get_logger("benchledger.run")
+Progress = Callable[[str, int, int], None]
+
+
+class LedgerCache:
+    """The model response cache, kept inside the ledger; safe to call from worker threads."""
+
+    def __init__(self, ledger) -> None:
+        self._ledger, self._lock = ledger, threading.Lock()
+
+    def get(self, key: str) -> dict | None:
+        with self._lock:
+            return self._ledger.cache_get(key)
+
+    def put(self, key: str, response: dict, *, model: str) -> None:
+        with self._lock:
+            self._ledger.cache_put(key, response, model=model)
+
+
+def _planned(dataset: Dataset) -> tuple[PlannedQuestion, ...]:
+    return tuple(
+        PlannedQuestion(
+            question_id=q.question_id, kind=q.kind, text=q.text, asking_user=q.asking_user, gold=q.gold,
+            abstention=q.abstention, scope_key=q.scope_key, evidence=q.evidence,
+            question_time=q.question_time.isoformat() if q.question_time else None,
+            criteria=tuple(c.model_dump() for c in q.criteria),
+        )
+        for q in dataset.questions
+    )
+
+
+def plan_events(dataset: Dataset, settings: RunSettings, memory: MemorySystem, answer_model: AnswerModel,
+                judge_model: JudgeModel, prompt_hashes: dict[str, str]) -> list:
+    sel = dataset.selection
+    config = RunConfig(
+        benchmark=dataset.benchmark, subset=dataset.subset, corpus_path=dataset.source,
+        memory=memory.name, memory_version=memory.version,
+        memory_model=getattr(memory, "model", None),
+        memory_options={k: v for k, v in settings.memory_options.items() if "token" not in k.lower()},
+        agent_model=answer_model.name, judge_model=judge_model.name,
+        offline_models=bool(answer_model.offline or judge_model.offline),
+        base_url=settings.base_url, protocol=settings.protocol, k=settings.k,
+        token_budget=settings.token_budget, kinds=tuple(sel.get("kinds") or ()),
+        message_limit=sel.get("message_limit"), question_limit=sel.get("question_limit"),
+        concurrency=settings.concurrency, keep=settings.keep, prompt_hashes=prompt_hashes,
+        reference_prompt_hashes=dataset.prompts.hashes if dataset.prompts else {},
+    )
+    plan = QuestionsPlanned(
+        questions=_planned(dataset),
+        available=int(sel.get("questions_available", len(dataset.questions))),
+        kinds_available=tuple(sel.get("kinds_available") or ()),
+    )
+    return [RunStarted(config=config, provenance=collect_provenance()), plan, fingerprint_event(dataset)]
+
+
+def execute(ledger, run_id: str, dataset: Dataset, settings: RunSettings, memory: MemorySystem,
+            answer_model: AnswerModel, judge_model: JudgeModel, *, attempt: int, prepare: bool,
+            redact: Callable[[str], str], progress: Progress) -> None:
+    """Prepare (if asked), verify, ask what is not yet recorded, purge, finish. Shared by run and resume."""
+    state = fold_run(run_id, ledger.events(run_id))
+    if prepare:
+        try:
+            prepare_scopes(ledger, run_id, dataset, memory, preparation=state.preparation + 1,
+                           batch_size=settings.batch_size, progress=progress)
+        except Exception as err:  # the memory system failed while preparing: record, abort, never score
+            _abort(ledger, run_id, "prepare", err, attempt, redact)
+    problems = verify_scopes(ledger, run_id, dataset, memory, check=attempt)
+    if problems:
+        _abort(ledger, run_id, "verify", RuntimeError("; ".join(problems)), attempt, redact,
+               error_class="CorpusIncomplete")
+    state = fold_run(run_id, ledger.events(run_id))
+    scorer_id = state.latest_scorer or "s1"
+    if scorer_id not in state.scorers:
+        ledger.append(run_id, [ScorerStarted(
+            scorer_id=scorer_id, judge_model=judge_model.name, protocol=settings.protocol,
+            prompt_hash=getattr(judge_model, "prompt_hash", ""), offline=judge_model.offline)])
+        state = fold_run(run_id, ledger.events(run_id))
+    job = QuestionJob(ledger=ledger, run_id=run_id, dataset=dataset, memory=memory,
+                      answer_model=answer_model, judge_model=judge_model, scorer_id=scorer_id,
+                      k=settings.k, token_budget=settings.token_budget, concurrency=settings.concurrency,
+                      attempt=attempt, redact=redact, progress=progress)
+    ask_questions(job, state)
+    if not settings.keep:
+        purge_scopes(ledger, run_id, dataset, memory, attempt=attempt, redact=redact)
+    ledger.append(run_id, [RunFinished(status="completed", attempt=attempt)])
+
+
+def _abort(ledger, run_id: str, stage: str, err: BaseException, attempt: int, redact, *,
+           error_class: str | None = None) -> None:
+    from ledger.events import cap_message
+
+    message = cap_message(redact(str(err)))
+    ledger.append(run_id, [
+        Failed(stage=stage, error_class=error_class or type(err).__name__, message=message, attempt=attempt),
+        RunFinished(status="aborted", reason=f"{stage}: {message}", attempt=attempt),
+    ])
+    raise RunAborted(f"run {run_id} aborted at {stage}: {message}", run_id=run_id)
+
+
+def start_run(ledger, dataset: Dataset, settings: RunSettings, memory: MemorySystem,
+              answer_model: AnswerModel, judge_model: JudgeModel, *, prompt_hashes: dict[str, str],
+              redact: Callable[[str], str] = lambda s: s, progress: Progress = lambda *a: None,
+              run_id: str | None = None) -> str:
+    """Record a new run from start to finish; returns its id (also when the run aborts, via RunAborted)."""
+    run_id = run_id or new_run_id()
+    ledger.append(run_id, plan_events(dataset, settings, memory, answer_model, judge_model, prompt_hashes))
+    log.info("run started", run_id=run_id, benchmark=dataset.benchmark, subset=dataset.subset,
+             documents=dataset.document_count, questions=len(dataset.questions))
+    execute(ledger, run_id, dataset, settings, memory, answer_model, judge_model, attempt=1,
+            prepare=settings.prepare, redact=redact, progress=progress)
+    return run_id
