@@ -1,0 +1,30 @@
+"""`benchledger memories`: which memory systems are installed, their versions, where they come from."""
+
+from __future__ import annotations
+
+import click
+from tabulate import tabulate
+
+from adapters.memory.registry import available_memories
+from cli.common import echo_json, json_option
+
+__all__ = ["COMMANDS", "memories"]
+
+
+@click.command()
+@json_option
+def memories(as_json: bool) -> None:
+    """List the memory systems installed (entry points in group benchledger.memory)."""
+    infos = available_memories()
+    if as_json:
+        echo_json([info.model_dump() for info in infos.values()])
+        return
+    rows = [
+        (info.name, info.version or "-", info.module, info.distribution or "-",
+         f"cannot load: {info.error}" if info.error else "ok")
+        for info in infos.values()
+    ]
+    click.echo(tabulate(rows, headers=["name", "version", "module", "distribution", "status"]))
+
+
+COMMANDS = [memories]

@@ -1,0 +1,224 @@
+"""The one contract every memory system must pass.
+
+Subclass `MemoryContract` in a test module and provide a `memory_factory` fixture: a callable
+`(store_path: Path) -> MemorySystem` that opens (or reopens) the system on that evaluation store.
+`tests/test_memory_contract.py` runs it over every system the registry lists; a memory served over
+HTTP runs it with a factory that starts the server on `store_path` and returns a client.
+
+Override `unmark_store` if the system keeps its evaluation store somewhere other than a SQLite
+file at `store_path`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sqlite3
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from adapters.benchmarks.base import Document
+from adapters.memory.evalstore import MARKER_TABLE
+from adapters.memory.protocol import Candidate, MemorySystem, estimate_tokens
+from ledger.errors import NotAnEvaluationStore
+
+__all__ = ["MemoryContract", "MemoryFactory", "contract_corpus", "SCOPE", "OTHER_SCOPE"]
+
+MemoryFactory = Callable[[Path], MemorySystem]
+SCOPE = "benchmark:contract:Demo:0123abcd"
+OTHER_SCOPE = "benchmark:contract:Other:4567ef01"
+_START = datetime(2024, 3, 1, 9, 0, tzinfo=timezone.utc)
+_TEXTS = [
+    "Kickoff: we will ship the billing migration before the April freeze.",
+    "The ledger reconciliation job failed twice on Tuesday night.",
+    "Decision: Priya owns the vendor contract renewal with Northwind.",
+    "lol did anyone see the cat video in random",
+    "Budget for the observability rollout is capped at 40k euros.",
+    "Reminder: the quarterly audit fieldwork starts on the 12th.",
+    "Marco proposes moving the standup to 9:30 for the Lisbon team.",
+    "Final call: the billing migration slips to May because of the freeze.",
+]
+
+
+def contract_corpus(prefix: str = "Msg_", texts: list[str] | None = None) -> list[Document]:
+    """Documents that use every structural field, in canonical order."""
+    texts = texts if texts is not None else _TEXTS
+    return [
+        Document(
+            doc_id=f"{prefix}{i}", text=text, author=f"User_{i % 3}",
+            role=("lead", "engineer", "analyst")[i % 3], channel=("general", "finance")[i % 2],
+            reply_to=f"{prefix}{i - 1}" if i % 2 else None,
+            timestamp=_START + timedelta(minutes=17 * i), phase=f"phase-{i // 4}",
+            topic=("billing", "ops")[i % 2], is_decision=i in (2, 7), is_noise=i == 3,
+            position=i, extra={"thread": str(i // 2)} if i % 3 == 0 else {},
+        )
+        for i, text in enumerate(texts)
+    ]
+
+
+def _build_all(memory: MemorySystem, scope: str, batch_size: int = 1000) -> list[list[str]]:
+    return list(memory.build(scope, batch_size=batch_size))
+
+
+def _ids(candidates: list[Candidate]) -> list[str]:
+    return [c.document.doc_id for c in candidates]
+
+
+class MemoryContract:
+    """Shared tests; the subclass's module provides the `memory_factory` fixture."""
+
+    @pytest.fixture
+    def store_path(self, tmp_path: Path) -> Path:
+        return tmp_path / "memory-store.db"
+
+    @pytest.fixture
+    def memory(self, memory_factory: MemoryFactory, store_path: Path):
+        system = memory_factory(store_path)
+        yield system
+        system.close()
+
+    @pytest.fixture
+    def loaded(self, memory: MemorySystem) -> MemorySystem:
+        memory.ingest(SCOPE, contract_corpus())
+        _build_all(memory, SCOPE)
+        return memory
+
+    def unmark_store(self, store_path: Path) -> None:
+        """Strip the evaluation marks from the store, as a file made by something else would be."""
+        conn = sqlite3.connect(store_path, isolation_level=None)
+        try:
+            conn.execute("PRAGMA application_id = 0")
+            conn.execute(f"DROP TABLE IF EXISTS {MARKER_TABLE}")
+        finally:
+            conn.close()
+
+    def test_identifies_itself(self, memory: MemorySystem) -> None:
+        assert isinstance(memory, MemorySystem)
+        assert memory.name and memory.version
+
+    def test_ingest_is_idempotent_by_doc_id(self, memory: MemorySystem) -> None:
+        corpus = contract_corpus()
+        assert memory.ingest(SCOPE, corpus[:5]) == 5
+        assert memory.ingest(SCOPE, corpus[:5]) == 0
+        assert memory.ingest(SCOPE, corpus[3:]) == len(corpus) - 5
+        assert memory.state(SCOPE).documents == len(corpus)
+
+    def test_state_counts_documents_and_pending_chunks(self, memory: MemorySystem) -> None:
+        assert memory.state(SCOPE).documents == 0
+        assert memory.state(SCOPE).pending_chunks == 0
+        memory.ingest(SCOPE, contract_corpus())
+        state = memory.state(SCOPE)
+        assert state.documents == len(contract_corpus())
+        assert state.pending_chunks > 0
+
+    def test_build_drains_pending_in_batches_and_yields_ids(self, memory: MemorySystem) -> None:
+        memory.ingest(SCOPE, contract_corpus())
+        batches = _build_all(memory, SCOPE, batch_size=3)
+        assert len(batches) >= 2
+        assert all(0 < len(batch) <= 3 for batch in batches)
+        chunk_ids = [chunk_id for batch in batches for chunk_id in batch]
+        assert all(isinstance(chunk_id, str) and chunk_id for chunk_id in chunk_ids)
+        assert len(set(chunk_ids)) == len(chunk_ids)
+        assert memory.state(SCOPE).pending_chunks == 0
+        assert _build_all(memory, SCOPE) == []
+        memory.ingest(SCOPE, contract_corpus(prefix="Late_", texts=["a late arrival"]))
+        assert memory.state(SCOPE).pending_chunks > 0
+        assert len([i for batch in _build_all(memory, SCOPE) for i in batch]) >= 1
+        assert memory.state(SCOPE).pending_chunks == 0
+
+    def test_recall_respects_k_and_ranks_in_order(self, loaded: MemorySystem) -> None:
+        query = "billing migration freeze audit budget vendor"
+        for k in (1, 3, 10):
+            got = loaded.recall(SCOPE, query, asking_user="User_1", k=k, token_budget=None)
+            assert 0 < len(got) <= k
+            assert [c.rank for c in got] == list(range(1, len(got) + 1))
+            assert all(a.score >= b.score for a, b in zip(got, got[1:]))
+        assert loaded.recall(SCOPE, query, asking_user=None, k=0, token_budget=None) == []
+
+    def test_recall_packs_a_prefix_within_the_token_budget(self, loaded: MemorySystem) -> None:
+        query = "billing migration freeze"
+        full = loaded.recall(SCOPE, query, asking_user=None, k=10, token_budget=None)
+        assert len(full) >= 2
+        costs = [estimate_tokens(c.document.text) for c in full]
+        budget = costs[0] + costs[1] - 1  # room for the first, not the second
+        packed = loaded.recall(SCOPE, query, asking_user=None, k=10, token_budget=budget)
+        assert _ids(packed) == _ids(full)[:1]
+        exact = loaded.recall(SCOPE, query, asking_user=None, k=10, token_budget=costs[0] + costs[1])
+        assert _ids(exact) == _ids(full)[:2]
+        assert loaded.recall(SCOPE, query, asking_user=None, k=10, token_budget=0) == []
+
+    def test_recall_returns_every_structural_field(self, loaded: MemorySystem) -> None:
+        corpus = {doc.doc_id: doc for doc in contract_corpus()}
+        got = loaded.recall(SCOPE, "billing migration reconciliation contract", asking_user=None,
+                            k=10, token_budget=None)
+        assert got
+        for candidate in got:
+            assert candidate.document == corpus[candidate.document.doc_id]
+
+    def test_exact_match_ranks_first(self, loaded: MemorySystem) -> None:
+        for doc in contract_corpus():
+            got = loaded.recall(SCOPE, doc.text, asking_user="User_99", k=3, token_budget=None)
+            assert got and got[0].document.doc_id == doc.doc_id, doc.text
+
+    def test_recall_is_deterministic(self, loaded: MemorySystem) -> None:
+        query = "the billing freeze and the audit"
+        first = loaded.recall(SCOPE, query, asking_user="User_2", k=5, token_budget=None)
+        for _ in range(3):
+            assert loaded.recall(SCOPE, query, asking_user="User_2", k=5, token_budget=None) == first
+
+    def test_recall_sees_only_query_user_and_time(self, memory: MemorySystem) -> None:
+        parameters = set(inspect.signature(memory.recall).parameters)
+        assert parameters <= {"scope", "query", "asking_user", "k", "token_budget", "question_time"}
+        assert not {"gold", "evidence", "answer"} & set(Document.model_fields)
+
+    def test_scopes_are_isolated(self, loaded: MemorySystem) -> None:
+        query = "billing migration freeze"
+        before = loaded.recall(SCOPE, query, asking_user=None, k=5, token_budget=None)
+        other = contract_corpus(prefix="Other_", texts=["billing billing migration elsewhere"] * 3)
+        loaded.ingest(OTHER_SCOPE, other)
+        _build_all(loaded, OTHER_SCOPE)
+        assert loaded.recall(SCOPE, query, asking_user=None, k=5, token_budget=None) == before
+        in_other = loaded.recall(OTHER_SCOPE, query, asking_user=None, k=5, token_budget=None)
+        assert in_other and all(doc_id.startswith("Other_") for doc_id in _ids(in_other))
+        assert loaded.state(OTHER_SCOPE).documents == 3
+        assert loaded.state(SCOPE).documents == len(contract_corpus())
+
+    def test_purge_removes_the_scope_and_counts(self, loaded: MemorySystem) -> None:
+        loaded.ingest(OTHER_SCOPE, contract_corpus(prefix="Other_"))
+        assert loaded.purge(SCOPE) == len(contract_corpus())
+        assert loaded.state(SCOPE).documents == 0
+        assert loaded.state(SCOPE).pending_chunks == 0
+        assert loaded.recall(SCOPE, "billing migration", asking_user=None, k=5, token_budget=None) == []
+        assert loaded.purge(SCOPE) == 0
+        assert loaded.state(OTHER_SCOPE).documents == len(contract_corpus())
+
+    def test_purge_refuses_a_store_not_marked_for_evaluation(
+        self, loaded: MemorySystem, store_path: Path
+    ) -> None:
+        self.unmark_store(store_path)
+        with pytest.raises(NotAnEvaluationStore):
+            loaded.purge(SCOPE)
+        assert loaded.state(SCOPE).documents == len(contract_corpus())
+
+    def test_data_survives_close_and_reopen(
+        self, memory_factory: MemoryFactory, store_path: Path
+    ) -> None:
+        query = "billing migration freeze"
+        first = memory_factory(store_path)
+        first.ingest(SCOPE, contract_corpus())
+        _build_all(first, SCOPE)
+        expected = first.recall(SCOPE, query, asking_user="User_1", k=5, token_budget=None)
+        first.close()
+        again = memory_factory(store_path)
+        try:
+            assert again.state(SCOPE).documents == len(contract_corpus())
+            assert again.state(SCOPE).pending_chunks == 0
+            assert again.recall(SCOPE, query, asking_user="User_1", k=5, token_budget=None) == expected
+        finally:
+            again.close()
+
+    def test_empty_scope_recalls_nothing(self, loaded: MemorySystem) -> None:
+        assert loaded.recall("benchmark:contract:never:0", "billing migration", asking_user="User_1",
+                             k=10, token_budget=None) == []

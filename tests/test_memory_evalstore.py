@@ -1,0 +1,141 @@
+"""The evaluation store: marked on creation, refused when unmarked, purge/reset guarded."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from adapters.memory.evalstore import (
+    APPLICATION_ID, MARKER_TABLE, STORE_KIND, is_evaluation_store, open_eval_store, purge_scope,
+    reset, transaction,
+)
+from adapters.memory.sqlite_fts import SqliteMemory
+from ledger.errors import NotAnEvaluationStore
+from memory_contract import SCOPE, contract_corpus
+
+
+def _plain_sqlite_file(path: Path) -> Path:
+    """A SQLite file made by hand, the way another tool would: a table with a scope column."""
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE notes (scope TEXT, body TEXT)")
+    conn.executemany("INSERT INTO notes VALUES (?, ?)", [(SCOPE, "keep me"), (SCOPE, "and me")])
+    conn.commit()
+    conn.close()
+    return path
+
+
+def _notes(path: Path) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def test_a_new_file_is_marked_as_an_evaluation_store(tmp_path: Path) -> None:
+    conn = open_eval_store(tmp_path / "sub" / "eval.db")
+    assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    assert conn.execute(f"SELECT value FROM {MARKER_TABLE} WHERE key = 'kind'").fetchone()[0] == STORE_KIND
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] > 0
+    assert is_evaluation_store(conn)
+    conn.close()
+    again = open_eval_store(tmp_path / "sub" / "eval.db", create=False)
+    assert is_evaluation_store(again)
+    assert again.execute(f"SELECT count(*) FROM {MARKER_TABLE}").fetchone()[0] == 3
+    again.close()
+
+
+def test_an_empty_sqlite_file_is_adopted(tmp_path: Path) -> None:
+    path = tmp_path / "empty.db"
+    path.touch()
+    conn = open_eval_store(path)
+    assert is_evaluation_store(conn)
+    conn.close()
+
+
+def test_create_false_refuses_a_missing_file_and_creates_nothing(tmp_path: Path) -> None:
+    with pytest.raises(NotAnEvaluationStore, match="no evaluation store"):
+        open_eval_store(tmp_path / "missing.db", create=False)
+    assert not (tmp_path / "missing.db").exists()
+
+
+def test_a_hand_made_sqlite_file_is_refused_and_left_untouched(tmp_path: Path) -> None:
+    path = _plain_sqlite_file(tmp_path / "other.db")
+    with pytest.raises(NotAnEvaluationStore, match="not a benchledger evaluation store"):
+        open_eval_store(path)
+    with pytest.raises(NotAnEvaluationStore):
+        SqliteMemory(path)
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA application_id").fetchone()[0] == 0
+    assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master")] == ["notes"]
+    conn.close()
+
+
+def test_purge_and_reset_refuse_a_hand_made_file(tmp_path: Path) -> None:
+    path = _plain_sqlite_file(tmp_path / "other.db")
+    conn = sqlite3.connect(path, isolation_level=None)
+    with pytest.raises(NotAnEvaluationStore, match="refusing to purge"):
+        purge_scope(conn, SCOPE, tables=["notes"])
+    with pytest.raises(NotAnEvaluationStore, match="refusing to reset"):
+        reset(conn)
+    assert not conn.in_transaction
+    conn.close()
+    assert _notes(path) == 2
+
+
+def test_a_store_that_lost_either_mark_is_not_one(tmp_path: Path) -> None:
+    conn = open_eval_store(tmp_path / "eval.db")
+    conn.execute("PRAGMA application_id = 7")
+    assert not is_evaluation_store(conn)
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    assert is_evaluation_store(conn)
+    conn.execute(f"UPDATE {MARKER_TABLE} SET value = 'something-else' WHERE key = 'kind'")
+    assert not is_evaluation_store(conn)
+    conn.close()
+
+
+def test_purge_scope_deletes_only_that_scope_and_counts_the_first_table(tmp_path: Path) -> None:
+    conn = open_eval_store(tmp_path / "eval.db")
+    with transaction(conn):
+        conn.execute("CREATE TABLE docs (scope TEXT, doc_id TEXT)")
+        conn.execute("CREATE TABLE extra (scope TEXT)")
+        conn.execute("CREATE TABLE scratch (x)")
+        conn.executemany("INSERT INTO docs VALUES (?, ?)", [("a", "1"), ("a", "2"), ("b", "3")])
+        conn.executemany("INSERT INTO extra VALUES (?)", [("a",)] * 5)
+    assert purge_scope(conn, "a", tables=["docs", "extra"], drop=["scratch"]) == 2
+    assert conn.execute("SELECT doc_id FROM docs").fetchall() == [("3",)]
+    assert conn.execute("SELECT count(*) FROM extra").fetchone()[0] == 0
+    assert not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'scratch'").fetchone()
+    conn.close()
+
+
+def test_a_failed_transaction_rolls_back(tmp_path: Path) -> None:
+    conn = open_eval_store(tmp_path / "eval.db")
+    conn.execute("CREATE TABLE t (x)")
+    with pytest.raises(ZeroDivisionError):
+        with transaction(conn):
+            conn.execute("INSERT INTO t VALUES (1)")
+            1 / 0
+    assert conn.execute("SELECT count(*) FROM t").fetchone()[0] == 0
+    conn.close()
+
+
+def test_reset_empties_a_store_that_memory_systems_used(tmp_path: Path) -> None:
+    path = tmp_path / "eval.db"
+    memory = SqliteMemory(path)
+    memory.ingest(SCOPE, contract_corpus())
+    list(memory.build(SCOPE))
+    memory.close()
+    conn = open_eval_store(path, create=False)
+    assert reset(conn) >= 3
+    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    assert names == [MARKER_TABLE]
+    assert is_evaluation_store(conn)
+    conn.close()
+    reopened = SqliteMemory(path)
+    assert reopened.state(SCOPE).documents == 0
+    assert reopened.recall(SCOPE, "billing", asking_user=None, k=5, token_budget=None) == []
+    reopened.close()
