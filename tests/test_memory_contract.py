@@ -1,0 +1,44 @@
+"""Run the memory contract over every system the registry lists.
+
+The list comes from the `benchledger.memory` entry points, so a system added there (in the box or
+by a plugin) is covered without touching this file, and one that cannot be opened fails here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from adapters.memory.registry import available_memories, open_memory
+from memory_contract import MemoryContract
+
+REGISTERED = sorted(available_memories())
+
+
+def test_the_registry_lists_the_built_in_systems() -> None:
+    assert {"sqlite", "bm25-reference", "structured"} <= set(REGISTERED)
+
+
+@pytest.fixture(params=REGISTERED)
+def memory_factory(request):
+    name = request.param
+
+    def factory(store_path: Path):
+        return open_memory(name, store_path)
+
+    return factory
+
+
+class TestEveryRegisteredMemory(MemoryContract):
+    """The whole contract, once per registered system."""
+
+    def test_opens_under_its_registered_name(self, memory_factory, store_path: Path, request) -> None:
+        system = memory_factory(store_path)
+        try:
+            info = available_memories()[system.name]
+            assert info.error is None
+            assert info.version == system.version
+            assert request.node.callspec.params["memory_factory"] == system.name
+        finally:
+            system.close()
