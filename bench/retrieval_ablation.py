@@ -2,9 +2,8 @@
 
 Run `python -m bench.retrieval_ablation [PATH] [--k 10]` (PATH defaults to
 ../shared/data/locomo/locomo-dev.json beside the checkout). It prints recall@k, recall_all@k and
-NDCG@k overall and per question kind for a BM25 reference (the published baseline's formulas:
-Okapi BM25 over lowercased word tokens), for `structured` with every idea on, and for
-`structured` with each idea switched off in turn. It ends with leave-one-conversation-out
+NDCG@k overall and per question kind for `bm25-reference` (the published baseline), for
+`structured` with every idea on, and for `structured` with each idea switched off in turn. It ends with leave-one-conversation-out
 stability: the per-conversation recall of the full system and of BM25, and their spread.
 
 Only the question text reaches a system (LoCoMo has no asking user or question time); evidence
@@ -15,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 import statistics
 import tempfile
 import time
@@ -24,54 +22,21 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from adapters.benchmarks.base import Dataset
+from adapters.benchmarks.locomo import load_locomo
+from adapters.memory.protocol import MemorySystem
+from adapters.memory.registry import open_memory
 from adapters.memory.structured import StructuredMemory
 from adapters.memory.structured.ranking import RankingOptions
 
 __all__ = ["main", "Scores", "score_ranking", "load_dataset"]
 
 DEFAULT_PATH = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo-dev.json"
-ABLATIONS = ("stemming", "image_field", "context_field", "feedback", "neighbour_smoothing",
-             "speaker_match", "time_cues", "date_match")
+ABLATIONS = ("stemming", "image_field", "context_field", "feedback", "channel_grouping",
+             "neighbour_smoothing", "speaker_match", "time_cues", "date_match")
 
 
 def load_dataset(path: Path) -> Dataset:
-    """The LoCoMo adapter's Dataset, or this bench's minimal reading of the same release."""
-    try:
-        from adapters.benchmarks.locomo import load_locomo
-    except ImportError:
-        return _load_locomo_minimal(path)
     return load_locomo(path)
-
-
-_KINDS = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop", 5: "adversarial"}
-
-
-def _load_locomo_minimal(path: Path) -> Dataset:
-    import json
-    from datetime import datetime
-
-    from adapters.benchmarks.base import Document, Question
-
-    scopes, questions = {}, []
-    for sample in json.loads(path.read_text()):
-        conversation, scope = sample["conversation"], sample["sample_id"]
-        docs = []
-        sessions = sorted((int(key.split("_")[1]), key) for key in conversation
-                          if re.fullmatch(r"session_\d+", key))
-        for _, key in sessions:
-            when = datetime.strptime(conversation[f"{key}_date_time"], "%I:%M %p on %d %B, %Y")
-            for turn in conversation[key]:
-                extra = {f: str(turn[f]) for f in ("blip_caption", "query") if f in turn}
-                docs.append(Document(doc_id=turn["dia_id"], text=turn["text"], author=turn["speaker"],
-                                     channel=key, timestamp=when, position=len(docs), extra=extra))
-        scopes[scope] = tuple(docs)
-        for number, qa in enumerate(sample["qa"]):
-            evidence = tuple(e for item in qa["evidence"] for e in re.split(r"[;,\s]+", item) if e)
-            questions.append(Question(question_id=f"{scope}:{number}", kind=_KINDS[qa["category"]],
-                                      text=qa["question"], gold=str(qa.get("answer", "")),
-                                      scope_key=scope, evidence=evidence))
-    return Dataset(benchmark="LoCoMo", subset=path.stem, adapter_version="bench-minimal",
-                   source=str(path), scopes=scopes, questions=tuple(questions))
 
 
 @dataclass
@@ -111,35 +76,14 @@ def score_ranking(dataset: Dataset, recall, k: int) -> dict[str, dict[str, Score
     return table
 
 
-def _words(text: str) -> list[str]:
-    return re.findall(r"\w+", text.lower())
+class Loaded:
+    """A memory system through its public protocol, holding every scope of the dataset."""
 
-
-class BM25Reference:
-    """Okapi BM25 (rank_bm25) over lowercased word tokens, one index per scope."""
-
-    def __init__(self, dataset: Dataset) -> None:
-        from rank_bm25 import BM25Okapi
-
-        self._ids = {s: [d.doc_id for d in docs] for s, docs in dataset.scopes.items()}
-        self._bm25 = {s: BM25Okapi([_words(d.text) for d in docs])
-                      for s, docs in dataset.scopes.items()}
-
-    def recall(self, scope: str, query: str, asking_user: str | None, k: int) -> list[str]:
-        scores = self._bm25[scope].get_scores(_words(query))
-        order = sorted(range(len(scores)), key=lambda i: -scores[i])[:k]
-        return [self._ids[scope][i] for i in order]
-
-
-class Structured:
-    """The `structured` memory system through its public protocol, in a temporary store."""
-
-    def __init__(self, dataset: Dataset, options: RankingOptions, store_dir: Path) -> None:
-        store_dir.mkdir(parents=True, exist_ok=True)
-        self.memory = StructuredMemory(store_dir / "structured.db", options=options)
+    def __init__(self, memory: MemorySystem, dataset: Dataset) -> None:
+        self.memory = memory
         for scope, docs in dataset.scopes.items():
-            self.memory.ingest(scope, docs)
-            for _ in self.memory.build(scope):
+            memory.ingest(scope, docs)
+            for _ in memory.build(scope):
                 pass
 
     def recall(self, scope: str, query: str, asking_user: str | None, k: int) -> list[str]:
@@ -166,13 +110,16 @@ def main(argv: list[str] | None = None) -> None:
     dataset = load_dataset(args.path)
     k = args.k
     with tempfile.TemporaryDirectory() as tmp:
-        tables = {"bm25-reference": score_ranking(dataset, BM25Reference(dataset).recall, k)}
+        reference = Loaded(open_memory("bm25-reference", Path(tmp) / "bm25.db"), dataset)
+        tables = {"bm25-reference": score_ranking(dataset, reference.recall, k)}
+        reference.memory.close()
         variants = [("structured", RankingOptions())]
         variants += [(f"  without {name}", replace(RankingOptions(), **{name: False}))
                      for name in ABLATIONS]
         timings = {}
         for index, (label, options) in enumerate(variants):
-            system = Structured(dataset, options, Path(tmp) / str(index))
+            system = Loaded(StructuredMemory(Path(tmp) / f"structured-{index}.db", options=options),
+                            dataset)
             started = time.perf_counter()
             tables[label] = score_ranking(dataset, system.recall, k)
             timings[label] = (time.perf_counter() - started) / len(dataset.questions) * 1000

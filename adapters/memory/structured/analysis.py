@@ -21,7 +21,6 @@ import snowballstemmer
 
 __all__ = [
     "STOPWORDS", "tokenize", "stem", "analyze", "QuestionIntent", "question_intent",
-    "has_time_cue", "MONTHS",
 ]
 
 _WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
@@ -39,15 +38,6 @@ would you your yours yourself yourselves also ever get got really s t don didn d
 aren weren won wouldn couldn shouldn ve ll re d m o y oh hey hi yeah yes ok okay wow lol thanks
 thank much many kind sort like just something anything one ones thing things
 """.split())
-
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-          "october", "november", "december")
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_RELATIVE_TIME = ("yesterday", "today", "tonight", "tomorrow", "ago", "last", "next", "recently",
-                  "weekend", "week", "month", "year", "morning", "evening", "night", "earlier",
-                  "later", "since", "before", "after", "soon")
-_YEAR = re.compile(r"^(19|20)\d\d$")
-
 
 def tokenize(text: str) -> list[str]:
     """Lowercase words, possessive "'s" dropped, contractions kept whole ("don't")."""
@@ -68,14 +58,6 @@ def analyze(text: str, *, stemmed: bool = True) -> list[str]:
     """The content words of `text` in order, stemmed unless asked not to."""
     words = [w for w in tokenize(text) if w.isdigit() or (len(w) > 1 and w not in STOPWORDS)]
     return [stem(w) for w in words] if stemmed else words
-
-
-_TIME_CUE_WORDS = frozenset(MONTHS + _WEEKDAYS + _RELATIVE_TIME)
-
-
-def has_time_cue(text: str) -> bool:
-    """True when the text dates something: a weekday, month, year or relative time word."""
-    return any(w in _TIME_CUE_WORDS or _YEAR.match(w) for w in tokenize(text))
 
 
 _WHEN_OPENINGS = (

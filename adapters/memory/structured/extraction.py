@@ -12,8 +12,9 @@ import json
 from datetime import datetime
 
 from adapters.benchmarks.base import Document
-from adapters.memory.structured.analysis import analyze, has_time_cue
+from adapters.memory.structured.analysis import analyze
 from adapters.memory.structured.ranking import IndexedDoc
+from adapters.memory.structured.temporal import has_time_cue
 
 __all__ = ["IMAGE_FIELDS", "extract", "to_json", "from_json"]
 
@@ -32,6 +33,7 @@ def extract(doc: Document) -> IndexedDoc:
         timestamp=doc.timestamp,
         is_decision=doc.is_decision,
         has_time_cue=has_time_cue(doc.text),
+        topic=doc.topic,
         text_terms=tuple(analyze(doc.text)),
         image_terms=tuple(analyze(image_text)),
         raw_words=tuple(analyze(doc.text, stemmed=False)),

@@ -27,7 +27,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from adapters.memory.structured.analysis import MONTHS, analyze, question_intent, stem, tokenize
+from adapters.memory.structured.analysis import analyze, question_intent, stem, tokenize
+from adapters.memory.structured.temporal import date_closeness, dates_named
 
 __all__ = ["RankingOptions", "IndexedDoc", "ScopeIndex"]
 
@@ -40,6 +41,7 @@ class RankingOptions:
     image_field: bool = True
     context_field: bool = True
     feedback: bool = True
+    channel_grouping: bool = True
     neighbour_smoothing: bool = True
     speaker_match: bool = True
     asker_match: bool = True
@@ -57,8 +59,11 @@ class RankingOptions:
     speaker_boost: float = 0.6
     asker_boost: float = 0.3
     time_boost: float = 0.4
-    date_boost: float = 0.4
+    date_boost: float = 0.8
     decision_boost: float = 0.3
+    neighbour_window: int = 2
+    neighbour_decay: float = 0.5
+    group_weight: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,7 @@ class IndexedDoc:
     timestamp: datetime | None
     is_decision: bool
     has_time_cue: bool
+    topic: str | None
     text_terms: tuple[str, ...]
     image_terms: tuple[str, ...] = ()
     raw_words: tuple[str, ...] = field(default=(), compare=False)
@@ -95,21 +101,28 @@ class ScopeIndex:
     def _terms(self, doc: IndexedDoc) -> tuple[str, ...]:
         return doc.text_terms if self.options.stemming else doc.raw_words
 
-    def _link_neighbours(self) -> list[tuple[int, ...]]:
+    def _link_neighbours(self) -> list[dict[int, float]]:
+        """slot -> {linked slot: closeness}: turns nearby in the channel, and reply links."""
+        opts = self.options
         by_channel: dict[str, list[int]] = defaultdict(list)
         for slot, doc in enumerate(self.docs):
             by_channel[doc.channel].append(slot)
-        links: list[set[int]] = [set() for _ in self.docs]
+        links: list[dict[int, float]] = [{} for _ in self.docs]
+
+        def link(a: int, b: int, closeness: float) -> None:
+            if a != b:
+                links[a][b] = max(links[a].get(b, 0.0), closeness)
+                links[b][a] = max(links[b].get(a, 0.0), closeness)
+
         for slots in by_channel.values():
-            for before, after in zip(slots, slots[1:]):
-                links[before].add(after)
-                links[after].add(before)
+            for distance in range(1, opts.neighbour_window + 1):
+                for before, after in zip(slots, slots[distance:]):
+                    link(before, after, opts.neighbour_decay ** (distance - 1))
         for slot, doc in enumerate(self.docs):
             parent = self._slot.get(doc.reply_to or "")
-            if parent is not None and parent != slot:
-                links[slot].add(parent)
-                links[parent].add(slot)
-        return [tuple(sorted(s)) for s in links]
+            if parent is not None:
+                link(slot, parent, 1.0)
+        return links
 
     def _author_names(self) -> dict[str, set[str]]:
         """Lowercase name word -> authors it can name ("caroline", "user_3", "user", "3"...)."""
@@ -127,7 +140,8 @@ class ScopeIndex:
         if opts.image_field:
             fields.append((doc.image_terms if opts.stemming else (), opts.image_weight))
         if opts.context_field:
-            context = tuple(t for n in self._neighbours[slot] for t in self._terms(self.docs[n]))
+            context = tuple(t for n, closeness in self._neighbours[slot].items() if closeness == 1.0
+                            for t in self._terms(self.docs[n]))
             fields.append((context, opts.context_weight))
         return fields
 
@@ -199,10 +213,15 @@ class ScopeIndex:
         gamma = self.options.smoothing_weight
         smoothed = dict(scores)
         for slot, score in scores.items():
-            for other in self._neighbours[slot]:
+            for other, closeness in self._neighbours[slot].items():
                 smoothed[other] = max(smoothed.get(other, 0.0),
-                                      scores.get(other, 0.0) + gamma * score)
+                                      scores.get(other, 0.0) + gamma * closeness * score)
         return smoothed
+
+    def _group(self, slot: int) -> tuple[str, str]:
+        """The stretch of conversation a turn belongs to: its channel, and topic when known."""
+        doc = self.docs[slot]
+        return doc.channel, doc.topic or ""
 
     def rank(self, query: str, asking_user: str | None = None) -> list[tuple[int, float]]:
         """(slot, score) for every matching document, best first."""
@@ -215,10 +234,17 @@ class ScopeIndex:
         scores = self._lexical(weights)
         if opts.feedback:
             scores = self._lexical(self._feedback(weights, scores))
+        if opts.channel_grouping:
+            totals: dict[str, float] = defaultdict(float)
+            for slot, score in scores.items():
+                totals[self._group(slot)] += score
+            peak = max(totals.values(), default=1.0) or 1.0
+            scores = {slot: score * (1 + opts.group_weight * totals[self._group(slot)] / peak)
+                      for slot, score in scores.items()}
         if opts.neighbour_smoothing:
             scores = self._smooth(scores)
         intent = question_intent(query)
-        months, years = _dates_named(query)
+        dates = dates_named(query) if opts.date_match else []
         for slot in scores:
             doc = self.docs[slot]
             boost = 1.0
@@ -228,17 +254,9 @@ class ScopeIndex:
                 boost += opts.asker_boost
             if opts.time_cues and intent.asks_when and doc.has_time_cue:
                 boost += opts.time_boost
-            if opts.date_match and doc.timestamp and (
-                    (months and doc.timestamp.month in months) or (years and doc.timestamp.year in years)):
-                boost += opts.date_boost
+            if dates and doc.timestamp:
+                boost += opts.date_boost * date_closeness(doc.timestamp, dates)
             if opts.decision_match and intent.asks_decision and doc.is_decision:
                 boost += opts.decision_boost
             scores[slot] *= boost
         return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
-
-
-def _dates_named(query: str) -> tuple[set[int], set[int]]:
-    words = tokenize(query)
-    months = {MONTHS.index(w) + 1 for w in words if w in MONTHS and w != "may"}
-    years = {int(w) for w in words if len(w) == 4 and w.isdigit() and w[:2] in ("19", "20")}
-    return months, years

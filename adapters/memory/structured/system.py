@@ -1,40 +1,31 @@
 """`StructuredMemory`: the structure-aware memory system (`name="structured"`).
 
-Documents are stored verbatim in an evaluation store; `build` extracts each pending document into
-an `IndexedDoc` row (analysed fields plus structure, see `extraction`); `recall` ranks with a
-`ScopeIndex` built from those rows (see `ranking`). The index is cached per scope and rebuilt when
-the scope's extracted rows change, which a cheap count checks on every recall, so another process
-writing to the same store is noticed. Everything is computed from the corpus: no network, no
-model weights.
+Documents live in the evaluation store (`adapters.memory.evalstore`) in a `DocumentTable` of their
+own. `build` extracts each pending document into an `IndexedDoc` row (analysed fields plus
+structure, see `extraction`) stored beside it, in the same transaction that clears its pending
+flag. `recall` ranks with a `ScopeIndex` built from those rows (see `ranking`); the index is cached
+per scope and dropped when this connection writes or when `PRAGMA data_version` shows another
+connection did. Everything is computed from the corpus: no network, no model weights.
 """
 
 from __future__ import annotations
 
-import sqlite3
+import threading
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 
 from adapters.benchmarks.base import Document
-from adapters.memory.protocol import Candidate, ScopeState, estimate_tokens
+from adapters.memory.documents import DocumentTable, pack_candidates
+from adapters.memory.evalstore import open_eval_store, purge_scope, transaction
+from adapters.memory.protocol import Candidate, ScopeState
 from adapters.memory.structured.extraction import extract, from_json, to_json
 from adapters.memory.structured.ranking import RankingOptions, ScopeIndex
-from ledger.errors import NotAnEvaluationStore
 
 __all__ = ["StructuredMemory"]
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS structured_documents (
-    scope TEXT NOT NULL,
-    doc_id TEXT NOT NULL,
-    position INTEGER NOT NULL,
-    document TEXT NOT NULL,
-    extracted TEXT,
-    PRIMARY KEY (scope, doc_id)
-);
-CREATE INDEX IF NOT EXISTS structured_pending ON structured_documents (scope, extracted)
-    WHERE extracted IS NULL;
-"""
+_DOCUMENTS = "structured_documents"
+_CHUNKS = "structured_chunks"
 
 
 class StructuredMemory:
@@ -43,85 +34,85 @@ class StructuredMemory:
     name = "structured"
     version = "1.0.0"
 
-    def __init__(self, path: str | Path | None = None, *, options: RankingOptions | None = None) -> None:
+    def __init__(self, store_path: Path | str, *, options: RankingOptions | None = None) -> None:
+        self.store_path = Path(store_path)
         self.options = options or RankingOptions()
-        self.path = Path(path) if path else Path("benchledger-memory.db")
-        self._db = sqlite3.connect(self.path, check_same_thread=False)
-        self._db.executescript(_SCHEMA)
-        self._indexes: dict[str, tuple[tuple[int, int], ScopeIndex]] = {}
+        self._lock = threading.RLock()
+        self._conn = open_eval_store(self.store_path)
+        self._documents = DocumentTable(self._conn, _DOCUMENTS)
+        with transaction(self._conn):
+            self._conn.execute(
+                f'CREATE TABLE IF NOT EXISTS "{_CHUNKS}" ('
+                " id INTEGER PRIMARY KEY,"  # the document's row id
+                " scope TEXT NOT NULL,"
+                " extracted TEXT NOT NULL)")
+            self._conn.execute(f'CREATE INDEX IF NOT EXISTS "{_CHUNKS}_scope" ON "{_CHUNKS}" (scope)')
+        self._indexes: dict[str, tuple[ScopeIndex, list[int]]] = {}
+        self._seen_version = self._data_version()
 
     def ingest(self, scope: str, documents: Sequence[Document]) -> int:
-        rows = [(scope, d.doc_id, d.position, d.model_dump_json()) for d in documents]
-        with self._db:
-            before = self._db.total_changes
-            self._db.executemany(
-                "INSERT OR IGNORE INTO structured_documents (scope, doc_id, position, document)"
-                " VALUES (?, ?, ?, ?)", rows)
-            return self._db.total_changes - before
+        with self._lock:
+            return self._documents.insert(scope, documents)
 
     def build(self, scope: str, batch_size: int = 1000) -> Iterator[list[str]]:
         while True:
-            pending = self._db.execute(
-                "SELECT doc_id, document FROM structured_documents"
-                " WHERE scope = ? AND extracted IS NULL ORDER BY position, doc_id LIMIT ?",
-                (scope, batch_size)).fetchall()
-            if not pending:
-                return
-            extracted = [(to_json(extract(Document.model_validate_json(body))), scope, doc_id)
-                         for doc_id, body in pending]
-            with self._db:
-                self._db.executemany(
-                    "UPDATE structured_documents SET extracted = ? WHERE scope = ? AND doc_id = ?",
-                    extracted)
-            yield [doc_id for doc_id, _ in pending]
+            with self._lock, transaction(self._conn):
+                batch = self._documents.pending(scope, batch_size)
+                if not batch:
+                    return
+                bodies = self._documents.fetch([row_id for row_id, _, _ in batch])
+                self._conn.executemany(
+                    f'INSERT OR REPLACE INTO "{_CHUNKS}" (id, scope, extracted) VALUES (?, ?, ?)',
+                    [(row_id, scope, to_json(extract(bodies[row_id]))) for row_id, _, _ in batch])
+                self._documents.mark_built(row_id for row_id, _, _ in batch)
+                self._indexes.pop(scope, None)
+            yield [doc_id for _, doc_id, _ in batch]
 
     def state(self, scope: str) -> ScopeState:
-        documents, pending = self._db.execute(
-            "SELECT count(*), count(*) - count(extracted) FROM structured_documents WHERE scope = ?",
-            (scope,)).fetchone()
+        with self._lock:
+            documents, pending = self._documents.counts(scope)
         return ScopeState(documents=documents, pending_chunks=pending)
 
     def recall(self, scope: str, query: str, *, asking_user: str | None, k: int,
                token_budget: int | None, question_time: datetime | None = None) -> list[Candidate]:
-        index = self._index(scope)
-        candidates: list[Candidate] = []
-        used = 0
-        for slot, score in index.rank(query, asking_user)[:k]:
-            document = self._document(scope, index.docs[slot].doc_id)
-            cost = estimate_tokens(document.text)
-            if token_budget is not None and used + cost > token_budget:
-                break
-            used += cost
-            candidates.append(Candidate(rank=len(candidates) + 1, score=score, document=document))
-        return candidates
+        if k <= 0:
+            return []
+        with self._lock:
+            index, row_ids = self._index(scope)
+            ranked = index.rank(query, asking_user)[:k]
+            documents = self._documents.fetch([row_ids[slot] for slot, _ in ranked])
+        return pack_candidates(((score, documents[row_ids[slot]]) for slot, score in ranked),
+                               k=k, token_budget=token_budget)
 
     def purge(self, scope: str) -> int:
-        with self._db:
-            removed = self._db.execute(
-                "DELETE FROM structured_documents WHERE scope = ?", (scope,)).rowcount
-        self._indexes.pop(scope, None)
-        return removed
+        with self._lock:
+            self._indexes.pop(scope, None)
+            return purge_scope(self._conn, scope, tables=[_DOCUMENTS, _CHUNKS])
 
     def close(self) -> None:
-        self._indexes.clear()
-        self._db.close()
+        with self._lock:
+            self._indexes.clear()
+            self._conn.close()
 
-    def _document(self, scope: str, doc_id: str) -> Document:
-        (body,) = self._db.execute(
-            "SELECT document FROM structured_documents WHERE scope = ? AND doc_id = ?",
-            (scope, doc_id)).fetchone()
-        return Document.model_validate_json(body)
+    def _data_version(self) -> int:
+        return self._conn.execute("PRAGMA data_version").fetchone()[0]
 
-    def _index(self, scope: str) -> ScopeIndex:
-        generation = self._db.execute(
-            "SELECT count(extracted), coalesce(max(rowid), 0) FROM structured_documents"
-            " WHERE scope = ?", (scope,)).fetchone()
-        cached = self._indexes.get(scope)
-        if cached and cached[0] == generation:
-            return cached[1]
-        rows = self._db.execute(
-            "SELECT extracted FROM structured_documents WHERE scope = ? AND extracted IS NOT NULL",
-            (scope,)).fetchall()
-        index = ScopeIndex([from_json(row) for (row,) in rows], self.options)
-        self._indexes[scope] = (tuple(generation), index)
-        return index
+    def _index(self, scope: str) -> tuple[ScopeIndex, list[int]]:
+        """The scope's index and, per index slot, the document's row id."""
+        version = self._data_version()
+        if version != self._seen_version:  # another connection committed
+            self._indexes.clear()
+            self._seen_version = version
+        if scope not in self._indexes:
+            rows = self._conn.execute(
+                f'SELECT c.id, c.extracted FROM "{_CHUNKS}" c JOIN "{_DOCUMENTS}" d ON d.id = c.id'
+                " WHERE c.scope = ? AND d.pending = 0", (scope,)).fetchall()
+            row_of = {}
+            docs = []
+            for row_id, extracted in rows:
+                doc = from_json(extracted)
+                row_of[doc.doc_id] = row_id
+                docs.append(doc)
+            index = ScopeIndex(docs, self.options)
+            self._indexes[scope] = (index, [row_of[doc.doc_id] for doc in index.docs])
+        return self._indexes[scope]
