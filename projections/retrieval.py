@@ -1,0 +1,117 @@
+"""Evidence retrieval metrics: did recall bring back what the release labels as evidence?
+
+Per question, from its evidence ids and the ranked ids the memory system recalled:
+
+- recall@k: the fraction of evidence items found in the top k;
+- recall_all@k: 1 when every evidence item is in the top k, else 0;
+- NDCG@k: binary relevance; an evidence item counts once, at its first rank, and the ideal
+  ranking puts min(|evidence|, k) relevant items first.
+
+Evidence is per document (LoCoMo dia_ids) or per session (LongMemEval, Memora), as the run's
+`RunStarted.config.extra["evidence_level"]` says; at session level a recalled document stands for
+its channel, so a session is hit when any of its turns is recalled. Questions the release gives no
+evidence are left out and counted (`excluded`), as are questions whose recall failed
+(`not_recalled`). Everything here is pure: the fold reads only the run's events.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from projections.state import fold_run
+
+__all__ = [
+    "RETRIEVAL_VERSION", "QuestionRetrieval", "score_question", "aggregate", "retrieval_metrics",
+]
+
+RETRIEVAL_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionRetrieval:
+    recall: float
+    recall_all: float
+    ndcg: float
+
+
+def score_question(evidence: Iterable[str], ranked: Sequence[str], k: int) -> QuestionRetrieval | None:
+    """Scores of one question at k; None when it has no evidence (it cannot be scored)."""
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    wanted = set(evidence)
+    if not wanted:
+        return None
+    seen: set[str] = set()
+    dcg = 0.0
+    for rank, unit in enumerate(ranked[:k]):
+        if unit in wanted and unit not in seen:
+            dcg += 1.0 / math.log2(rank + 2)
+        seen.add(unit)
+    hits = len(wanted & seen)
+    ideal = sum(1.0 / math.log2(rank + 2) for rank in range(min(len(wanted), k)))
+    return QuestionRetrieval(
+        recall=hits / len(wanted),
+        recall_all=1.0 if hits == len(wanted) else 0.0,
+        ndcg=dcg / ideal,
+    )
+
+
+def _means(scores: list[QuestionRetrieval]) -> dict[str, float | int | None]:
+    n = len(scores)
+    if n == 0:
+        return {"recall": None, "recall_all": None, "ndcg": None, "n": 0}
+    return {
+        "recall": sum(s.recall for s in scores) / n,
+        "recall_all": sum(s.recall_all for s in scores) / n,
+        "ndcg": sum(s.ndcg for s in scores) / n,
+        "n": n,
+    }
+
+
+def aggregate(rows: Iterable[tuple[str, QuestionRetrieval | None]]) -> dict[str, object]:
+    """Means overall and per category over scored questions; unscored ones are counted."""
+    by_category: dict[str, list[QuestionRetrieval]] = {}
+    scored: list[QuestionRetrieval] = []
+    excluded = 0
+    for category, score in rows:
+        if score is None:
+            excluded += 1
+            continue
+        scored.append(score)
+        by_category.setdefault(category, []).append(score)
+    return {
+        **_means(scored),
+        "by_category": {cat: _means(scores) for cat, scores in sorted(by_category.items())},
+        "excluded": excluded,
+    }
+
+
+def retrieval_metrics(stored_events: Iterable, *, k: int | None = None) -> dict[str, object]:
+    """Fold a run's events into retrieval metrics at k (default: the run's own k).
+
+    A smaller k than the run's re-scores the same recalls without asking the memory again; a
+    larger one cannot be answered from what was recalled and is refused.
+    """
+    events = list(stored_events)
+    run_id = getattr(events[0], "run_id", "") if events else ""
+    state = fold_run(run_id, events)
+    if state.started is None or state.plan is None:
+        raise ValueError("the run has no RunStarted or QuestionsPlanned event")
+    config = state.started.config
+    k = config.k if k is None else k
+    if k > config.k:
+        raise ValueError(f"the run recalled {config.k} items per question; cannot score at k={k}")
+    session_level = config.extra.get("evidence_level") == "session"
+    rows: list[tuple[str, QuestionRetrieval | None]] = []
+    not_recalled = 0
+    for question in state.questions.values():
+        if question.recalled is None:
+            not_recalled += 1
+            continue
+        items = sorted(question.recalled.items, key=lambda item: item.rank)
+        ranked = [(item.channel or "") if session_level else item.doc_id for item in items]
+        rows.append((question.planned.kind, score_question(question.planned.evidence, ranked, k)))
+    return {**aggregate(rows), "not_recalled": not_recalled, "k": k,
+            "evidence_level": "session" if session_level else "document"}
