@@ -1,5 +1,25 @@
-"""Models that answer and judge: the OpenAI-compatible client and deterministic offline ones."""
+"""Models that answer and judge: the OpenAI-compatible client and deterministic offline ones.
 
-from adapters.models.base import Answer, AnswerModel, JudgeModel, ModelError, Usage, Verdict
+`build_models` (factory) turns run options into an (answer, judge) pair; `reference` and `typed`
+are the two call protocols; `offline` the deterministic models; `openai_chat` the client with
+retries and the response cache; `loopback` a local OpenAI-compatible server for tests and benches.
+"""
 
-__all__ = ["Answer", "AnswerModel", "JudgeModel", "ModelError", "Usage", "Verdict"]
+from adapters.models.abstention import ABSTENTION_ANSWER, is_abstention
+from adapters.models.base import (
+    Answer, AnswerModel, EmptyResponseError, JudgeModel, ModelError, ModelParseError,
+    TransientModelError, Usage, Verdict,
+)
+from adapters.models.factory import OFFLINE_NAMES, build_models
+from adapters.models.offline import OFFLINE_ANSWERER, OFFLINE_JUDGE
+from adapters.models.openai_chat import (
+    ChatClient, ChatResult, InMemoryResponseCache, ResponseCache, cache_key, ledger_cache, redact,
+)
+
+__all__ = [
+    "Answer", "AnswerModel", "JudgeModel", "ModelError", "Usage", "Verdict",
+    "TransientModelError", "ModelParseError", "EmptyResponseError",
+    "build_models", "OFFLINE_NAMES", "OFFLINE_ANSWERER", "OFFLINE_JUDGE",
+    "ChatClient", "ChatResult", "ResponseCache", "InMemoryResponseCache", "ledger_cache", "cache_key",
+    "redact", "ABSTENTION_ANSWER", "is_abstention",
+]

@@ -42,7 +42,7 @@ ABSTENTION_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
 ABSTENTION_VOCABULARY = frozenset(
     """there is are no not any information available conversation conversations passages passage
     retrieved context messages message documents records answer answered question this these
-    cannot can't unable determine determined find found mention mentioned mentions say says
+    cannot can't cant unable determine determined find found mention mentioned mentions say says
     specify specified state stated provide provided contain contains include includes indicate
     indicated enough insufficient sufficient relevant specific such given supported identify
     identified name named do does did be been the a an to in of by from about regarding for

@@ -204,7 +204,8 @@ class LoopbackOpenAI:
     def start(self) -> LoopbackOpenAI:
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.loopback = self
-        self._thread = threading.Thread(target=self._server.serve_forever, name="loopback-openai", daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="loopback-openai", daemon=True)
         self._thread.start()
         return self
 

@@ -9,7 +9,7 @@ with the sentence sharing the largest fraction of those words (ties go to the be
 passage, then the earlier sentence). Below `MIN_OVERLAP`, or with no context, it abstains with
 `ABSTENTION_ANSWER`.
 
-`offline-lexical-judge/1` compares normalised tokens (lowercase, punctuation to spaces, articles
+`offline-lexical-judge/1` compares normalised tokens (lowercase, punctuation removed, articles
 dropped, as SQuAD does): an answer is correct when it contains at least `MIN_CONTAINMENT` of
 the gold tokens or reaches token F1 `MIN_F1`. The abstention rule comes first: on an abstention
 question the answer is correct only when it abstains and invents nothing (at most
@@ -55,6 +55,7 @@ STOP_WORDS = frozenset(
 )
 _WORD = re.compile(r"[a-z0-9]+")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")
+_PUNCTUATION = re.compile(r"[^\w\s]|_")
 _ARTICLES = frozenset({"a", "an", "the"})
 _local = threading.local()  # snowball stemmers keep state, so one per thread
 
@@ -72,8 +73,13 @@ def content_terms(text: str) -> set[str]:
 
 
 def normalized_tokens(text: str) -> list[str]:
-    """Lowercase, punctuation to spaces, articles dropped (SQuAD-style normalisation)."""
-    return [w for w in _WORD.findall(text.lower()) if w not in _ARTICLES]
+    """Lowercase, punctuation removed, articles dropped, split on spaces (SQuAD's normalisation).
+
+    Punctuation is removed rather than split on, so a date stays one token ("2025-07-18" ->
+    "20250718") and "2025-07-17" shares nothing with it.
+    """
+    words = (_PUNCTUATION.sub("", word) for word in text.lower().split())
+    return [w for w in words if w and w not in _ARTICLES]
 
 
 def extractive_answer(question: str, passages: list[str]) -> str:
