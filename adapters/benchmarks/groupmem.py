@@ -45,7 +45,7 @@ from ledger.errors import BadInput
 __all__ = [
     "ADAPTER_VERSION", "BENCHMARK", "KINDS", "ABSTENTION_GOLD", "SOLVABILITY_FILTERED_DOMAINS",
     "Corpus", "QuestionSet", "corpus_path", "questions_dir", "read_corpus", "read_questions",
-    "read_prompts", "load_groupmem", "natural_key",
+    "read_prompts", "load_groupmem", "natural_key", "parse_question_file", "unknown_kind_files",
 ]
 
 ADAPTER_VERSION = "groupmem/1"
@@ -145,7 +145,8 @@ class QuestionSet:
     extra_fields: tuple[str, ...]
 
 
-def _parse_question_file(root: Path, path: Path) -> list[RawQuestion]:
+def parse_question_file(root: Path, path: Path) -> list[RawQuestion]:
+    """Validate one `<kind>.jsonl`: blank lines skipped, ids unique within the file."""
     questions: list[RawQuestion] = []
     lines_of: dict[str, int] = {}
     for number, line in enumerate(read_text(root, path).split("\n"), start=1):
@@ -168,6 +169,11 @@ def _parse_question_file(root: Path, path: Path) -> list[RawQuestion]:
         lines_of[question.id] = number
         questions.append(question)
     return questions
+
+
+def unknown_kind_files(folder: Path) -> list[Path]:
+    """`*.jsonl` files in a domain's questions folder that name no known kind."""
+    return [path for path in sorted(folder.glob("*.jsonl")) if path.stem not in KINDS]
 
 
 def _selected_kinds(kinds: Sequence[str] | None) -> tuple[str, ...] | None:
@@ -197,16 +203,15 @@ def read_questions(root: Path, domain: str, *, kinds: Sequence[str] | None = Non
     folder = questions_dir(root, domain)
     if not folder.is_dir():
         raise BadInput("questions folder is missing", file=str(folder))
-    for path in sorted(folder.glob("*.jsonl")):
-        if path.stem not in KINDS:
-            raise BadInput(f"unknown question kind {path.stem!r}; expected one of {', '.join(KINDS)}",
-                           file=str(path))
+    for path in unknown_kind_files(folder):
+        raise BadInput(f"unknown question kind {path.stem!r}; expected one of {', '.join(KINDS)}",
+                       file=str(path))
     present = tuple(kind for kind in KINDS if (folder / f"{kind}.jsonl").exists())
     for kind in selected or ():
         if kind not in present:
             raise BadInput(f"no questions file for kind {kind!r}", file=str(folder / f"{kind}.jsonl"))
     chosen = selected if selected is not None else present
-    parsed = {kind: _parse_question_file(root, folder / f"{kind}.jsonl") for kind in chosen}
+    parsed = {kind: parse_question_file(root, folder / f"{kind}.jsonl") for kind in chosen}
     id_uses = Counter(q.id for raws in parsed.values() for q in raws)
     questions: list[Question] = []
     for kind, raws in parsed.items():
