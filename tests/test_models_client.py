@@ -12,7 +12,8 @@ from adapters.models.base import (
     EmptyResponseError, ModelError, ModelParseError, TransientModelError,
 )
 from adapters.models.loopback import LoopbackOpenAI
-from adapters.models.openai_chat import ChatClient, InMemoryResponseCache, cache_key, redact
+from adapters.models.openai_chat import ChatClient, redact
+from adapters.models.response_cache import InMemoryResponseCache, cache_key
 from ledger.errors import BadInput
 
 KEY = "sk-test-Zq81kLmN0pQrStUv"
@@ -176,12 +177,9 @@ def test_one_client_serves_many_threads_at_once(server):
     client = client_for(server, cache=InMemoryResponseCache())
     server.faults.push("500", times=3)
     questions = [f"What is the deadline for the Finance report number {n}?" for n in range(8)]
-    started = time.monotonic()
     with ThreadPoolExecutor(max_workers=8) as pool:
         results = list(pool.map(lambda q: client.complete(model="m", messages=agent_messages(q)), questions))
-    elapsed = time.monotonic() - started
     assert all("2025-07-18" in result.text for result in results)
     assert server.count() == 8 + 3
     assert client.stats["attempts"] == 11 and client.stats["retries"] == 3
-    assert server.max_in_flight >= 4
-    assert elapsed < 8 * 0.2  # serial calls would need at least this long
+    assert server.max_in_flight >= 4  # the calls overlapped at the server: nothing serialises them

@@ -14,7 +14,7 @@ from adapters.models.abstention import ABSTENTION_ANSWER
 from adapters.models.base import Answer, ModelParseError
 from adapters.models.factory import build_models
 from adapters.models.loopback import LoopbackOpenAI
-from adapters.models.openai_chat import InMemoryResponseCache
+from adapters.models.response_cache import InMemoryResponseCache
 from adapters.models.reference import (
     agent_user_prompt, format_passage, judge_user_prompt, parse_final, parse_verdict, release_call_shape,
 )

@@ -12,9 +12,8 @@ from adapters.models.base import (
 )
 from adapters.models.factory import OFFLINE_NAMES, build_models
 from adapters.models.offline import OFFLINE_ANSWERER, OFFLINE_JUDGE
-from adapters.models.openai_chat import (
-    ChatClient, ChatResult, InMemoryResponseCache, ResponseCache, cache_key, ledger_cache, redact,
-)
+from adapters.models.openai_chat import ChatClient, ChatResult, redact
+from adapters.models.response_cache import InMemoryResponseCache, ResponseCache, cache_key, ledger_cache
 
 __all__ = [
     "Answer", "AnswerModel", "JudgeModel", "ModelError", "Usage", "Verdict",

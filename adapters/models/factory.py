@@ -18,8 +18,9 @@ from adapters.models.base import AnswerModel, JudgeModel
 from adapters.models.offline import (
     OFFLINE_ANSWERER, OFFLINE_JUDGE, OfflineExtractiveAnswerer, OfflineLexicalJudge,
 )
-from adapters.models.openai_chat import ChatClient, ResponseCache
+from adapters.models.openai_chat import ChatClient
 from adapters.models.reference import ReferenceAnswerModel, ReferenceJudgeModel
+from adapters.models.response_cache import ResponseCache
 from adapters.models.typed import TypedAnswerModel, TypedJudgeModel
 from ledger.errors import BadInput
 

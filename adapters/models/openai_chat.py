@@ -3,7 +3,7 @@
 `ChatClient.complete` sends one chat completion through the `openai` SDK with the SDK's own
 retries turned off, so this module decides and counts every attempt:
 
-- 429 (waiting at least its `Retry-After`), 5xx, timeouts and connection errors are retried
+- 429 (waiting at least its `Retry-After`), 408, 5xx, timeouts and connection errors are retried
   with exponential backoff and full jitter, up to `max_attempts` attempts in all; when they run
   out, `TransientModelError` is raised.
 - Other HTTP errors (400, 401, 404, ...) raise `ModelError` at once; a body that is not a chat
@@ -11,18 +11,16 @@ retries turned off, so this module decides and counts every attempt:
 - Error messages never contain the API key: it is masked, with anything that looks like a
   bearer token, before the message leaves this module.
 
-The response cache (`ResponseCache`, implemented by the ledger as `Ledger.cache_get/cache_put`;
-use `ledger_cache(ledger)` to adapt it) is keyed by `cache_key`: SHA-256 over the canonical JSON
-of everything that shapes the output (base URL, model, messages, request parameters), never the
-timeout or retry settings. Only complete, non-empty responses that pass the caller's `validate`
-are stored, so an error or an unparsable reply is asked again next time.
+With a `ResponseCache` (see `adapters.models.response_cache`) a call whose `cache_key` is stored
+is answered from it with `cache_hit=True` and the usage first paid for. Only complete, non-empty
+responses that pass the caller's `validate` are stored, so an error or an unparsable reply is
+asked again next time.
 
 The client is safe to share between threads (the SDK client is; counters take a lock).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import random
@@ -31,7 +29,6 @@ import threading
 import time
 from collections.abc import Callable
 from email.utils import parsedate_to_datetime
-from typing import Any, Protocol
 
 import openai
 from pydantic import BaseModel, ConfigDict
@@ -39,61 +36,14 @@ from pydantic import BaseModel, ConfigDict
 from adapters.models.base import (
     EmptyResponseError, ModelError, ModelParseError, TransientModelError, Usage,
 )
+from adapters.models.response_cache import ResponseCache, cache_key
 from ledger.clock import monotonic_ms, now
 from ledger.errors import BadInput
 from ledger.events.base import cap_message
 
-__all__ = [
-    "ResponseCache", "InMemoryResponseCache", "ledger_cache", "ChatResult", "ChatClient",
-    "cache_key", "redact", "DEFAULT_BASE_URL",
-]
+__all__ = ["ChatResult", "ChatClient", "redact", "DEFAULT_BASE_URL"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-
-
-class ResponseCache(Protocol):
-    """Where complete model responses are kept, keyed by `cache_key`."""
-
-    def get(self, key: str) -> dict | None: ...
-
-    def put(self, key: str, response: dict, *, model: str) -> None: ...
-
-
-class InMemoryResponseCache:
-    """A thread-safe dict cache, for tools and tests that have no ledger at hand."""
-
-    def __init__(self) -> None:
-        self._entries: dict[str, tuple[dict, str]] = {}
-        self._lock = threading.Lock()
-
-    def get(self, key: str) -> dict | None:
-        with self._lock:
-            entry = self._entries.get(key)
-        return dict(entry[0]) if entry else None
-
-    def put(self, key: str, response: dict, *, model: str) -> None:
-        with self._lock:
-            self._entries[key] = (dict(response), model)
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._entries)
-
-
-class _LedgerCache:
-    def __init__(self, ledger: Any) -> None:
-        self._ledger = ledger
-
-    def get(self, key: str) -> dict | None:
-        return self._ledger.cache_get(key)
-
-    def put(self, key: str, response: dict, *, model: str) -> None:
-        self._ledger.cache_put(key, response, model=model)
-
-
-def ledger_cache(ledger: Any) -> ResponseCache:
-    """Adapt an object with `cache_get(key)` / `cache_put(key, response, *, model)` (the Ledger)."""
-    return _LedgerCache(ledger)
 
 
 class ChatResult(BaseModel):
@@ -109,13 +59,6 @@ class ChatResult(BaseModel):
     latency_ms: float = 0.0
     attempts: int = 0
     """HTTP attempts made for this call (0 on a cache hit)."""
-
-
-def cache_key(*, base_url: str, model: str, messages: list[dict], params: dict) -> str:
-    """SHA-256 of the canonical JSON of what shapes the output (not timeouts or retries)."""
-    material = {"base_url": base_url.rstrip("/"), "model": model, "messages": messages, "params": params}
-    canonical = json.dumps(material, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 _BEARER = re.compile(r"(Bearer\s+)\S+", re.IGNORECASE)
@@ -249,6 +192,8 @@ class ChatClient:
         except openai.APIResponseValidationError as error:
             raise ModelParseError(self._message(model, "the endpoint's reply is not a chat completion", error)) from None
         except openai.APIStatusError as error:
+            if error.status_code == 408:  # the server's own request timeout
+                raise self._transient(error, retry_after=None) from None
             raise ModelError(self._message(model, f"HTTP {error.status_code}", error)) from None
         except (openai.OpenAIError, json.JSONDecodeError, ValueError, TypeError) as error:
             raise ModelParseError(self._message(model, "the endpoint's reply is not a chat completion", error)) from None
