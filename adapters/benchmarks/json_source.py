@@ -82,6 +82,20 @@ def dotted(path: Sequence[int | str]) -> str:
     return "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in path).lstrip(".")
 
 
+def _data_path(value: Any, loc: Sequence[int | str]) -> tuple[int | str, ...]:
+    """The steps of a validation `loc` that exist in the data (drops union and wrapper tags)."""
+    path: list[int | str] = []
+    for index, step in enumerate(loc):
+        if isinstance(value, dict) and step in value:
+            value = value[step]
+        elif isinstance(value, list) and isinstance(step, int) and 0 <= step < len(value):
+            value = value[step]
+        elif index < len(loc) - 1:
+            continue  # a tag pydantic adds (union member, wrapper), not a step into the data
+        path.append(step)
+    return tuple(path)
+
+
 def validate(model: type[ModelT], value: Any, *, file: Path, text: str,
              prefix: Sequence[int | str] = ()) -> ModelT:
     """Validate `value` (found at `prefix` in the file) or raise BadInput naming line and field."""
@@ -89,6 +103,6 @@ def validate(model: type[ModelT], value: Any, *, file: Path, text: str,
         return model.model_validate(value)
     except ValidationError as err:
         first = err.errors()[0]
-        path = (*prefix, *first["loc"])
+        path = (*prefix, *_data_path(value, first["loc"]))
         raise BadInput(first["msg"], file=str(file), line=line_of(text, path),
                        field=dotted(path)) from None

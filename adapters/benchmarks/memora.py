@@ -80,7 +80,13 @@ class _Question(_Raw):
 
 class _QuestionFile(_Raw):
     persona: str
-    questions: dict[str, list[_Question]] | list[dict[str, list[_Question]]]
+    questions: list[dict[str, list[_Question]]]
+    """As released, one object per query date; a single object is read as a list of one."""
+
+    @field_validator("questions", mode="before")
+    @classmethod
+    def _as_list(cls, value: Any) -> Any:
+        return [value] if isinstance(value, dict) else value
 
 
 def session_name(session_id: int) -> str:
@@ -139,9 +145,8 @@ def _questions(persona: str, persona_dir: Path, sessions: set[int],
     file = persona_dir / f"evaluation_questions_{persona}.json"
     value, text = read_json(file)
     parsed = validate(_QuestionFile, value, file=file, text=text)
-    groups = parsed.questions if isinstance(parsed.questions, list) else [parsed.questions]
     out: list[Question] = []
-    for group_index, group in enumerate(groups):
+    for group_index, group in enumerate(parsed.questions):
         for category, items in group.items():
             if category not in CATEGORIES:
                 raise BadInput(f"unknown category {category!r}; Memora has "
