@@ -172,3 +172,19 @@ def test_typed_replies_that_break_the_schema_are_parse_errors(server, kind):
     with pytest.raises(ModelParseError, match="TypedAnswer"):
         answerer.answer(QUESTION, context(FULL), None)
     assert len(cache) == 0 and server.count() == 1
+
+
+def test_the_ledger_cache_lets_a_later_session_rejudge_without_asking_again(server, prompts, tmp_path):
+    from ledger.store import Ledger
+    from adapters.models.response_cache import ledger_cache
+
+    def judge_once(path):
+        with Ledger.open(path) as ledger:
+            _, judge = build_models(agent_model=None, judge_model="loopback-judge", protocol="reference",
+                                    base_url=server.base_url, cache=ledger_cache(ledger), prompts=prompts)
+            return judge.judge(QUESTION, Answer(answer="2025-07-18", abstained=False, raw="", model="a"), None)
+
+    first, second = judge_once(tmp_path / "ledger.db"), judge_once(tmp_path / "ledger.db")
+    assert (first.cache_hit, second.cache_hit) == (False, True)
+    assert second.raw == first.raw and second.usage == first.usage and second.verdict == "correct"
+    assert server.count(role="judge") == 1

@@ -1,7 +1,8 @@
 """Turn run options into an (answer model, judge model) pair.
 
 With no agent model and no base URL the pair is offline (`offline-extractive/1`,
-`offline-lexical-judge/1`). Either offline name may also be asked for explicitly, so a real
+`offline-lexical-judge/1`); with no agent model but a judge model, only the answerer is offline
+(rejudging needs no agent). Either offline name may also be asked for explicitly, so a real
 agent can be judged offline and the other way round. The judge defaults to the agent model.
 Real models share one `ChatClient` (one connection pool, one cache); asking for one without
 the API key in the environment is `BadInput` naming the variable, never its value.
@@ -46,10 +47,10 @@ def build_models(
     if protocol not in ("reference", "typed"):
         raise BadInput(f"unknown protocol {protocol!r}; use reference or typed", field="protocol")
     if agent_model is None:
-        if base_url is not None:
+        if base_url is not None and judge_model is None:
             raise BadInput("--base-url needs --agent-model (the model to ask at that endpoint)",
                            field="agent_model")
-        agent_model = OFFLINE_ANSWERER
+        agent_model = OFFLINE_ANSWERER  # e.g. rejudging with a real judge needs no agent
     if judge_model is None:
         judge_model = OFFLINE_JUDGE if agent_model == OFFLINE_ANSWERER else agent_model
     for role, name in (("agent_model", agent_model), ("judge_model", judge_model)):
