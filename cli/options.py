@@ -49,6 +49,8 @@ model_options = _stack(
                  help="Model calls in flight at once."),
     click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
                  help="Seconds before a model call times out (then it is retried)."),
+    click.option("--max-attempts", type=click.IntRange(1, 20), default=6, show_default=True,
+                 help="Attempts per model call on 429, 5xx, timeouts and resets (with backoff)."),
 )
 
 run_options = _stack(
@@ -81,4 +83,5 @@ def settings_from_options(app: AppContext, opts: dict[str, Any]) -> RunSettings:
         token_budget=opts.get("token_budget"), protocol=opts["protocol"], agent_model=opts.get("agent_model"),
         judge_model=opts.get("judge_model"), base_url=opts.get("base_url"), api_key_env=opts["api_key_env"],
         concurrency=opts["concurrency"], prepare=opts["prepare"], keep=opts["keep"], timeout=opts["timeout"],
+        max_attempts=opts["max_attempts"],
     )

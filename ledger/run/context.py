@@ -1,31 +1,19 @@
-"""The packed context shown to the answer model, in the released GroupMemBench passage shape.
+"""The packed context stored on ContextRecalled: the passages exactly as the answer model sees them.
 
-Each recalled document becomes `[i] [user=<author> / speaker_role=<role> / channel=<channel> /
-phase_name=<phase> / topic=<topic> / timestamp=<ts> / reply_to=<id> / msg_node=<id>]` followed by
-its content, empty fields omitted. The same text is stored as a blob on ContextRecalled, so what
-the model saw can always be shown again.
+The passage shape is the release's (`adapters.models.reference.format_passage`), numbered in rank
+order; the same text is stored as a blob, so what the model saw can always be shown again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from adapters.benchmarks.base import Document
 from adapters.memory.protocol import Candidate
+from adapters.models.reference import format_passage
 
-__all__ = ["format_passage", "render_context"]
-
-
-def format_passage(doc: Document) -> str:
-    tags = [f"user={doc.author or '?'}"]
-    fields = (
-        ("speaker_role", doc.role), ("channel", doc.channel), ("phase_name", doc.phase),
-        ("topic", doc.topic), ("timestamp", doc.timestamp.isoformat() if doc.timestamp else None),
-        ("reply_to", doc.reply_to), ("msg_node", doc.doc_id),
-    )
-    tags += [f"{label}={value}" for label, value in fields if value not in (None, "")]
-    return f"[{' / '.join(tags)}]\n{doc.text.strip()}".strip()
+__all__ = ["render_context"]
 
 
 def render_context(candidates: Sequence[Candidate]) -> str:
-    return "\n\n".join(f"[{i}] {format_passage(c.document)}" for i, c in enumerate(candidates, start=1))
+    ordered = sorted(candidates, key=lambda c: c.rank)
+    return "\n\n".join(f"[{i}] {format_passage(c.document)}" for i, c in enumerate(ordered, start=1))

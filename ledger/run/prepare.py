@@ -37,7 +37,8 @@ def scope_names(dataset: Dataset) -> dict[str, str]:
 
 
 def fingerprint_event(dataset: Dataset) -> CorpusFingerprinted:
-    available = dataset.selection.get("messages_available", dataset.document_count)
+    sel = dataset.selection
+    available = sel.get("messages_available", sel.get("documents_available", dataset.document_count))
     return CorpusFingerprinted(
         fingerprint=dataset.fingerprint,
         adapter_version=dataset.adapter_version,

@@ -46,6 +46,8 @@ class QuestionJob:
     attempt: int
     redact: Callable[[str], str]
     progress: Callable[[str, int, int], None]
+    judge_only: bool = False
+    """Rejudge: judge recorded answers only; never recall or answer."""
 
 
 def _failed(job: QuestionJob, stage: str, qid: str, err: BaseException, scorer: str | None = None) -> Failed:
@@ -148,6 +150,10 @@ def ask_questions(job: QuestionJob, state: RunState) -> None:
                 job.progress("questions", done, total)
                 continue
             drain(job.concurrency * 2)
+            if job.judge_only and qstate.answered is None:
+                done += 1
+                job.progress("questions", done, total)
+                continue
             if qstate.answered is not None:
                 raw = job.ledger.get_blob(qstate.answered.raw_hash)
                 submit_judge(question, _answer_from_event(qstate.answered, raw))

@@ -27,6 +27,7 @@ from ledger.run.provenance import collect_provenance
 from ledger.run.questions import QuestionJob, ask_questions
 from ledger.run.settings import RunSettings
 from projections.state import fold_run
+from projections.views import views_after
 
 __all__ = ["LedgerCache", "plan_events", "start_run", "execute"]
 
@@ -72,10 +73,13 @@ def plan_events(dataset: Dataset, settings: RunSettings, memory: MemorySystem, a
         agent_model=answer_model.name, judge_model=judge_model.name,
         offline_models=bool(answer_model.offline or judge_model.offline),
         base_url=settings.base_url, protocol=settings.protocol, k=settings.k,
-        token_budget=settings.token_budget, kinds=tuple(sel.get("kinds") or ()),
+        token_budget=settings.token_budget, kinds=tuple(sel.get("kinds") or sel.get("categories") or ()),
         message_limit=sel.get("message_limit"), question_limit=sel.get("question_limit"),
         concurrency=settings.concurrency, keep=settings.keep, prompt_hashes=prompt_hashes,
         reference_prompt_hashes=dataset.prompts.hashes if dataset.prompts else {},
+        extra={"memory_store": str(settings.memory_store), "api_key_env": settings.api_key_env,
+               "timeout": str(settings.timeout), "max_attempts": str(settings.max_attempts),
+               "batch_size": str(settings.batch_size)},
     )
     plan = QuestionsPlanned(
         questions=_planned(dataset),
@@ -101,11 +105,12 @@ def execute(ledger, run_id: str, dataset: Dataset, settings: RunSettings, memory
         _abort(ledger, run_id, "verify", RuntimeError("; ".join(problems)), attempt, redact,
                error_class="CorpusIncomplete")
     state = fold_run(run_id, ledger.events(run_id))
-    scorer_id = state.latest_scorer or "s1"
+    scorer_id = next(iter(state.scorers), "s1")  # the run's own scorer; rejudge adds others
     if scorer_id not in state.scorers:
         ledger.append(run_id, [ScorerStarted(
             scorer_id=scorer_id, judge_model=judge_model.name, protocol=settings.protocol,
-            prompt_hash=getattr(judge_model, "prompt_hash", ""), offline=judge_model.offline)])
+            prompt_hash=(getattr(judge_model, "prompt_hashes", {}) or {}).get("judge_system", ""),
+            offline=judge_model.offline)])
         state = fold_run(run_id, ledger.events(run_id))
     job = QuestionJob(ledger=ledger, run_id=run_id, dataset=dataset, memory=memory,
                       answer_model=answer_model, judge_model=judge_model, scorer_id=scorer_id,
@@ -114,7 +119,12 @@ def execute(ledger, run_id: str, dataset: Dataset, settings: RunSettings, memory
     ask_questions(job, state)
     if not settings.keep:
         purge_scopes(ledger, run_id, dataset, memory, attempt=attempt, redact=redact)
-    ledger.append(run_id, [RunFinished(status="completed", attempt=attempt)])
+    _finish(ledger, run_id, [RunFinished(status="completed", attempt=attempt)])
+
+
+def _finish(ledger, run_id: str, events: list) -> None:
+    """Append the closing events with the scorecard view they complete, in one transaction."""
+    ledger.append(run_id, events, views=views_after(run_id, ledger.events(run_id), events))
 
 
 def _abort(ledger, run_id: str, stage: str, err: BaseException, attempt: int, redact, *,
@@ -122,7 +132,7 @@ def _abort(ledger, run_id: str, stage: str, err: BaseException, attempt: int, re
     from ledger.events import cap_message
 
     message = cap_message(redact(str(err)))
-    ledger.append(run_id, [
+    _finish(ledger, run_id, [
         Failed(stage=stage, error_class=error_class or type(err).__name__, message=message, attempt=attempt),
         RunFinished(status="aborted", reason=f"{stage}: {message}", attempt=attempt),
     ])
@@ -135,7 +145,9 @@ def start_run(ledger, dataset: Dataset, settings: RunSettings, memory: MemorySys
               run_id: str | None = None) -> str:
     """Record a new run from start to finish; returns its id (also when the run aborts, via RunAborted)."""
     run_id = run_id or new_run_id()
-    ledger.append(run_id, plan_events(dataset, settings, memory, answer_model, judge_model, prompt_hashes))
+    prompts = [p.encode() for p in (dataset.prompts.agent_system, dataset.prompts.judge_system)] if dataset.prompts else []
+    ledger.append(run_id, plan_events(dataset, settings, memory, answer_model, judge_model, prompt_hashes),
+                  blobs=prompts)
     log.info("run started", run_id=run_id, benchmark=dataset.benchmark, subset=dataset.subset,
              documents=dataset.document_count, questions=len(dataset.questions))
     execute(ledger, run_id, dataset, settings, memory, answer_model, judge_model, attempt=1,

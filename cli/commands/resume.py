@@ -1,0 +1,46 @@
+"""`benchledger resume RUN`: continue an interrupted run from its events, then show its report."""
+
+from __future__ import annotations
+
+import click
+
+from cli.common import AppContext, open_ledger, pass_app, run_argument
+from cli.logging_setup import redact
+from cli.progress import make_progress
+from cli.render import report_for, show_report
+from ledger.errors import RunAborted
+from ledger.run.resume import resume_run
+
+__all__ = ["COMMANDS"]
+
+
+@click.command("resume")
+@run_argument
+@click.option("--concurrency", type=click.IntRange(1, 256), default=None, help="Override the run's concurrency.")
+@click.option("--max-attempts", type=click.IntRange(1, 20), default=None, help="Override attempts per model call.")
+@click.option("--base-url", default=None, help="Override the recorded endpoint (e.g. a new loopback port).")
+@click.option("--memory-url", default=None, help="Override the recorded memory server URL (--memory http).")
+@pass_app
+def resume(app: AppContext, run_ref: str, concurrency: int | None, max_attempts: int | None,
+           base_url: str | None, memory_url: str | None) -> None:
+    """Continue an interrupted run: re-check the corpus, re-prepare if the memory lost it, run what is missing."""
+    with open_ledger(app, create=False) as ledger:
+        run_id = ledger.resolve_run(run_ref)
+        overrides = {"concurrency": concurrency, "max_attempts": max_attempts, "base_url": base_url}
+        if memory_url:
+            overrides["memory_options"] = {"url": memory_url}
+        try:
+            outcome = resume_run(ledger, run_id, redact=redact, progress=make_progress(app.log_format),
+                                 **overrides)
+        except RunAborted:
+            show_report(report_for(ledger, run_id))
+            raise
+        if outcome.pending == 0 and not outcome.reprepared:
+            click.echo(f"run {run_id} is already complete; nothing to resume", err=True)
+        else:
+            click.echo(f"resumed run {run_id} (attempt {outcome.attempt}, {outcome.pending} question(s) pending"
+                       + (", memory re-prepared" if outcome.reprepared else "") + ")", err=True)
+        show_report(report_for(ledger, run_id))
+
+
+COMMANDS = [resume]

@@ -1,0 +1,98 @@
+"""Resume: continue an interrupted run from its events ("planned minus recorded").
+
+Resume reads the corpus again and refuses it if its fingerprint changed (naming both), probes the
+memory system for the prepared scope and prepares it again when anything is missing (it never
+scores against an empty index), then runs exactly the stages the ledger does not hold: questions
+that only have Failed events are retried under a new attempt number, recorded stages are skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import structlog
+
+from adapters.benchmarks.base import Dataset
+from adapters.benchmarks.loaders import reload_dataset
+from adapters.memory.registry import open_memory
+from ledger.errors import BadInput, CorpusChanged
+from ledger.events import RunResumed
+from ledger.run.prepare import scope_names
+from ledger.run.runner import execute
+from ledger.run.session import open_models
+from ledger.run.settings import RunSettings
+from projections.state import RunState, fold_run
+
+__all__ = ["ResumeOutcome", "settings_of", "resume_run"]
+
+log = structlog.get_logger("benchledger.resume")
+
+
+class ResumeOutcome:
+    def __init__(self, run_id: str, attempt: int, reprepared: bool, pending: int) -> None:
+        self.run_id, self.attempt, self.reprepared, self.pending = run_id, attempt, reprepared, pending
+
+
+def settings_of(state: RunState, **overrides) -> RunSettings:
+    """The RunSettings a run was started with, as recorded on RunStarted."""
+    cfg = state.started.config
+    extra = cfg.extra
+    values = dict(
+        memory=cfg.memory, memory_store=Path(extra.get("memory_store", "memory.sqlite")),
+        memory_options=dict(cfg.memory_options), k=cfg.k, token_budget=cfg.token_budget,
+        protocol=cfg.protocol,
+        agent_model=None if cfg.offline_models and cfg.agent_model.startswith("offline-") else cfg.agent_model,
+        judge_model=None if cfg.judge_model.startswith("offline-") else cfg.judge_model,
+        base_url=cfg.base_url, api_key_env=extra.get("api_key_env", "OPENAI_API_KEY"),
+        concurrency=cfg.concurrency, keep=cfg.keep, timeout=float(extra.get("timeout", 60.0)),
+        max_attempts=int(extra.get("max_attempts", 6)), batch_size=int(extra.get("batch_size", 1000)),
+    )
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    return RunSettings(**values)
+
+
+def _pending(state: RunState) -> int:
+    scorer = state.latest_scorer
+    return sum(1 for q in state.questions.values() if q.status(scorer) != "judged")
+
+
+def _scope_complete(memory, dataset: Dataset) -> bool:
+    names = scope_names(dataset)
+    for key, docs in dataset.scopes.items():
+        held = memory.state(names[key])
+        if held.documents < len(docs) or held.pending_chunks:
+            return False
+    return True
+
+
+def resume_run(ledger, run_id: str, *, redact: Callable[[str], str] = lambda s: s,
+               progress: Callable[[str, int, int], None] = lambda *a: None, **overrides) -> ResumeOutcome:
+    state = fold_run(run_id, ledger.events(run_id))
+    if state.started is None or state.corpus is None:
+        raise BadInput(f"run {run_id} has no recorded plan to resume from", field="run")
+    dataset = reload_dataset(state.started.config)
+    if dataset.fingerprint != state.corpus.fingerprint:
+        raise CorpusChanged(
+            f"the corpus changed since run {run_id}: recorded fingerprint {state.corpus.fingerprint}, "
+            f"on disk {dataset.fingerprint} ({state.started.config.corpus_path}); start a new run instead")
+    pending = _pending(state)
+    finished = state.finished is not None and state.finished.status == "completed"
+    if finished and pending == 0 and not state.unresolved_run_failures:
+        log.info("nothing to resume", run_id=run_id)
+        return ResumeOutcome(run_id, len(state.resumes) + 1, False, 0)
+    settings = settings_of(state, **overrides)
+    answer_model, judge_model = open_models(ledger, dataset, settings)
+    settings.memory_store.parent.mkdir(parents=True, exist_ok=True)
+    memory = open_memory(settings.memory, settings.memory_store, **settings.memory_options)
+    try:
+        reprepare = not _scope_complete(memory, dataset)
+        attempt = len(state.resumes) + 2
+        ledger.append(run_id, [RunResumed(attempt=attempt, fingerprint_on_disk=dataset.fingerprint,
+                                          reprepared=reprepare, pending_questions=pending)])
+        log.info("resuming", run_id=run_id, attempt=attempt, reprepare=reprepare, pending=pending)
+        execute(ledger, run_id, dataset, settings, memory, answer_model, judge_model, attempt=attempt,
+                prepare=reprepare, redact=redact, progress=progress)
+    finally:
+        memory.close()
+    return ResumeOutcome(run_id, attempt, reprepare, pending)

@@ -1,0 +1,58 @@
+"""Hand-made event streams for projection tests: a run described in a few lines."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from ledger.events import (
+    CorpusFingerprinted, Failed, Judged, PlannedQuestion, Provenance, QuestionAnswered, QuestionsPlanned,
+    RunConfig, RunFinished, RunStarted, ScopeVerified, ScorerStarted,
+)
+
+__all__ = ["config", "stream", "stored"]
+
+
+def config(**overrides) -> RunConfig:
+    base = dict(benchmark="GroupMemBench", subset="Finance", corpus_path="/c", memory="sqlite",
+                memory_version="1", agent_model="gpt-5", judge_model="gpt-5", offline_models=False,
+                protocol="reference", k=10,
+                prompt_hashes={"agent_system": "c2019778844ba90e854d80bf25a9a0a316c50538acb9c12ce6dd070b7013865d",
+                               "judge_system": "abcd96fd2df5eff8d4d32d516da7d84847478a03928d39456f54770657966fc1"})
+    base.update(overrides)
+    return RunConfig(**base)
+
+
+def stored(events) -> list:
+    """Wrap events like stored rows (seq, position, hash) so projections can fold them."""
+    return [SimpleNamespace(event=e, seq=i, position=i, hash=f"h{i}") for i, e in enumerate(events, start=1)]
+
+
+def stream(outcomes: dict[str, tuple[str, str]], *, cfg: RunConfig | None = None, finished: bool = True,
+           documents: int = 100, available: int = 100) -> list:
+    """outcomes: question_id -> (kind, "correct" | "incorrect" | "unclear" | "failed:<stage>" | "pending")."""
+    cfg = cfg or config()
+    planned = tuple(PlannedQuestion(question_id=q, kind=k, text=f"q {q}", gold="g") for q, (k, _) in outcomes.items())
+    events = [
+        RunStarted(config=cfg, provenance=Provenance(package_version="t", python="3.11")),
+        QuestionsPlanned(questions=planned, available=len(planned)),
+        CorpusFingerprinted(fingerprint="f" * 64, adapter_version="a", scopes={"default": "s"},
+                            expected_documents={"default": documents}, documents_available=available),
+        ScopeVerified(scope_key="default", scope="s", documents=documents, pending_chunks=0,
+                      expected_documents=documents, ok=True),
+        ScorerStarted(scorer_id="s1", judge_model=cfg.judge_model, protocol=cfg.protocol),
+    ]
+    for qid, (_, outcome) in outcomes.items():
+        if outcome == "pending":
+            continue
+        if outcome.startswith("failed:"):
+            stage = outcome.split(":", 1)[1]
+            if stage == "judge":
+                events.append(QuestionAnswered(question_id=qid, answer="a", abstained=False, model="m", raw_hash="r"))
+            events.append(Failed(stage=stage, question_id=qid, scorer_id="s1" if stage == "judge" else None,
+                                 error_class="APIError", message="boom"))
+            continue
+        events.append(QuestionAnswered(question_id=qid, answer="a", abstained=False, model="m", raw_hash="r"))
+        events.append(Judged(question_id=qid, scorer_id="s1", verdict=outcome, model="gpt-5"))
+    if finished:
+        events.append(RunFinished(status="completed"))
+    return events

@@ -1,0 +1,103 @@
+"""Projections: tallies, intervals, publishable conditions and the report, from events alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from events_factory import config, stored, stream
+from ledger.events import Judged, RunResumed, ScorerStarted
+from projections import build_report
+from projections.stats import cohen_kappa, mcnemar_exact, paired_bootstrap_diff, wilson_interval
+
+
+def _report(events, **kw):
+    return build_report("run-1", stored(events), **kw)
+
+
+def test_failures_and_pending_never_count_as_wrong():
+    events = stream({"a": ("temporal", "correct"), "b": ("temporal", "incorrect"),
+                     "c": ("temporal", "failed:answer"), "d": ("temporal", "failed:judge"),
+                     "e": ("multi_hop", "pending")})
+    report = _report(events)
+    assert (report.judged, report.correct, report.failed, report.pending) == (2, 1, 2, 1)
+    assert report.accuracy == pytest.approx(0.5)
+    assert report.strict_accuracy == pytest.approx(1 / 5)
+    assert report.by_kind["temporal"].failed == 2
+    assert report.status == "diagnostic"
+    failed = {c.name: c for c in report.conditions if not c.met}
+    assert "zero_operational_failures" in failed and "2 question(s) failed" in failed["zero_operational_failures"].reason
+    assert "complete_run" in failed
+    assert report.failures_by_error == {"APIError": 2}
+
+
+def test_wilson_interval_matches_known_values():
+    low, high = wilson_interval(8, 10)
+    assert (round(low, 4), round(high, 4)) == (0.4902, 0.9433)
+    assert wilson_interval(0, 0) == (0.0, 0.0)
+    low, high = wilson_interval(0, 5)
+    assert low == 0.0 and 0.43 < high < 0.44
+
+
+def test_reference_finance_run_is_publishable_and_each_condition_can_fail():
+    outcomes = {f"q{i}": ("temporal", "correct") for i in range(4)}
+    assert _report(stream(outcomes)).publishable
+    cases = {
+        "reference_protocol": stream(outcomes, cfg=config(k=8)),
+        "solvability_filtered_domain": stream(outcomes, cfg=config(subset="Healthcare")),
+        "complete_corpus": stream(outcomes, cfg=config(message_limit=50), documents=50, available=100),
+        "unsampled_questions": stream(outcomes, cfg=config(question_limit=4)),
+        "zero_operational_failures": stream({**outcomes, "x": ("temporal", "failed:recall")}),
+    }
+    for name, events in cases.items():
+        report = _report(events)
+        failed = [c.name for c in report.conditions if not c.met]
+        assert failed == [name], (name, failed)
+        assert report.status == "diagnostic"
+
+
+def test_offline_models_and_other_prompts_break_reference_protocol():
+    outcomes = {"q": ("temporal", "correct")}
+    for cfg in (config(offline_models=True), config(agent_model="gpt-4o"), config(prompt_hashes={}),
+                config(memory_model="gpt-5"), config(protocol="typed")):
+        cond = {c.name: c for c in _report(stream(outcomes, cfg=cfg)).conditions}["reference_protocol"]
+        assert not cond.met and cond.reason
+
+
+def test_unclear_counts_against_under_released_rule_and_is_excluded_under_rule_2():
+    events = stream({"a": ("temporal", "correct"), "b": ("temporal", "unclear")})
+    assert _report(events).accuracy == pytest.approx(0.5)
+    rule2 = _report(events, scoring_rule=2)
+    assert rule2.accuracy == pytest.approx(1.0) and rule2.projection_versions["scoring_rule"] == 2
+
+
+def test_report_selects_scorer_newest_by_default():
+    events = stream({"a": ("temporal", "correct")})
+    events.insert(-1, ScorerStarted(scorer_id="s2", judge_model="gpt-4o", protocol="reference"))
+    events.insert(-1, Judged(question_id="a", scorer_id="s2", verdict="incorrect", model="gpt-4o"))
+    assert _report(events).scorer_id == "s2" and _report(events).correct == 0
+    assert _report(events, scorer_id="s1").correct == 1
+    with pytest.raises(KeyError):
+        _report(events, scorer_id="nope")
+
+
+def test_resumed_run_is_unfinished_until_it_finishes_again():
+    events = stream({"a": ("temporal", "correct")})
+    events.append(RunResumed(attempt=2, fingerprint_on_disk="f", reprepared=False, pending_questions=0))
+    assert _report(events).run_status == "unfinished"
+
+
+def test_projection_depends_only_on_events():
+    events = stream({"a": ("temporal", "correct"), "b": ("abstention", "incorrect")})
+    first = _report(events).model_dump_json()
+    assert _report(list(events)).model_dump_json() == first
+    assert build_report("run-1", iter(stored(events))).model_dump_json() == first
+
+
+def test_exact_mcnemar_and_kappa_and_bootstrap():
+    assert mcnemar_exact(0, 0) == 1.0
+    assert mcnemar_exact(0, 6) == pytest.approx(2 / 64)
+    assert mcnemar_exact(3, 3) == 1.0
+    assert cohen_kappa(["c", "i", "c", "i"], ["c", "i", "c", "i"]) == 1.0
+    assert cohen_kappa(["c", "c", "i", "i"], ["c", "i", "c", "i"]) == pytest.approx(0.0)
+    diff, low, high = paired_bootstrap_diff([0, 0, 1, 1] * 10, [1, 1, 1, 1] * 10, seed=1)
+    assert diff == pytest.approx(0.5) and low <= diff <= high and low > 0
