@@ -24,7 +24,8 @@ Attributes tests read:
   latency                  seconds added to every chat reply (settable; for concurrency benchmarks)
   count(model=, role=)     chat requests received, faulted ones included
   authorization_seen       the Authorization header of every request, in order
-  requests                 every chat request body received, in order
+  requests                 every chat request body received, in order (none with keep_bodies=False,
+                           for long benchmarks)
   max_in_flight            the most chat requests handled at the same time
 """
 
@@ -184,8 +185,8 @@ class _Server(ThreadingHTTPServer):
 class LoopbackOpenAI:
     """A deterministic OpenAI-compatible server in a background thread (see module docstring)."""
 
-    def __init__(self, *, latency: float = 0.0) -> None:
-        self.latency = latency
+    def __init__(self, *, latency: float = 0.0, keep_bodies: bool = True) -> None:
+        self.latency, self.keep_bodies = latency, keep_bodies
         self.faults = FaultScript()
         self.authorization_seen: list[str] = []
         self.requests: list[dict] = []
@@ -225,7 +226,8 @@ class LoopbackOpenAI:
     def record(self, model: str, role: str, body: dict, authorization: str) -> None:
         with self._lock:
             self._calls[(model, role)] += 1
-            self.requests.append(body)
+            if self.keep_bodies:
+                self.requests.append(body)
             self.authorization_seen.append(authorization)
 
     def count(self, *, model: str | None = None, role: str | None = None) -> int:
