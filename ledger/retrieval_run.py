@@ -50,6 +50,13 @@ def _planned(question: Question) -> PlannedQuestion:
     )
 
 
+def _extra(selection: dict) -> dict[str, str]:
+    extra = {"mode": "retrieval", "evidence_level": str(selection.get("evidence_level", "document"))}
+    if selection.get("conversation_ids"):  # LoCoMo; `adapters.benchmarks.loaders` reads it back
+        extra["conversation_ids"] = ",".join(selection["conversation_ids"])  # type: ignore[arg-type]
+    return extra
+
+
 def retrieval_start_events(dataset: Dataset, memory: MemorySystem, *, k: int) -> list:
     """RunStarted, QuestionsPlanned and CorpusFingerprinted for a retrieval run of `dataset`."""
     selection = dataset.selection
@@ -60,8 +67,7 @@ def retrieval_start_events(dataset: Dataset, memory: MemorySystem, *, k: int) ->
         agent_model="none", judge_model="none", offline_models=True, protocol="typed", k=k,
         kinds=tuple(selection.get("categories") or ()),
         question_limit=selection.get("question_limit"),
-        extra={"mode": "retrieval",
-               "evidence_level": str(selection.get("evidence_level", "document"))},
+        extra=_extra(selection),
     )
     plan = QuestionsPlanned(
         questions=tuple(_planned(q) for q in dataset.questions),

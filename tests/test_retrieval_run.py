@@ -260,3 +260,16 @@ def test_bm25_reference_reproduces_the_locomo_baseline(shared_data, tmp_path) ->
     assert metrics["n"] == 1345 and metrics["excluded"] == 2
     assert 0.48 < metrics["recall"] < 0.54  # the expected BM25 recall@10 on LoCoMo is about 0.51
     assert metrics["by_category"]["multi_hop"]["recall"] < metrics["by_category"]["single_hop"]["recall"]
+
+
+def test_a_locomo_selection_is_recorded_so_the_dataset_can_be_reloaded(shared_data, tmp_path) -> None:
+    from adapters.benchmarks.loaders import reload_dataset
+
+    path = shared_data / "locomo" / "locomo-dev.json"
+    dataset = load_locomo(path, categories=["temporal"], question_limit=4, conversation_ids=["conv-30"])
+    with Ledger.open(tmp_path / "ledger.db") as ledger:
+        run_id, _ = run_retrieval(ledger, dataset, RecordingMemory(), k=3)
+        config = ledger.events(run_id)[0].event.config
+    assert config.kinds == ("temporal",) and config.extra["conversation_ids"] == "conv-30"
+    assert reload_dataset(config).fingerprint == dataset.fingerprint
+    assert reload_dataset(config).questions == dataset.questions

@@ -238,6 +238,9 @@ def load_locomo(path: Path, *, categories: Iterable[str | int] | None = None,
         selection={
             "categories": None if chosen_categories is None
             else [CATEGORY_NAMES[c] for c in sorted(chosen_categories)],
+            "kinds": None if chosen_categories is None
+            else [CATEGORY_NAMES[c] for c in sorted(chosen_categories)],
+            "kinds_available": list(CATEGORY_NAMES.values()),
             "question_limit": question_limit,
             "conversation_ids": wanted,
             "questions_available": available,
