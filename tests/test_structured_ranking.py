@@ -145,3 +145,4 @@ def test_a_second_connection_sees_what_another_wrote(tmp_path: Path) -> None:
 @pytest.mark.parametrize("query", ["", "the of and", "???"])
 def test_queries_without_content_words_recall_nothing(tmp_path: Path, query: str) -> None:
     assert recalled(tmp_path, corpus(("Mel", "We camped by the lake.")), query) == []
+

@@ -2,8 +2,8 @@
 
 Extraction is what `build` does to a pending document: analyse its text and the description of
 any attached image (LoCoMo's `blip_caption`), note whether it dates something, and keep the
-structure ranking needs (channel, position, author, reply, time, decision mark). The result is
-stored, so a new process rebuilds its in-memory index without analysing text again.
+structure ranking needs (channel, position, author, reply, time, topic, decision mark). The
+result is stored, so a new process rebuilds its in-memory index without analysing text again.
 """
 
 from __future__ import annotations

@@ -10,13 +10,15 @@ A query is then rescored with what the corpus structure says, each step switchab
 
 - pseudo relevance feedback: the strongest terms of the first hits are added to the query
   (RM3-style, at a fraction of the weight of the original terms);
-- neighbour smoothing: a turn inherits part of the best score of the turn before or after it in
-  its channel, and of the message it replies to, because an answer often lacks the words of the
-  question it answers;
+- neighbour smoothing: a turn inherits part of the best score of the turns just before or after
+  it in its channel (decaying with distance) and of the message it replies to, because an answer
+  often lacks the words of the question it answers;
 - speakers: a question naming a participant favours that participant's own turns, and a
   first-person question favours the asking user's own messages;
-- time: a question asking "when" favours turns that date something; a question naming a month or
-  a year favours turns from sessions at that time;
+- time: a question asking "when" favours turns that date something; a question naming a date
+  favours turns from that time, the more so the more of day, month and year agree;
+- conversation stretches: a turn gains with the total score of its channel (and topic, when the
+  release gives one), since evidence clusters in the session that is about the question;
 - decisions: a question about what was decided favours turns marked as decision points.
 """
 
