@@ -1,0 +1,109 @@
+"""Opening a ledger file: recognise it, create or migrate it, and set the connection up.
+
+A file is recognised before anything is written to it: a path that is not a SQLite file, or a
+SQLite file that is neither empty nor marked with the ledger's `application_id`, raises
+`NotALedger` and is left byte for byte as it was. A missing or zero-byte path is created as a
+new ledger. Creation and migration run inside one `BEGIN IMMEDIATE` transaction, so several
+processes opening the same new path at once create it exactly once.
+
+Every connection uses WAL (readers never block the writer), `synchronous=FULL` (a committed
+append survives power loss), a 30 s busy timeout (writers queue rather than fail) and
+`recursive_triggers` (so even REPLACE fires the delete guard; the insert guard covers
+connections that did not set it).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+from ledger import migrations
+from ledger.errors import LedgerError, NotALedger
+
+__all__ = ["BUSY_TIMEOUT_MS", "SQLITE_HEADER", "connect"]
+
+BUSY_TIMEOUT_MS = 30_000
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _check_header(path: Path) -> bool:
+    """True when the path holds a SQLite file, False when it is missing or empty."""
+    if path.is_dir():
+        raise NotALedger(f"{path} is a directory, not a ledger file; pass a file path")
+    if not path.exists() or path.stat().st_size == 0:
+        return False
+    with path.open("rb") as handle:
+        header = handle.read(len(SQLITE_HEADER))
+    if header != SQLITE_HEADER:
+        raise NotALedger(
+            f"{path} is not a SQLite file, so not a benchledger ledger; pass another path "
+            "(a new path creates a ledger)"
+        )
+    return True
+
+
+def _identify(conn: sqlite3.Connection, path: Path) -> bool:
+    """True when the open database is a ledger, False when it is empty; NotALedger otherwise."""
+    (app_id,) = conn.execute("PRAGMA application_id").fetchone()
+    if app_id == migrations.APPLICATION_ID:
+        return True
+    tables = [name for (name,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name")]
+    if app_id == 0 and not tables:
+        return False
+    shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+    raise NotALedger(
+        f"{path} is a SQLite database but not a benchledger ledger (application_id={app_id}, "
+        f"tables: {shown or 'none'}); pass another path (a new path creates a ledger)"
+    )
+
+
+def _set_wal(conn: sqlite3.Connection) -> None:
+    # Switching to WAL needs a moment of exclusive access; another opener may hold the file.
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
+def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
+    """Open (creating or migrating if needed) the ledger at path; autocommit connection."""
+    path = Path(path)
+    is_sqlite = _check_header(path)
+    if not is_sqlite and not create:
+        raise NotALedger(f"no ledger at {path}; run a benchmark first or pass --ledger PATH")
+    if not path.parent.is_dir():
+        raise NotALedger(f"cannot create a ledger at {path}: folder {path.parent} does not exist")
+    try:
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise LedgerError(f"cannot open {path}: {exc}") from exc
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if _identify(conn, path):
+                if migrations.applied(conn) != {m.number for m in migrations.MIGRATIONS}:
+                    migrations.migrate(conn, str(path))
+            else:
+                migrations.initialise(conn)
+                migrations.migrate(conn, str(path))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        (mode,) = conn.execute("PRAGMA journal_mode").fetchone()
+        if mode.lower() != "wal":
+            _set_wal(conn)
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("PRAGMA recursive_triggers = ON")
+    except BaseException:
+        conn.close()
+        raise
+    return conn

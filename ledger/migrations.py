@@ -1,0 +1,150 @@
+"""Numbered schema migrations of the ledger file, applied in order and recorded.
+
+A ledger is a plain SQLite file marked by `PRAGMA application_id` and a `meta` row, so sqlite3
+and Datasette open it as is. `schema_migrations` lists what was applied; `migrate` applies the
+rest inside the caller's write transaction, so several processes opening one new file at once
+create it exactly once. A migration is never edited after release: a change is a new number.
+
+The guard triggers are part of the schema and `verify` checks that they are still in place
+(`GUARD_TRIGGERS`). They make the database itself refuse UPDATE and DELETE on `events` and
+`blobs`, and refuse an INSERT that would collide with an existing row, which is how `INSERT OR
+REPLACE` is stopped even on a connection that never set `recursive_triggers` (without it,
+SQLite deletes the old row on REPLACE without firing the DELETE trigger).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import NamedTuple
+
+from ledger import clock
+from ledger.errors import LedgerError
+
+__all__ = [
+    "APPLICATION_ID", "FORMAT", "Migration", "MIGRATIONS", "GUARD_TRIGGERS", "applied", "migrate",
+    "initialise",
+]
+
+APPLICATION_ID = 0x424C4447  # "BLDG"
+FORMAT = "benchledger-ledger"
+
+GUARD_TRIGGERS: dict[str, str] = {
+    "events_no_update": """CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+BEGIN SELECT RAISE(ABORT, 'events are append-only: UPDATE refused'); END""",
+    "events_no_delete": """CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+BEGIN SELECT RAISE(ABORT, 'events are append-only: DELETE refused'); END""",
+    "events_no_replace": """CREATE TRIGGER events_no_replace BEFORE INSERT ON events
+WHEN EXISTS (SELECT 1 FROM events WHERE seq = NEW.seq)
+  OR EXISTS (SELECT 1 FROM events WHERE run_id = NEW.run_id AND position = NEW.position)
+  OR EXISTS (SELECT 1 FROM events WHERE run_id = NEW.run_id
+             AND idempotency_key = NEW.idempotency_key)
+BEGIN SELECT RAISE(ABORT, 'events are append-only: this row already exists'); END""",
+    "blobs_no_update": """CREATE TRIGGER blobs_no_update BEFORE UPDATE ON blobs
+BEGIN SELECT RAISE(ABORT, 'blobs are append-only: UPDATE refused'); END""",
+    "blobs_no_delete": """CREATE TRIGGER blobs_no_delete BEFORE DELETE ON blobs
+BEGIN SELECT RAISE(ABORT, 'blobs are append-only: DELETE refused'); END""",
+    # A blob is content-addressed, so a second insert of the same digest is silently skipped.
+    "blobs_insert_if_absent": """CREATE TRIGGER blobs_insert_if_absent BEFORE INSERT ON blobs
+WHEN EXISTS (SELECT 1 FROM blobs WHERE digest = NEW.digest)
+BEGIN SELECT RAISE(IGNORE); END""",
+}
+
+
+class Migration(NamedTuple):
+    number: int
+    name: str
+    statements: tuple[str, ...]
+
+
+_M001 = (
+    """CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)""",
+    """CREATE TABLE events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id TEXT NOT NULL,
+    position INTEGER NOT NULL CHECK (position >= 1),
+    type TEXT NOT NULL,
+    schema_version INTEGER NOT NULL,
+    recorded_at TEXT NOT NULL,
+    idempotency_key TEXT,
+    payload TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    UNIQUE (run_id, position),
+    UNIQUE (run_id, idempotency_key)
+)""",
+    # Lets `runs` find each run's start and finish without scanning its events.
+    """CREATE INDEX events_run_markers ON events (run_id, type, position)
+    WHERE type IN ('RunStarted', 'RunFinished')""",
+    """CREATE TABLE blobs (
+    digest TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    encoding TEXT NOT NULL,
+    body BLOB NOT NULL
+)""",
+    """CREATE TABLE cache (
+    key TEXT PRIMARY KEY,
+    response TEXT NOT NULL,
+    model TEXT NOT NULL,
+    created_at TEXT NOT NULL
+)""",
+    """CREATE TABLE views (
+    run_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    position INTEGER NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (run_id, name, version)
+)""",
+    *GUARD_TRIGGERS.values(),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "m001_initial", _M001),
+)
+
+
+def applied(conn: sqlite3.Connection) -> set[int]:
+    """Numbers of the migrations recorded in this file (empty for a new file)."""
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ).fetchone()
+    if not exists:
+        return set()
+    return {number for (number,) in conn.execute("SELECT number FROM schema_migrations")}
+
+
+def initialise(conn: sqlite3.Connection) -> None:
+    """Mark a new, empty database as a ledger. Call inside the caller's write transaction."""
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    conn.execute("""CREATE TABLE schema_migrations (
+    number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)""")
+
+
+def migrate(conn: sqlite3.Connection, path: str) -> list[str]:
+    """Apply the migrations this file lacks, in order; return their names.
+
+    Call inside the caller's write transaction (BEGIN IMMEDIATE), so it is all or nothing.
+    """
+    done = applied(conn)
+    newest = max(number for number, _, _ in MIGRATIONS)
+    if done and max(done) > newest:
+        raise LedgerError(
+            f"{path} was written by a newer benchledger (schema migration {max(done)}, this "
+            f"version knows up to {newest}); upgrade benchledger to open it"
+        )
+    names = []
+    for migration in MIGRATIONS:
+        if migration.number in done:
+            continue
+        for statement in migration.statements:
+            conn.execute(statement)
+        conn.execute(
+            "INSERT INTO schema_migrations (number, name, applied_at) VALUES (?, ?, ?)",
+            (migration.number, migration.name, clock.now_iso()),
+        )
+        if migration.number == 1:
+            conn.execute("INSERT INTO meta (key, value) VALUES ('format', ?)", (FORMAT,))
+            conn.execute("INSERT INTO meta (key, value) VALUES ('created_at', ?)",
+                         (clock.now_iso(),))
+        names.append(migration.name)
+    return names

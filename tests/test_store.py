@@ -1,0 +1,245 @@
+"""The ledger store's public API on real SQLite files: append, read back, idempotency, runs."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from freezegun import freeze_time
+
+from ledger import mapper
+from ledger.chain import GENESIS, link_hash
+from ledger.errors import AmbiguousRun, ConcurrencyConflict, LedgerError, NotALedger, RunNotFound
+from ledger.events import Failed, Judged, Provenance, RunConfig, RunFinished, RunStarted
+from ledger.store import Ledger, RunSummary, StoredEvent
+
+
+def failed(qid: str, attempt: int = 1) -> Failed:
+    return Failed(stage="answer", question_id=qid, error_class="Timeout", message="slow",
+                  attempt=attempt)
+
+
+def started(benchmark: str = "GroupMemBench") -> RunStarted:
+    config = RunConfig(benchmark=benchmark, subset="Finance", corpus_path="/c", memory="sqlite",
+                       memory_version="1", agent_model="a", judge_model="j",
+                       offline_models=True, protocol="typed", k=10)
+    return RunStarted(config=config, provenance=Provenance(package_version="0", python="3.11"))
+
+
+@pytest.fixture
+def ledger(tmp_path):
+    with Ledger.open(tmp_path / "ledger.db") as opened:
+        yield opened
+
+
+def test_append_returns_rows_with_positions_seqs_and_a_linked_chain(ledger):
+    first = ledger.append("run-a", [failed("q1"), failed("q2")])
+    other = ledger.append("run-b", [failed("q1")])
+    more = ledger.append("run-a", [failed("q3")])
+    assert [(e.seq, e.position) for e in first + other + more] == [(1, 1), (2, 2), (3, 1), (4, 3)]
+    assert first[0].prev_hash == GENESIS
+    assert other[0].prev_hash == first[1].hash and more[0].prev_hash == other[0].hash
+    assert all(isinstance(e, StoredEvent) and e.type == "Failed" for e in first)
+
+
+def test_events_read_back_typed_and_equal_to_what_append_returned(ledger):
+    written = ledger.append("run-a", [started(), failed("q1"), RunFinished(status="completed")])
+    read = ledger.events("run-a")
+    assert read == written
+    assert isinstance(read[0].event, RunStarted) and read[0].event.config.k == 10
+    assert [e.position for e in ledger.events("run-a", types=["Failed", "RunFinished"])] == [2, 3]
+    assert [e.seq for e in ledger.events("run-a", until_seq=2)] == [1, 2]
+    assert ledger.events("run-missing") == []
+
+
+def test_payload_column_holds_the_exact_hashed_json(ledger, tmp_path):
+    (row,) = ledger.append("run-a", [failed("q1")])
+    conn = sqlite3.connect(tmp_path / "ledger.db")
+    payload, recorded_at = conn.execute("SELECT payload, recorded_at FROM events").fetchone()
+    assert payload == failed("q1").model_dump_json()
+    assert row.hash == link_hash(GENESIS, "run-a", 1, "Failed", 1, recorded_at,
+                                 "failed:answer:-:q1:1", payload)
+
+
+def test_recorded_idempotency_keys_are_skipped_within_and_across_batches(ledger):
+    ledger.append("run-a", [failed("q1")])
+    written = ledger.append("run-a", [failed("q1"), failed("q2"), failed("q2"), failed("q1", 2)])
+    assert [(e.position, e.idempotency_key) for e in written] == [
+        (2, "failed:answer:-:q2:1"), (3, "failed:answer:-:q1:2")]
+    assert ledger.append("run-a", [failed("q2")]) == []
+    assert ledger.recorded_keys("run-a") == {
+        "failed:answer:-:q1:1", "failed:answer:-:q2:1", "failed:answer:-:q1:2"}
+    # the same key in another run is another event
+    assert len(ledger.append("run-b", [failed("q1")])) == 1
+
+
+def test_recorded_at_comes_from_the_frozen_clock(ledger):
+    with freeze_time("2025-03-04T05:06:07.123456Z"):
+        (row,) = ledger.append("run-a", [failed("q1")])
+    assert row.recorded_at == "2025-03-04T05:06:07.123456Z"
+    assert ledger.events("run-a")[0].recorded_at == "2025-03-04T05:06:07.123456Z"
+
+
+def test_blobs_are_content_addressed_and_stored_once(ledger, tmp_path):
+    digest = ledger.put_blob("packed context ü")
+    assert digest == ledger.put_blob("packed context ü".encode())
+    assert ledger.get_blob(digest) == "packed context ü".encode()
+    ledger.append("run-a", [failed("q1")], blobs=[b"raw output", "packed context ü"])
+    conn = sqlite3.connect(tmp_path / "ledger.db")
+    assert conn.execute("SELECT COUNT(*) FROM blobs").fetchone()[0] == 2
+    with pytest.raises(LedgerError, match="no blob"):
+        ledger.get_blob("0" * 64)
+
+
+def test_cache_keeps_the_first_response_for_a_key(ledger):
+    assert ledger.cache_get("k1") is None
+    ledger.cache_put("k1", {"content": "first"}, model="gpt-5")
+    ledger.cache_put("k1", {"content": "second"}, model="gpt-5")
+    assert ledger.cache_get("k1") == {"content": "first"}
+
+
+def test_views_are_saved_at_the_runs_position_with_the_append(ledger):
+    ledger.append("run-a", [failed("q1")], views=[("tally", 1, {"failed": 1})])
+    ledger.append("run-a", [failed("q2"), failed("q3")], views=[("tally", 1, {"failed": (3,)})])
+    ledger.append("run-b", [failed("q1")], views=[("tally", 2, [1])])
+    assert ledger.stored_views("run-a") == [("tally", 1, 3, {"failed": [3]})]
+    assert ledger.stored_views("run-b") == [("tally", 2, 1, [1])]
+
+
+def test_a_failure_inside_the_transaction_rolls_back_events_blobs_and_views(ledger, tmp_path):
+    conn = sqlite3.connect(tmp_path / "ledger.db")
+    conn.execute("CREATE TRIGGER refuse_views BEFORE INSERT ON views "
+                 "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
+    conn.commit()
+    with pytest.raises(ConcurrencyConflict, match="refused by the test"):
+        ledger.append("run-a", [failed("q1")], blobs=[b"x"], views=[("v", 1, 1)])
+    assert ledger.events("run-a") == [] and ledger.stored_views("run-a") == []
+    assert conn.execute("SELECT COUNT(*) FROM blobs").fetchone()[0] == 0
+
+
+def test_runs_are_listed_newest_first_with_their_start_and_finish(ledger):
+    with freeze_time("2025-01-01T00:00:00Z"):
+        ledger.append("01AAA", [started("LoCoMo"), failed("q1")])
+    with freeze_time("2025-01-02T00:00:00Z"):
+        ledger.append("01BBB", [started(), RunFinished(status="aborted", reason="x")])
+        ledger.append("01BBB", [RunFinished(status="completed", attempt=2)])
+    ledger.append("01CCC", [failed("q1")])
+    assert ledger.runs() == [
+        RunSummary(run_id="01CCC", started_at=ledger.events("01CCC")[0].recorded_at,
+                   benchmark=None, subset=None, memory=None, events=1, finished=None),
+        RunSummary(run_id="01BBB", started_at="2025-01-02T00:00:00.000000Z",
+                   benchmark="GroupMemBench", subset="Finance", memory="sqlite", events=3,
+                   finished="completed"),
+        RunSummary(run_id="01AAA", started_at="2025-01-01T00:00:00.000000Z", benchmark="LoCoMo",
+                   subset="Finance", memory="sqlite", events=2, finished=None),
+    ]
+
+
+def test_resolve_run_takes_full_ids_unique_prefixes_and_latest(ledger):
+    with pytest.raises(RunNotFound, match="no runs yet"):
+        ledger.resolve_run("latest")
+    ledger.append("01ABC", [failed("q1")])
+    ledger.append("01ABD", [failed("q1")])
+    ledger.append("01AB", [failed("q1")])
+    ledger.append("01ABC", [failed("q2")])
+    assert ledger.resolve_run("01ABC") == "01ABC"
+    assert ledger.resolve_run("01ABD") == "01ABD"
+    assert ledger.resolve_run("01AB") == "01AB"  # a full id wins over being a prefix
+    assert ledger.resolve_run("latest") == "01ABC"
+    with pytest.raises(AmbiguousRun, match="more characters"):
+        ledger.resolve_run("01A")
+    with pytest.raises(RunNotFound, match="benchledger runs"):
+        ledger.resolve_run("01Z")
+    with pytest.raises(RunNotFound):
+        ledger.resolve_run("%")
+
+
+def test_head_is_the_hash_of_the_runs_last_event(ledger):
+    assert ledger.head("run-a") is None
+    ledger.append("run-a", [failed("q1")])
+    (last,) = ledger.append("run-a", [failed("q2")])
+    ledger.append("run-b", [failed("q1")])
+    assert ledger.head("run-a") == last.hash
+
+
+def test_iter_all_pages_through_every_event_in_seq_order(ledger, monkeypatch):
+    monkeypatch.setattr("ledger.store._PAGE", 3)
+    for index in range(7):
+        ledger.append("run-a" if index % 2 else "run-b", [failed(f"q{index}")])
+    assert [e.seq for e in ledger.iter_all()] == list(range(1, 8))
+    assert [e.position for e in ledger.iter_all("run-a")] == [1, 2, 3]
+
+
+def test_an_old_schema_version_is_upcast_on_read_and_the_row_kept(ledger, tmp_path, monkeypatch):
+    # v0 of Judged called the verdict "outcome"; the row stays v0 and still verifies.
+    monkeypatch.setitem(mapper.UPCASTERS, ("Judged", 0), lambda p: {
+        **{k: v for k, v in p.items() if k != "outcome"}, "verdict": p["outcome"]})
+    payload = '{"type":"Judged","question_id":"q1","scorer_id":"s","outcome":"correct","model":"m"}'
+    at = "2024-01-01T00:00:00.000000Z"
+    row_hash = link_hash(GENESIS, "run-old", 1, "Judged", 0, at, "judge:s:q1", payload)
+    conn = sqlite3.connect(tmp_path / "ledger.db")
+    conn.execute("INSERT INTO events (run_id, position, type, schema_version, recorded_at, "
+                 "idempotency_key, payload, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?)",
+                 ("run-old", 1, "Judged", 0, at, "judge:s:q1", payload, GENESIS, row_hash))
+    conn.commit()
+    (stored,) = ledger.events("run-old")
+    assert stored.schema_version == 0 and isinstance(stored.event, Judged)
+    assert stored.event.verdict == "correct"
+    assert conn.execute("SELECT payload FROM events").fetchone()[0] == payload
+    assert ledger.verify().ok
+
+
+def test_a_missing_upcaster_is_a_clear_error(ledger, tmp_path):
+    conn = sqlite3.connect(tmp_path / "ledger.db")
+    conn.execute("INSERT INTO events (run_id, position, type, schema_version, recorded_at, "
+                 "payload, prev_hash, hash) VALUES ('r', 1, 'Judged', 0, 'a', '{}', 'p', 'h')")
+    conn.commit()
+    with pytest.raises(LedgerError, match="no upcaster registered for Judged schema_version 0"):
+        ledger.events("r")
+
+
+def test_a_new_path_is_created_and_reopened(tmp_path):
+    path = tmp_path / "fresh.db"
+    with Ledger.open(path) as ledger:
+        ledger.append("run-a", [failed("q1")])
+    with Ledger.open(path, create=False) as ledger:
+        assert len(ledger.events("run-a")) == 1
+        assert ledger.path == path
+
+
+@pytest.mark.parametrize("content", [b"", None])
+def test_create_false_refuses_a_missing_or_empty_path(tmp_path, content):
+    path = tmp_path / "none.db"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(NotALedger, match="no ledger at"):
+        Ledger.open(path, create=False)
+    assert (path.exists(), path.read_bytes() if path.exists() else None) == (
+        content is not None, content)
+
+
+def test_a_text_file_is_not_a_ledger_and_is_left_alone(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("hello, this is not a database\n")
+    with pytest.raises(NotALedger, match="not a SQLite file"):
+        Ledger.open(path)
+    assert path.read_text() == "hello, this is not a database\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_another_sqlite_database_is_not_a_ledger_and_is_left_alone(tmp_path):
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE events (id INTEGER)")
+    conn.commit()
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(NotALedger, match=r"not a benchledger ledger \(application_id=0, tables: events\)"):
+        Ledger.open(path)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.db"]
+
+
+def test_a_directory_is_not_a_ledger(tmp_path):
+    with pytest.raises(NotALedger, match="is a directory"):
+        Ledger.open(tmp_path)
