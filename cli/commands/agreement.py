@@ -1,0 +1,56 @@
+"""`benchledger agreement RUN`: how far two scorers (judges) of one run agree, and where they differ.
+
+Opens the ledger, folds the run, makes one library call (`projections.agreement.judge_agreement`)
+and renders it.
+"""
+
+from __future__ import annotations
+
+import click
+
+from cli.common import AppContext, echo_json, json_option, open_ledger, pass_app, run_argument
+from projections.agreement import Agreement, AgreementSlice, judge_agreement
+from projections.state import fold_run
+
+__all__ = ["COMMANDS", "agreement"]
+
+
+@click.command("agreement")
+@run_argument
+@click.option("--scorers", nargs=2, default=None, metavar="A B",
+              help="The two scorer ids to compare [default: the run's two newest].")
+@json_option
+@pass_app
+def agreement(app: AppContext, run_ref: str, scorers: tuple[str, str] | None, as_json: bool) -> None:
+    """Judge agreement of two scorers on one run: agreement rate, Cohen's kappa, the disagreements."""
+    with open_ledger(app, create=False) as ledger:
+        run_id = ledger.resolve_run(run_ref)
+        result = judge_agreement(fold_run(run_id, ledger.events(run_id)), tuple(scorers) if scorers else None)
+    if as_json:
+        echo_json(result.model_dump(mode="json"))
+        return
+    click.echo(render_agreement(result))
+
+
+def _line(name: str, s: AgreementSlice) -> str:
+    rate = "n/a" if s.agreement_rate is None else f"{100 * s.agreement_rate:.1f}%"
+    kappa = "n/a" if s.kappa is None else f"{s.kappa:.3f}"
+    return f"  {name:<18}{s.both_judged:>8}{s.agreed:>8}{rate:>10}{kappa:>9}"
+
+
+def render_agreement(a: Agreement) -> str:
+    lines = [f"run {a.run_id}", f"  A {a.scorer_a} ({a.judge_model_a})", f"  B {a.scorer_b} ({a.judge_model_b})", ""]
+    header = f"  {'kind':<18}{'both':>8}{'agreed':>8}{'rate':>10}{'kappa':>9}"
+    lines += [header, "  " + "-" * (len(header) - 2)]
+    lines += [_line(kind, s) for kind, s in a.by_kind.items()]
+    lines += ["  " + "-" * (len(header) - 2), _line("overall", a.overall), ""]
+    if a.judged_by_one:
+        lines.append(f"  judged by only one scorer, left out ({len(a.judged_by_one)}): {', '.join(a.judged_by_one)}")
+    lines.append(f"  disagreements ({len(a.disagreements)}):" if a.disagreements else "  disagreements: none")
+    for d in a.disagreements:
+        lines.append(f"    {d.question_id} [{d.kind}]  A {d.verdict_a}: {d.reason_a}")
+        lines.append(f"    {'':<{len(d.question_id) + len(d.kind) + 3}}  B {d.verdict_b}: {d.reason_b}")
+    return "\n".join(lines)
+
+
+COMMANDS = [agreement]
