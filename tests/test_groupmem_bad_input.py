@@ -191,3 +191,11 @@ def test_every_written_message_line_is_exact(tmp_path):
     lines = corpus_path(root, "D").read_text().splitlines()
     assert lines[15 - 1] == "    {" and lines[15] == '      "msg_node": "Msg_2",'
 
+
+
+def test_lone_surrogate_escapes_are_bad_input(tmp_path):
+    root = release(tmp_path)
+    path = corpus_path(root, "D")
+    path.write_text(path.read_text().replace('"text 5"', '"text \\ud800"'))
+    err = bad(root)
+    assert err.field == 'channels["dev"][1]' and "surrogate" in str(err) and "content" in str(err)

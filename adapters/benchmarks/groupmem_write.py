@@ -27,12 +27,16 @@ def _write(path: Path, text: str) -> None:
 
 
 def write_corpus(root: Path, domain: str, channels: Mapping[str, Sequence[Mapping[str, Any]]]) -> Path:
-    """channel -> messages, each written with the released field order first."""
+    """channel -> messages, each written with the released field order first.
+
+    Anything that is not a mapping is written as given, so tests can write broken releases.
+    """
     check_domain(domain)
     ordered = {
         channel: [
             {**{k: m[k] for k in MESSAGE_FIELDS if k in m},
              **{k: v for k, v in m.items() if k not in MESSAGE_FIELDS}}
+            if isinstance(m, Mapping) else m
             for m in messages
         ]
         for channel, messages in channels.items()
