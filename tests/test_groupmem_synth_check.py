@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from adapters.benchmarks.groupmem import KINDS, corpus_path, load_groupmem
 from adapters.benchmarks.groupmem_check import check_groupmem
+from adapters.benchmarks.groupmem_schema import ABSTENTION_GOLD
 from adapters.benchmarks.groupmem_synth import synthesize_groupmem
 from cli.main import cli
 from ledger.errors import BadInput
