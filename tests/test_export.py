@@ -1,0 +1,139 @@
+"""`benchledger export`: CSV and JSON that parse back, and an HTML page that escapes everything."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+from ledger.store import Ledger
+from projections.export import CSV_FIELDS, export_rows
+from projections.report import Report, report_from_state
+from test_diff import append_run, fold, invoke, real_run
+
+NASTY = "<script>alert(1)</script>\"&'"
+NASTY_ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&amp;&#x27;"
+
+
+class PageParser(HTMLParser):
+    """Collects tag names, attributes and text of a page."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[str] = []
+        self.attributes: list[tuple[str, str | None]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.attributes += attrs
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def parse(page: str) -> PageParser:
+    parser = PageParser()
+    parser.feed(page)
+    parser.close()
+    return parser
+
+
+def test_csv_has_one_row_per_planned_question_and_parses_back(tmp_path):
+    assert invoke("synth", "groupmem", "rel", "--messages", "400", "--seed", "1").exit_code == 0
+    run_id = real_run("rel", "bm25-reference")
+    result = invoke("export", run_id, "--format", "csv", "--out", "out/q.csv")
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(Path("out/q.csv").read_text(encoding="utf-8"))))
+    with Ledger.open(tmp_path / "ledger.db") as ledger:
+        state = fold(ledger, run_id)
+        recalled = {e.event.question_id: e.event for e in ledger.events(run_id, types=["ContextRecalled"])}
+    assert [r["question_id"] for r in rows] == list(state.questions)
+    assert tuple(rows[0]) == CSV_FIELDS
+    for row in rows:
+        question = state.questions[row["question_id"]]
+        assert row["verdict"] == question.judged["s1"].verdict and row["status"] == "judged"
+        assert row["gold"] == question.planned.gold and row["answer"] == question.answered.answer
+        assert row["recalled_doc_ids"].split() == [i.doc_id for i in recalled[row["question_id"]].items]
+        assert int(row["context_tokens"]) == recalled[row["question_id"]].context_tokens
+    assert sorted(Path("out").iterdir()) == [Path("out/q.csv")], "no temporary file may be left behind"
+
+
+def test_csv_keeps_failed_and_pending_questions_as_rows(tmp_path):
+    outcomes = {"q1": ("temporal", "correct"), "q2": ("temporal", "failed:answer"), "q3": ("abstention", "pending")}
+    with Ledger.open(tmp_path / "ledger.db") as ledger:
+        append_run(ledger, "R", outcomes)
+    assert invoke("export", "R", "--out", "q.csv").exit_code == 0
+    rows = list(csv.DictReader(open("q.csv", encoding="utf-8", newline="")))
+    assert [(r["question_id"], r["status"], r["verdict"]) for r in rows] == [
+        ("q1", "judged", "correct"), ("q2", "failed", ""), ("q3", "pending", "")]
+    assert (rows[1]["failure_stage"], rows[1]["failure_class"]) == ("answer", "APITimeoutError")
+    assert rows[1]["failure_message"] == "timed out on q2"
+
+
+def test_json_export_round_trips(tmp_path):
+    outcomes = {"q1": ("temporal", "correct"), "q2": ("multi_hop", "incorrect"), "q3": ("multi_hop", "failed:judge")}
+    with Ledger.open(tmp_path / "ledger.db") as ledger:
+        append_run(ledger, "R", outcomes, context="[Msg_1] User_1: the plan is on\nline two")
+        state = fold(ledger, "R")
+        expected_rows = export_rows(state, ledger.get_blob)
+    assert invoke("export", "R", "--format", "json", "--out", "r.json").exit_code == 0
+    document = json.loads(Path("r.json").read_text(encoding="utf-8"))
+    assert Report.model_validate(document["report"]) == report_from_state(state)
+    assert document["questions"] == expected_rows
+    assert document["questions"][0]["context"] == "[Msg_1] User_1: the plan is on\nline two"
+    assert document["report"]["failed"] == 1 and document["questions"][2]["failure_stage"] == "judge"
+
+
+def test_html_escapes_corpus_and_model_text_and_loads_nothing(tmp_path):
+    outcomes = {f"q{NASTY}": ("temporal", "failed:judge"), "q2": ("temporal", "correct"), "q3": ("multi_hop", "incorrect")}
+    with Ledger.open(tmp_path / "ledger.db") as ledger:
+        append_run(ledger, "R", outcomes, text=NASTY, gold=NASTY, answer=NASTY, context=f"[Msg_1] {NASTY}")
+    result = invoke("export", "R", "--format", "html", "--out", "r.html")
+    assert result.exit_code == 0, result.output
+    page = Path("r.html").read_text(encoding="utf-8")
+    assert "<script" not in page.lower()
+    assert page.count(NASTY_ESCAPED) >= 10  # question, gold, answer, context, ids, failure message
+    parsed = parse(page)
+    assert not {"script", "link", "img", "iframe", "object", "embed", "base"} & set(parsed.tags)
+    assert any(NASTY in text for text in parsed.text), "the text must read back exactly once unescaped"
+    assert not [name for name, _ in parsed.attributes if name.startswith("on")]
+    assert set(re.findall(r"https?://[^\s\"'<>)]+", page)) <= {"http://www.w3.org/2000/svg"}
+    assert "@import" not in page and "url(" not in page
+    assert "default-src 'none'" in page
+
+
+def test_html_shows_scorecard_conditions_chart_failures_and_every_question(tmp_path):
+    outcomes = {"t1": ("temporal", "correct"), "t2": ("temporal", "incorrect"), "m1": ("multi_hop", "failed:answer"),
+                "m2": ("multi_hop", "unclear"), "a1": ("abstention", "pending")}
+    with Ledger.open(tmp_path / "ledger.db") as ledger:
+        append_run(ledger, "R", outcomes)
+        report = report_from_state(fold(ledger, "R"))
+    assert invoke("export", "R", "--out", "r.html").exit_code == 0
+    page = Path("r.html").read_text(encoding="utf-8")
+    text = " ".join(parse(page).text)
+    for condition in report.conditions:
+        assert condition.name in text and condition.reason in text
+    assert report.status.upper() in text and report.ledger_head in text and report.fingerprint in text
+    # one bar per kind with something judged (abstention has nothing judged: no bar, "n/a")
+    assert re.findall(r'<rect class="bar" data-kind="([^"]+)"', page) == ["multi_hop", "temporal"]
+    assert "APITimeoutError · 1" in text and "timed out on m1" in text
+    for qid in outcomes:
+        assert f'id="q-{qid}"' in page
+    assert page.count('class="q v-correct"') == 1 and page.count('class="q v-failed"') == 1
+    assert page.count('class="q v-unclear"') == 1 and page.count('class="q v-pending"') == 1
+    assert page.count("<details>") == 4  # every recalled question folds its context away
+
+
+def test_export_errors_exit_2_and_write_nothing(tmp_path):
+    with Ledger.open(tmp_path / "ledger.db") as ledger:
+        append_run(ledger, "R", {"q1": ("temporal", "correct")})
+    unknown = invoke("export", "R", "--format", "json", "--out", "a.json", "--scorer", "nope")
+    assert unknown.exit_code == 2 and "no scorer 'nope'" in unknown.output
+    guess = invoke("export", "R", "--out", "a.txt")
+    assert guess.exit_code == 2 and "--format" in guess.output
+    assert not Path("a.json").exists() and not Path("a.txt").exists()
+    assert invoke("export", "NOPE", "--out", "a.csv").exit_code == 2
