@@ -32,7 +32,8 @@ def test_agreement_of_two_scorers_on_a_real_run(tmp_path):
     assert invoke("synth", "groupmem", "rel", "--messages", "400", "--seed", "1").exit_code == 0
     run_id = real_run("rel", "bm25-reference")
     with Ledger.open(tmp_path / "ledger.db") as ledger:
-        first = {e.event.question_id: e.event.verdict for e in ledger.events(run_id, types=["Judged"])}
+        judged = {e.event.question_id: e.event.verdict for e in ledger.events(run_id, types=["Judged"])}
+        first = {qid: judged[qid] for qid in fold(ledger, run_id).questions}  # plan order
         correct = [q for q, v in first.items() if v == "correct"]
         wrong = [q for q, v in first.items() if v == "incorrect"]
         flipped = correct[:3] + wrong[:1]

@@ -209,8 +209,9 @@ def test_real_runs_flips_match_the_recorded_verdicts_and_a_message_limit_is_refu
     with Ledger.open(tmp_path / "ledger.db") as ledger:
         verdicts = {run: {e.event.question_id: e.event.verdict for e in ledger.events(run, types=["Judged"])}
                     for run in (run_a, run_b)}
-    expected_up = [q for q in verdicts[run_a] if verdicts[run_a][q] != "correct" and verdicts[run_b][q] == "correct"]
-    expected_down = [q for q in verdicts[run_a] if verdicts[run_a][q] == "correct" and verdicts[run_b][q] != "correct"]
+        plan_order = list(fold(ledger, run_a).questions)
+    expected_up = [q for q in plan_order if verdicts[run_a][q] != "correct" and verdicts[run_b][q] == "correct"]
+    expected_down = [q for q in plan_order if verdicts[run_a][q] == "correct" and verdicts[run_b][q] != "correct"]
     assert data["overall"]["wrong_to_correct"] == expected_up
     assert data["overall"]["correct_to_wrong"] == expected_down
     assert expected_up or expected_down, "the two memory systems should disagree somewhere"
