@@ -198,4 +198,12 @@ def test_lone_surrogate_escapes_are_bad_input(tmp_path):
     path = corpus_path(root, "D")
     path.write_text(path.read_text().replace('"text 5"', '"text \\ud800"'))
     err = bad(root)
-    assert err.field == 'channels["dev"][1]' and "surrogate" in str(err) and "content" in str(err)
+    assert err.field == 'channels["dev"][1].content' and "surrogate" in str(err) and err.line == 53
+    path.write_text(path.read_text().replace('"text \\ud800"', '"fine \\ud83d\\ude00"')
+                    .replace('"dev": [', '"d\\udc00v": ['))
+    assert "channel name" in str(bad(root))
+    path.write_text(path.read_text().replace('"d\\udc00v": [', '"dev": ['))
+    assert load_groupmem(root, "D").scopes["default"][4].text == "fine \U0001f600"
+    qpath = root / "questions" / "D" / "temporal.jsonl"
+    qpath.write_text('{"id": "t1", "question": "q\\udfff", "answer": "a"}\n')
+    assert (bad(root).line, bad(root).field) == (1, "question")

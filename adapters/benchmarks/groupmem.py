@@ -38,7 +38,8 @@ from adapters.benchmarks.groupmem_files import (
     check_domain, line_at, read_text, scan_channels,
 )
 from adapters.benchmarks.groupmem_schema import (
-    ABSTENTION_GOLD, KINDS, RawMessage, RawQuestion, extras_as_strings,
+    ABSTENTION_GOLD, KINDS, SURROGATE_ESCAPE, RawMessage, RawQuestion, extras_as_strings,
+    is_encodable,
 )
 from ledger.errors import BadInput
 
@@ -98,6 +99,11 @@ def read_corpus(root: Path, domain: str) -> Corpus:
     channels, positioned = scan_channels(text, path)
     raw: list[tuple[str, RawMessage]] = []
     seen: dict[str, str] = {}
+    check_text = SURROGATE_ESCAPE.search(text) is not None
+    for channel in channels if check_text else ():
+        if not is_encodable(channel):
+            raise BadInput("channel name is not valid Unicode (lone surrogate escape)",
+                           file=str(path), field=f"channels[{json.dumps(channel)}]")
     for item in positioned:
         where = f"channels[{json.dumps(item.channel, ensure_ascii=False)}][{item.index}]"
         if not isinstance(item.value, dict):
@@ -109,6 +115,9 @@ def read_corpus(root: Path, domain: str) -> Corpus:
             loc, msg = _first_error(err)
             raise BadInput(msg, file=str(path), line=line_at(text, item.offset),
                            field=where + loc) from None
+        if check_text and (name := message.unencodable_field()):
+            raise BadInput("not valid Unicode (lone surrogate escape)", file=str(path),
+                           line=line_at(text, item.offset), field=f"{where}.{name}")
         if message.msg_node in seen:
             raise BadInput(f"duplicate msg_node {message.msg_node!r} (first at {seen[message.msg_node]})",
                            file=str(path), line=line_at(text, item.offset), field=where + ".msg_node")
@@ -163,6 +172,9 @@ def parse_question_file(root: Path, path: Path) -> list[RawQuestion]:
         except ValidationError as err:
             loc, msg = _first_error(err)
             raise BadInput(msg, file=str(path), line=number, field=loc.lstrip(".") or None) from None
+        if SURROGATE_ESCAPE.search(line) and (name := question.unencodable_field()):
+            raise BadInput("not valid Unicode (lone surrogate escape)", file=str(path), line=number,
+                           field=name)
         if question.id in lines_of:
             raise BadInput(f"duplicate id {question.id!r} (first on line {lines_of[question.id]})",
                            file=str(path), line=number, field="id")

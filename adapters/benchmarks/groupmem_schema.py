@@ -15,14 +15,15 @@ is_decision_point. A message's content is capped at `MAX_CONTENT_BYTES` of UTF-8
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime, timezone
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
     "KINDS", "ABSTENTION_GOLD", "MAX_CONTENT_BYTES", "RawMessage", "RawQuestion", "parse_timestamp",
-    "extras_as_strings",
+    "extras_as_strings", "SURROGATE_ESCAPE", "is_encodable",
 ]
 
 KINDS: tuple[str, ...] = (
@@ -30,6 +31,8 @@ KINDS: tuple[str, ...] = (
 )
 ABSTENTION_GOLD = "There is no information available in the conversation to answer this question."
 MAX_CONTENT_BYTES = 1_000_000
+SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+"""A JSON escape that may decode to a lone surrogate; only then are fields checked one by one."""
 
 
 def parse_timestamp(value: str) -> datetime:
@@ -43,7 +46,7 @@ def parse_timestamp(value: str) -> datetime:
         raise ValueError(f"timestamp {value!r} is out of range in UTC") from err
 
 
-def _encodable(value: object) -> bool:
+def is_encodable(value: object) -> bool:
     """False for text that cannot be written as UTF-8 (lone surrogates from JSON escapes)."""
     if isinstance(value, str):
         try:
@@ -51,9 +54,9 @@ def _encodable(value: object) -> bool:
         except UnicodeEncodeError:
             return False
     elif isinstance(value, dict):
-        return all(_encodable(key) and _encodable(item) for key, item in value.items())
+        return all(is_encodable(key) and is_encodable(item) for key, item in value.items())
     elif isinstance(value, list):
-        return all(_encodable(item) for item in value)
+        return all(is_encodable(item) for item in value)
     return True
 
 
@@ -67,12 +70,9 @@ def extras_as_strings(model: BaseModel) -> dict[str, str]:
 class _Raw(BaseModel):
     model_config = ConfigDict(strict=True, frozen=True, extra="allow")
 
-    @model_validator(mode="after")
-    def _all_text_encodable(self):
-        for name, value in self:
-            if not _encodable(value):
-                raise ValueError(f"field {name!r} is not valid Unicode (lone surrogate)")
-        return self
+    def unencodable_field(self) -> str | None:
+        """The first field holding a lone surrogate (only a JSON escape can put one there)."""
+        return next((name for name, value in self if not is_encodable(value)), None)
 
 
 class RawMessage(_Raw):
