@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -109,7 +108,8 @@ def test_broken_question_line_names_file_and_line(tmp_path):
     path.write_text('{"id": "t1", "question": "q", "answer": 5}\n')
     err = bad(root)
     assert (err.line, err.field) == (1, "answer")
-    path.write_text('{"id": "t1", "question": "q", "answer": "a"}\n{"id": "t1", "question": "q", "answer": "b"}\n')
+    path.write_text('{"id": "t1", "question": "q", "answer": "a"}\n'
+                    '{"id": "t1", "question": "q", "answer": "b"}\n')
     assert (bad(root).line, bad(root).field) == (2, "id")
 
 

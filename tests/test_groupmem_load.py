@@ -23,7 +23,8 @@ T0 = datetime(2025, 5, 1, 9, 0)
 
 def message(n: int, minutes: int | None = None, **overrides) -> dict:
     base = {"msg_node": f"Msg_{n}", "content": f"message number {n}", "author": f"User_{n % 3 + 1}",
-            "role": "Backend Engineer", "timestamp": (T0 + timedelta(minutes=n if minutes is None else minutes)).isoformat(),
+            "role": "Backend Engineer",
+            "timestamp": (T0 + timedelta(minutes=n if minutes is None else minutes)).isoformat(),
             "reply_to": None, "phase_name": "Build", "topic": "api", "is_noise": False,
             "is_decision_point": False}
     return {**base, **overrides}

@@ -80,7 +80,8 @@ class _Domain:
 
     def _component(self) -> str:
         n = len(self.components)
-        name = f"{vocab.COMPONENT_WORDS[n % len(vocab.COMPONENT_WORDS)]}-{n // len(vocab.COMPONENT_WORDS) + 1}"
+        rounds, word = divmod(n, len(vocab.COMPONENT_WORDS))
+        name = f"{vocab.COMPONENT_WORDS[word]}-{rounds + 1}"
         self.components.append(name)
         return name
 
