@@ -86,10 +86,6 @@ class RunDiff(BaseModel):
     bootstrap_resamples: int
     diff_version: int
 
-    @property
-    def comparable(self) -> bool:
-        return not (self.different_corpora or self.different_questions)
-
 
 def pick_scorer(state: RunState, scorer_id: str | None, *, option: str = "scorer") -> str | None:
     """The asked scorer (checked), or the run's newest; None when the run was never judged."""

@@ -46,7 +46,7 @@ def _row(question: QuestionState, scorer: str | None, get_blob: Callable[[str], 
     planned, recalled, answered = question.planned, question.recalled, question.answered
     judged = question.judged.get(scorer) if scorer else None
     failure = question.unresolved_failure(scorer)
-    row = {
+    return {
         "question_id": planned.question_id,
         "kind": planned.kind,
         "asking_user": planned.asking_user,
@@ -74,7 +74,6 @@ def _row(question: QuestionState, scorer: str | None, get_blob: Callable[[str], 
         "failure_message": failure.message if failure else None,
         "context": get_blob(recalled.context_hash).decode("utf-8", "replace") if recalled else None,
     }
-    return row
 
 
 def export_json(report: Report, rows: list[dict[str, Any]]) -> str:

@@ -66,8 +66,8 @@ def render_diff(d: RunDiff) -> str:
     if d.different_questions:
         lines.append(f"WARNING: DIFFERENT QUESTIONS ({len(d.only_in_a)} only in A, {len(d.only_in_b)} only in B, "
                      f"{len(d.changed_questions)} changed): only shared question ids are paired")
-    lines.append(f"A {d.run_a} (scorer {d.scorer_a})")
-    lines.append(f"B {d.run_b} (scorer {d.scorer_b})")
+    lines.append(f"A {d.run_a} (scorer {d.scorer_a or 'none: never judged'})")
+    lines.append(f"B {d.run_b} (scorer {d.scorer_b or 'none: never judged'})")
     lines.append("")
     header = (f"  {'kind':<18}{'paired':>7}{'acc A':>9}{'acc B':>9}{'B - A':>9}  {'95% CI (pts)':<18}"
               f"{'McNemar p':>10}{'A✓B✗':>8}{'A✗B✓':>8}")
