@@ -19,10 +19,14 @@ _NULL = b"~"
 
 
 def canonical_bytes(run_id: str, position: int, type: str, schema_version: int,
-                    recorded_at: str, idempotency_key: str | None, payload: str) -> bytes:
-    """The bytes of one row that the chain covers, each column framed, in a fixed order."""
+                    recorded_at: str, idempotency_key: str | None, payload: str | bytes) -> bytes:
+    """The bytes of one row that the chain covers, each column framed, in a fixed order.
+
+    `payload` may be given as its UTF-8 bytes already (the append path has them).
+    """
     # One formatting call rather than a helper per column: this runs for every appended event.
-    run, kind, at, body = run_id.encode(), type.encode(), recorded_at.encode(), payload.encode()
+    run, kind, at = run_id.encode(), type.encode(), recorded_at.encode()
+    body = payload if isinstance(payload, bytes) else payload.encode()
     pos, version = b"%d" % position, b"%d" % schema_version
     if idempotency_key is None:
         key = _NULL
@@ -35,7 +39,7 @@ def canonical_bytes(run_id: str, position: int, type: str, schema_version: int,
 
 
 def link_hash(prev_hash: str, run_id: str, position: int, type: str, schema_version: int,
-              recorded_at: str, idempotency_key: str | None, payload: str) -> str:
+              recorded_at: str, idempotency_key: str | None, payload: str | bytes) -> str:
     """The hash of a row whose predecessor in the chain has `prev_hash`."""
     digest = sha256(prev_hash.encode("ascii"))
     digest.update(canonical_bytes(run_id, position, type, schema_version, recorded_at,

@@ -29,7 +29,7 @@ from ledger.chain import GENESIS, link_hash
 from ledger.connection import connect
 from ledger.errors import AmbiguousRun, ConcurrencyConflict, LedgerError, RunNotFound
 from ledger.events import Event
-from ledger.mapper import _FIELDS, ROW_COLUMNS, StoredEvent, event_row, row_to_stored
+from ledger.mapper import ROW_COLUMNS, StoredEvent, event_row, row_to_stored, stored_event
 from ledger.verify import Refold, VerifyResult, verify_ledger
 
 __all__ = ["Ledger", "StoredEvent", "RunSummary", "VerifyResult", "MAX_APPEND_ATTEMPTS"]
@@ -172,12 +172,10 @@ class Ledger:
             position += 1
             seq += 1
             hash_ = link_hash(prev_hash, run_id, position, type_, version, recorded_at, key, payload)
-            to_insert.append((run_id, position, type_, version, recorded_at, key, payload,
+            to_insert.append((run_id, position, type_, version, recorded_at, key, payload.decode(),
                               prev_hash, hash_))
-            written.append(StoredEvent.model_construct(
-                _FIELDS, seq=seq, run_id=run_id, position=position, type=type_, schema_version=version,
-                recorded_at=recorded_at, idempotency_key=key, hash=hash_, prev_hash=prev_hash,
-                event=event))
+            written.append(stored_event(seq, run_id, position, type_, version, recorded_at, key,
+                                        hash_, prev_hash, event))
             prev_hash = hash_
         if to_insert:
             conn.executemany(_INSERT_EVENT, to_insert)

@@ -243,3 +243,15 @@ def test_another_sqlite_database_is_not_a_ledger_and_is_left_alone(tmp_path):
 def test_a_directory_is_not_a_ledger(tmp_path):
     with pytest.raises(NotALedger, match="is a directory"):
         Ledger.open(tmp_path)
+
+
+def test_rows_built_on_the_fast_path_equal_validated_rows(ledger):
+    (appended,) = ledger.append("run-a", [started()])
+    (read,) = ledger.events("run-a")
+    for row in (appended, read):
+        validated = StoredEvent.model_validate(row.model_dump())
+        assert row == validated
+        assert row.model_fields_set == validated.model_fields_set
+        assert row.model_dump_json() == validated.model_dump_json()
+        with pytest.raises(ValueError):
+            row.seq = 5

@@ -1,0 +1,49 @@
+"""`python -m bench [--quick] [--json] [--only NAME]`: run the registered benchmarks, print JSON.
+
+Progress goes to stderr; stdout holds exactly one JSON object of named figures (indented, or on
+one line with --json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import time
+
+from bench import BENCH_MODULES, BENCHMARKS, PLACEHOLDERS
+
+
+def _load_modules() -> None:
+    for name in BENCH_MODULES:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name is None or not name.startswith(exc.name):
+                raise  # the module exists but one of its own imports is missing
+            print(f"bench: {name} not present, skipped", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    parser.add_argument("--json", action="store_true", help="print the JSON on one line")
+    parser.add_argument("--only", action="append", default=[], metavar="NAME",
+                        help="run only this figure (repeatable)")
+    args = parser.parse_args(argv)
+    _load_modules()
+    figures: dict[str, float | None] = {name: None for name in PLACEHOLDERS}
+    for name, function in BENCHMARKS.items():
+        if args.only and name not in args.only:
+            continue
+        started = time.perf_counter()
+        result = function(args.quick)
+        print(f"bench: {name} done in {time.perf_counter() - started:.1f}s", file=sys.stderr)
+        figures.update(result if isinstance(result, dict) else {name: result})
+    print(json.dumps(figures, separators=(",", ":")) if args.json else json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,119 @@
+"""Ledger speed against bare sqlite3 storing the same events, in the same process.
+
+The baseline is the least code that stores these typed events with sqlite3: dump each event's
+JSON once (`model_dump_json`) and insert rows with the same columns into a table with no
+constraints, triggers or chain, with the same journal mode (WAL) and synchronous setting
+(FULL). So a ratio shows what the ledger's guarantees cost (hash chain, idempotency lookup,
+positions, guard triggers, unique indexes, typed rows handed back), not what the disk or the
+JSON costs. The `_prebuilt` figures are stricter: their baseline inserts rows whose JSON was
+dumped before the clock started, so they also charge the ledger for serialising.
+Each side runs a few rounds, interleaved, and keeps its best rate, which damps the noise of a
+shared machine.
+"""
+
+from __future__ import annotations
+
+import gc
+import sqlite3
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from bench import register
+from bench.synthetic import fill_ledger, question_events
+from ledger.events import Event
+from ledger.store import Ledger
+
+__all__ = ["append_single_ratio", "append_batched_ratio", "verify_events_per_s"]
+
+ROUNDS = 5
+_BARE_TABLE = """CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT,
+    position INTEGER, type TEXT, schema_version INTEGER, recorded_at TEXT, idempotency_key TEXT,
+    payload TEXT, prev_hash TEXT, hash TEXT)"""
+_BARE_INSERT = "INSERT INTO events VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_ZEROS = "0" * 64
+
+
+def _bare_connection(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = FULL")
+    conn.execute(_BARE_TABLE)
+    return conn
+
+
+def _bare_rows(events: list[Event], start: int = 0) -> list[tuple]:
+    """The rows a bare store would write: same columns and payload JSON, placeholder hashes."""
+    return [("run", start + i + 1, e.type, 1, "2025-01-01T00:00:00.000000Z", e.idempotency_key(),
+             e.model_dump_json(), _ZEROS, _ZEROS) for i, e in enumerate(events)]
+
+
+def _timed(function: Callable[[], None]) -> float:
+    started = time.perf_counter()
+    function()
+    return time.perf_counter() - started
+
+
+def _append_figures(prefix: str, n: int, batch: int) -> dict[str, float]:
+    """Best rates of the ledger and of both baselines, appending `batch` events per commit."""
+    events = list(question_events(n))
+    prebuilt = _bare_rows(events)
+    batches = range(0, n, batch)
+
+    def bare(conn: sqlite3.Connection, dump: bool) -> None:
+        for start in batches:
+            rows = _bare_rows(events[start:start + batch], start) if dump else prebuilt[start:start + batch]
+            conn.execute("BEGIN")
+            conn.executemany(_BARE_INSERT, rows)
+            conn.execute("COMMIT")
+
+    best = {"ledger": 0.0, "bare": 0.0, "prebuilt": 0.0}
+    gc.collect()
+    gc.freeze()  # the inputs are long-lived: keep the collector from rescanning them each round
+    with tempfile.TemporaryDirectory() as workdir:
+        for round_ in range(ROUNDS):
+            for side in best:
+                path = Path(workdir) / f"{side}{round_}.db"
+                if side == "ledger":
+                    with Ledger.open(path) as ledger:
+                        elapsed = _timed(lambda: [ledger.append("run", events[s:s + batch])
+                                                  for s in batches])
+                else:
+                    conn = _bare_connection(path)
+                    elapsed = _timed(lambda: bare(conn, dump=side == "bare"))
+                    conn.close()
+                best[side] = max(best[side], n / elapsed)
+    return {
+        f"{prefix}_ratio": round(best["ledger"] / best["bare"], 3),
+        f"{prefix}_ratio_prebuilt": round(best["ledger"] / best["prebuilt"], 3),
+        f"{prefix}_per_s": round(best["ledger"]),
+        f"{prefix}_bare_per_s": round(best["bare"]),
+        f"{prefix}_prebuilt_per_s": round(best["prebuilt"]),
+    }
+
+
+@register("append_single_ratio")
+def append_single_ratio(quick: bool) -> dict[str, float]:
+    """Durable one-event appends per second, ledger over bare insert+commit."""
+    return _append_figures("append_single", 100 if quick else 1000, batch=1)
+
+
+@register("append_batched_ratio")
+def append_batched_ratio(quick: bool) -> dict[str, float]:
+    """Events per second appended 500 per transaction, ledger over bare executemany."""
+    return _append_figures("append_batched", 5_000 if quick else 50_000, batch=500)
+
+
+@register("verify_events_per_s")
+def verify_events_per_s(quick: bool) -> float:
+    """Rows re-hashed and checked per second by a whole-ledger verify."""
+    n = 5_000 if quick else 50_000
+    with tempfile.TemporaryDirectory() as workdir:
+        with fill_ledger(Path(workdir) / "ledger.db", "run", n) as ledger:
+            started = time.perf_counter()
+            result = ledger.verify()
+            elapsed = time.perf_counter() - started
+    if not result.ok or result.checked != n:
+        raise RuntimeError(f"verify of a fresh ledger failed: {result}")
+    return round(n / elapsed)
