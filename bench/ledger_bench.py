@@ -25,7 +25,7 @@ from bench.synthetic import fill_ledger, question_events
 from ledger.events import Event
 from ledger.store import Ledger
 
-__all__ = ["append_single_ratio", "append_batched_ratio", "verify_events_per_s"]
+__all__ = ["append_single_ratio", "append_batched_ratio", "verify_events_per_s", "read_events_per_s"]
 
 ROUNDS = 5
 _BARE_TABLE = """CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT,
@@ -116,4 +116,20 @@ def verify_events_per_s(quick: bool) -> float:
             elapsed = time.perf_counter() - started
     if not result.ok or result.checked != n:
         raise RuntimeError(f"verify of a fresh ledger failed: {result}")
+    return round(n / elapsed)
+
+
+@register("read_events_per_s")
+def read_events_per_s(quick: bool) -> float:
+    """Typed events per second from a cold `Ledger.events` of one run (JSON validated)."""
+    n = 5_000 if quick else 50_000
+    with tempfile.TemporaryDirectory() as workdir:
+        path = Path(workdir) / "ledger.db"
+        fill_ledger(path, "run", n).close()
+        with Ledger.open(path, create=False) as ledger:
+            started = time.perf_counter()
+            events = ledger.events("run")
+            elapsed = time.perf_counter() - started
+    if len(events) != n:
+        raise RuntimeError(f"read {len(events)} events of {n}")
     return round(n / elapsed)

@@ -21,15 +21,16 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
 from pydantic_core import to_json
 
 from ledger import blobs as blob_table, clock
 from ledger.chain import GENESIS, link_hash
 from ledger.connection import connect
-from ledger.errors import AmbiguousRun, ConcurrencyConflict, LedgerError, RunNotFound
+from ledger.errors import ConcurrencyConflict, LedgerError
 from ledger.events import Event
 from ledger.mapper import ROW_COLUMNS, StoredEvent, event_row, row_to_stored, stored_event
+from ledger.readcache import RunCache
+from ledger.runs import RunSummary, list_runs, resolve_run
 from ledger.verify import Refold, VerifyResult, verify_ledger
 
 __all__ = ["Ledger", "StoredEvent", "RunSummary", "VerifyResult", "MAX_APPEND_ATTEMPTS"]
@@ -42,32 +43,7 @@ _INSERT_EVENT = """INSERT INTO events (run_id, position, type, schema_version, r
 _UPSERT_VIEW = """INSERT INTO views (run_id, name, version, position, value) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (run_id, name, version) DO UPDATE SET position = excluded.position,
     value = excluded.value"""
-_RUNS = """SELECT r.run_id, r.n,
-    COALESCE(s.recorded_at, (SELECT f.recorded_at FROM events f WHERE f.seq = r.first_seq)),
-    json_extract(s.payload, '$.config.benchmark'), json_extract(s.payload, '$.config.subset'),
-    json_extract(s.payload, '$.config.memory'),
-    (SELECT json_extract(x.payload, '$.status') FROM events x
-     WHERE x.run_id = r.run_id AND x.type = 'RunFinished' ORDER BY x.position DESC LIMIT 1)
-  FROM (SELECT run_id, MIN(seq) AS first_seq, COUNT(*) AS n FROM events GROUP BY run_id) AS r
-  LEFT JOIN events s ON s.run_id = r.run_id AND s.type = 'RunStarted'
-  ORDER BY r.first_seq DESC"""
 _PAGE = 2000
-_PREFIX_END = "\U0010ffff"  # sorts after every character, bounding a prefix range scan
-
-
-class RunSummary(BaseModel):
-    """One run as `benchledger runs` lists it."""
-
-    model_config = ConfigDict(frozen=True)
-
-    run_id: str
-    started_at: str
-    benchmark: str | None
-    subset: str | None
-    memory: str | None
-    events: int
-    finished: str | None
-    """Status of the last RunFinished ("completed" or "aborted"); None while unfinished."""
 
 
 class Ledger:
@@ -77,6 +53,7 @@ class Ledger:
         self.path = path
         self._writer, self._reader = writer, reader
         self._write_lock, self._read_lock = threading.Lock(), threading.Lock()
+        self._cache = RunCache()
 
     @classmethod
     def open(cls, path: str | os.PathLike, *, create: bool = True) -> "Ledger":
@@ -107,12 +84,16 @@ class Ledger:
     # -- writer ---------------------------------------------------------------------------
 
     def append(self, run_id: str, events: Sequence[Event], *, blobs: Iterable[bytes] = (),
-               views: Sequence[tuple[str, int, object]] = ()) -> list[StoredEvent]:
+               views: Sequence[tuple[str, int, object]] = (),
+               expected_position: int | None = None) -> list[StoredEvent]:
         """Append events to a run in one transaction; return the rows actually written.
 
         Events whose idempotency key the run already holds (or that repeat a key earlier in the
         same batch) are skipped. Blobs are stored if absent. Views (name, version, value) are
-        saved at the run's position after this append, in the same transaction.
+        saved at the run's position after this append, in the same transaction. With
+        `expected_position` (the run's last position the caller folded its views from, 0 for a
+        new run) the append raises ConcurrencyConflict, writing nothing, if another writer got
+        there first, so a view can never miss an event.
         """
         rows = [event_row(event) for event in events]
         blob_rows = [blob_table.encode(data) for data in blobs]
@@ -122,8 +103,11 @@ class Ledger:
             for _ in range(MAX_APPEND_ATTEMPTS):
                 self._writer.execute("BEGIN IMMEDIATE")
                 try:
-                    written = self._append_in_transaction(run_id, events, rows, blob_rows, view_rows)
+                    written = self._append_in_transaction(run_id, events, rows, blob_rows, view_rows,
+                                                          expected_position)
                     self._writer.execute("COMMIT")
+                    with self._read_lock:
+                        self._cache.add_written(run_id, written)
                     return written
                 except sqlite3.IntegrityError as exc:  # another writer took a position or key
                     last_error = exc
@@ -151,12 +135,17 @@ class Ledger:
         return found
 
     def _append_in_transaction(self, run_id: str, events: Sequence[Event], rows: list,
-                               blob_rows: list, view_rows: list) -> list[StoredEvent]:
+                               blob_rows: list, view_rows: list,
+                               expected_position: int | None) -> list[StoredEvent]:
         conn = self._writer
         keys = [key for _, _, key, _ in rows if key is not None]
         seen = self._recorded_among(run_id, keys) if keys else set()
         (position,) = conn.execute(
             "SELECT COALESCE(MAX(position), 0) FROM events WHERE run_id = ?", (run_id,)).fetchone()
+        if expected_position is not None and position != expected_position:
+            raise ConcurrencyConflict(
+                f"run {run_id} is at position {position}, not {expected_position}: another writer "
+                "appended meanwhile; read its events again and retry")
         head = conn.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
         issued = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'events'").fetchone()
         # AUTOINCREMENT gives max(ever issued, current max) + 1, one by one within this insert.
@@ -221,15 +210,18 @@ class Ledger:
     def events(self, run_id: str, *, types: Iterable[str] | None = None,
                until_seq: int | None = None) -> list[StoredEvent]:
         """A run's events in position order, optionally only some types or up to a seq."""
-        sql, params = f"SELECT {ROW_COLUMNS} FROM events WHERE run_id = ?", [run_id]
+        with self._read_lock:
+            rows = self._reader.execute(
+                f"SELECT {ROW_COLUMNS} FROM events WHERE run_id = ? AND position > ? ORDER BY position",
+                (run_id, self._cache.last_position(run_id))).fetchall()
+            self._cache.add_read(run_id, [row_to_stored(row) for row in rows])
+            selected = self._cache.get(run_id)
         if types is not None:
-            wanted = list(types)
-            sql += f" AND type IN ({','.join('?' * len(wanted))})"
-            params += wanted
+            wanted = set(types)
+            selected = [event for event in selected if event.type in wanted]
         if until_seq is not None:
-            sql += " AND seq <= ?"
-            params.append(until_seq)
-        return [row_to_stored(row) for row in self._read(sql + " ORDER BY position", params)]
+            selected = [event for event in selected if event.seq <= until_seq]
+        return list(selected)
 
     def iter_all(self, run_id: str | None = None) -> Iterator[StoredEvent]:
         """Every event (of one run, or of the ledger) in seq order, read a page at a time."""
@@ -253,28 +245,13 @@ class Ledger:
 
     def runs(self) -> list[RunSummary]:
         """Every run, newest first."""
-        fields = ("run_id", "events", "started_at", "benchmark", "subset", "memory", "finished")
-        return [RunSummary(**dict(zip(fields, row))) for row in self._read(_RUNS)]
+        with self._read_lock:
+            return list_runs(self._reader)
 
     def resolve_run(self, ref: str) -> str:
         """A full run id from a full id, a unique prefix, or "latest"."""
-        if ref == "latest":
-            rows = self._read("SELECT run_id FROM events ORDER BY seq DESC LIMIT 1")
-            if not rows:
-                raise RunNotFound("the ledger has no runs yet; start one with `benchledger run`")
-            return rows[0][0]
-        matches = [r for (r,) in self._read(
-            "SELECT DISTINCT run_id FROM events WHERE run_id >= ? AND run_id < ? ORDER BY run_id",
-            (ref, ref + _PREFIX_END))]
-        if ref in matches:
-            return ref
-        if not matches:
-            raise RunNotFound(f"no run matches {ref!r}; list runs with `benchledger runs`")
-        if len(matches) > 1:
-            shown = ", ".join(matches[:5]) + (", ..." if len(matches) > 5 else "")
-            raise AmbiguousRun(f"{ref!r} matches {len(matches)} runs ({shown}); "
-                               "give more characters of the run id")
-        return matches[0]
+        with self._read_lock:
+            return resolve_run(self._reader, ref)
 
     def head(self, run_id: str) -> str | None:
         """Hash of the run's last event, or None if the run has none."""

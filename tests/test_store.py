@@ -145,7 +145,8 @@ def test_resolve_run_takes_full_ids_unique_prefixes_and_latest(ledger):
     assert ledger.resolve_run("01ABC") == "01ABC"
     assert ledger.resolve_run("01ABD") == "01ABD"
     assert ledger.resolve_run("01AB") == "01AB"  # a full id wins over being a prefix
-    assert ledger.resolve_run("latest") == "01ABC"
+    assert ledger.resolve_run("latest") == "01AB"  # started last, though 01ABC wrote last
+    assert ledger.runs()[0].run_id == "01AB"
     with pytest.raises(AmbiguousRun, match="more characters"):
         ledger.resolve_run("01A")
     with pytest.raises(RunNotFound, match="benchledger runs"):
@@ -255,3 +256,31 @@ def test_rows_built_on_the_fast_path_equal_validated_rows(ledger):
         assert row.model_dump_json() == validated.model_dump_json()
         with pytest.raises(ValueError):
             row.seq = 5
+
+
+def test_reads_see_events_another_writer_appended_after_a_cached_read(ledger, tmp_path):
+    ledger.append("run-a", [failed("q1")])
+    assert [e.position for e in ledger.events("run-a")] == [1]  # now cached
+    with Ledger.open(tmp_path / "ledger.db") as other:
+        other.append("run-a", [failed("q2")])
+    ledger.append("run-a", [failed("q3")])  # does not follow the cached position 1
+    assert [e.event.question_id for e in ledger.events("run-a")] == ["q1", "q2", "q3"]
+    ledger.append("run-a", [failed("q4")])  # follows the cache
+    assert [e.position for e in ledger.events("run-a", types=["Failed"])] == [1, 2, 3, 4]
+    assert ledger.events("run-a") == list(ledger.iter_all("run-a"))
+
+
+def test_returned_event_lists_are_the_callers_own(ledger):
+    ledger.append("run-a", [failed("q1")])
+    ledger.events("run-a").clear()
+    assert len(ledger.events("run-a")) == 1
+
+
+def test_expected_position_refuses_an_append_after_another_writer(ledger):
+    ledger.append("run-a", [failed("q1")], expected_position=0)
+    ledger.append("run-a", [failed("q2")])
+    with pytest.raises(ConcurrencyConflict, match="at position 2, not 1"):
+        ledger.append("run-a", [failed("q3")], views=[("v", 1, 1)], expected_position=1)
+    assert len(ledger.events("run-a")) == 2 and ledger.stored_views("run-a") == []
+    (row,) = ledger.append("run-a", [failed("q3")], views=[("v", 1, 3)], expected_position=2)
+    assert row.position == 3 and ledger.stored_views("run-a") == [("v", 1, 3, 3)]

@@ -1,0 +1,73 @@
+"""Listing the runs a ledger holds, and turning what a user typed into one run id.
+
+A run has no row of its own: it is the events sharing a run_id. Its summary comes from its first
+event, its RunStarted (found through the partial index on run markers) and its last RunFinished.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from pydantic import BaseModel, ConfigDict
+
+from ledger.errors import AmbiguousRun, RunNotFound
+
+__all__ = ["RunSummary", "list_runs", "resolve_run"]
+
+_RUNS = """SELECT r.run_id, r.n,
+    COALESCE(s.recorded_at, (SELECT f.recorded_at FROM events f WHERE f.seq = r.first_seq)),
+    json_extract(s.payload, '$.config.benchmark'), json_extract(s.payload, '$.config.subset'),
+    json_extract(s.payload, '$.config.memory'),
+    (SELECT json_extract(x.payload, '$.status') FROM events x
+     WHERE x.run_id = r.run_id AND x.type = 'RunFinished' ORDER BY x.position DESC LIMIT 1)
+  FROM (SELECT run_id, MIN(seq) AS first_seq, COUNT(*) AS n FROM events GROUP BY run_id) AS r
+  LEFT JOIN events s ON s.run_id = r.run_id AND s.type = 'RunStarted'
+  ORDER BY r.first_seq DESC"""
+_PREFIX_END = "\U0010ffff"  # sorts after every character, bounding a prefix range scan
+
+
+class RunSummary(BaseModel):
+    """One run as `benchledger runs` lists it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    started_at: str
+    benchmark: str | None
+    subset: str | None
+    memory: str | None
+    events: int
+    finished: str | None
+    """Status of the last RunFinished ("completed" or "aborted"); None while unfinished."""
+
+
+def list_runs(conn: sqlite3.Connection) -> list[RunSummary]:
+    """Every run, newest (latest first event) first."""
+    fields = ("run_id", "events", "started_at", "benchmark", "subset", "memory", "finished")
+    return [RunSummary(**dict(zip(fields, row))) for row in conn.execute(_RUNS)]
+
+
+def resolve_run(conn: sqlite3.Connection, ref: str) -> str:
+    """A full run id from a full id, a unique prefix, or "latest"; RunNotFound / AmbiguousRun.
+
+    "latest" is the run started last, the first one `list_runs` shows.
+    """
+    if ref == "latest":
+        # Position 1 is a run's first event; walking seq backwards stops at the newest one.
+        row = conn.execute(
+            "SELECT run_id FROM events WHERE position = 1 ORDER BY seq DESC LIMIT 1").fetchone()
+        if row is None:
+            raise RunNotFound("the ledger has no runs yet; start one with `benchledger run`")
+        return row[0]
+    matches = [r for (r,) in conn.execute(
+        "SELECT DISTINCT run_id FROM events WHERE run_id >= ? AND run_id < ? ORDER BY run_id",
+        (ref, ref + _PREFIX_END))]
+    if ref in matches:
+        return ref
+    if not matches:
+        raise RunNotFound(f"no run matches {ref!r}; list runs with `benchledger runs`")
+    if len(matches) > 1:
+        shown = ", ".join(matches[:5]) + (", ..." if len(matches) > 5 else "")
+        raise AmbiguousRun(f"{ref!r} matches {len(matches)} runs ({shown}); "
+                           "give more characters of the run id")
+    return matches[0]
