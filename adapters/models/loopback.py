@@ -12,11 +12,13 @@ real sockets) with no network:
         srv.count(role="agent"), srv.count(model="loopback-agent", role="judge")
 
 Endpoints: `POST /v1/chat/completions` and `GET /v1/models`. Any model name is accepted. The
-role is read from the user prompt: "Retrieved passages:" means the agent, "Gold Answer:" the
-judge. The agent answers extractively from the passages in its prompt (the offline answerer's
-logic); the judge judges lexically (the offline judge's logic; a gold answer that abstains makes
-it an abstention question). Prose replies end with a `Final:` line; a request with a
-`json_schema` response_format gets `{answer, abstained}` or `{correct, reason}` JSON.
+role is read from the user prompt: "Retrieved passages:" means the agent, "Gold Answer:" or
+"Evaluation Question:" (a Memora criterion) the judge. The agent answers extractively from the
+passages in its prompt (the offline answerer's logic); the judge judges lexically (the offline
+judge's logic; a gold answer that abstains makes it an abstention question; a criterion is
+answered by `lexical_criterion`). Prose replies end with a `Final:` line; a request with a
+`json_schema` response_format gets `{answer, abstained}`, `{correct, reason}` or, for a
+criterion, `{answer: yes|no, reason}` JSON.
 
 Attributes tests read:
   base_url                 "http://127.0.0.1:<port>/v1"
@@ -43,19 +45,20 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from adapters.memory.protocol import estimate_tokens
 from adapters.models.abstention import is_abstention
 from adapters.models.loopback_faults import Fault, FaultScript
-from adapters.models.offline import extractive_answer, lexical_verdict
+from adapters.models.offline import extractive_answer, lexical_criterion, lexical_verdict
 
 __all__ = ["LoopbackOpenAI", "reply_for", "role_of"]
 
 _QUESTION = re.compile(r"Question:\n(.*?)\n\n(?:Retrieved passages|Gold Answer):\n", re.DOTALL)
 _PASSAGES = re.compile(r"Retrieved passages:\n(.*?)\n\nAnswer the question", re.DOTALL)
 _GOLD = re.compile(r"Gold Answer:\n(.*?)\n\nAgent Answer:\n(.*)\Z", re.DOTALL)
+_CRITERION = re.compile(r"Candidate Answer:\n(.*?)\n\nEvaluation Question:\n(.*)\Z", re.DOTALL)
 _PASSAGE_SPLIT = re.compile(r"\n\n(?=\[\d+\] )")
 _PASSAGE_HEAD = re.compile(r"\A\[\d+\] (?:\[[^\n]*\]\n)?")
 
 
 def role_of(prompt: str) -> str:
-    if "Gold Answer:" in prompt:
+    if "Gold Answer:" in prompt or "Evaluation Question:" in prompt:
         return "judge"
     return "agent" if "Retrieved passages:" in prompt else "other"
 
@@ -77,6 +80,10 @@ def reply_for(body: dict, *, fault: Fault | None = None) -> str:
         answer = extractive_answer(question, passages)
         content, prose = {"answer": answer, "abstained": is_abstention(answer)}, f"Final: {answer}"
         reasoning = f"I compared the question with {len(passages)} retrieved passages."
+    elif role == "judge" and (m := _CRITERION.search(prompt)):
+        said, reason = lexical_criterion(m.group(2).strip(), m.group(1).strip())
+        content, prose = {"answer": said, "reason": reason}, f"Final: {said.capitalize()}"
+        reasoning = f"Lexical check of the criterion: {reason}."
     elif role == "judge":
         gold, agent = (m.group(1).strip(), m.group(2).strip()) if (m := _GOLD.search(prompt)) else ("", "")
         verdict, reason = lexical_verdict(question=question, gold=gold, answer=agent, abstention=is_abstention(gold))

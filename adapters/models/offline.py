@@ -16,8 +16,16 @@ question the answer is correct only when it abstains and invents nothing (at mos
 `MAX_INVENTED` content words that are neither in the question nor abstention wording); on any
 other question an abstaining answer is incorrect.
 
-`extractive_answer` and `lexical_verdict` are exposed for the loopback server, which answers
-with the same logic over HTTP.
+On a Memora question (one with criteria) the judge answers each criterion with
+`lexical_criterion`: the criterion's content terms (stemmed, without stop words and without the
+wording every criterion shares: "does the response mention / say / recommend ...") are looked for
+in the answer; the answer "mentions" the criterion when at least `MIN_CRITERION_COVERAGE` of them
+are present (none are, when the answer abstains). The reply is yes when it mentions it, no
+otherwise, and the other way round for a criterion that asks about avoiding something ("avoid",
+"not", "never", "without"). The verdict follows `adapters.models.criteria.verdict_from_criteria`.
+
+`extractive_answer`, `lexical_verdict` and `lexical_criterion` are exposed for the loopback
+server, which answers with the same logic over HTTP.
 """
 
 from __future__ import annotations
@@ -32,11 +40,12 @@ from adapters.benchmarks.base import Prompts, Question
 from adapters.memory.protocol import Candidate
 from adapters.models.abstention import ABSTENTION_ANSWER, ABSTENTION_VOCABULARY, is_abstention
 from adapters.models.base import Answer, Verdict, Verdict_
+from adapters.models.criteria import CriterionJudgment, combine_judgments
 
 __all__ = [
     "OFFLINE_ANSWERER", "OFFLINE_JUDGE", "OfflineExtractiveAnswerer", "OfflineLexicalJudge",
-    "extractive_answer", "lexical_verdict", "content_terms", "normalized_tokens",
-    "MIN_OVERLAP", "MIN_CONTAINMENT", "MIN_F1", "MAX_INVENTED",
+    "extractive_answer", "lexical_verdict", "lexical_criterion", "content_terms", "normalized_tokens",
+    "MIN_OVERLAP", "MIN_CONTAINMENT", "MIN_F1", "MAX_INVENTED", "MIN_CRITERION_COVERAGE",
 ]
 
 OFFLINE_ANSWERER = "offline-extractive/1"
@@ -45,6 +54,7 @@ MIN_OVERLAP = 0.3
 MIN_CONTAINMENT = 0.6
 MIN_F1 = 0.5
 MAX_INVENTED = 2
+MIN_CRITERION_COVERAGE = 0.5
 
 STOP_WORDS = frozenset(
     """a an the of in on at to for from by with about into over under after before during as and
@@ -57,6 +67,11 @@ _WORD = re.compile(r"[a-z0-9]+")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")
 _PUNCTUATION = re.compile(r"[^\w\s]|_")
 _ARTICLES = frozenset({"a", "an", "the"})
+_CRITERION_WORDING = """response answer reply mention mentions mentioned mentioning say says said
+    state states stated recommend recommends recommended recommending recommendation suggest suggests
+    suggested suggesting include includes included including refer refers note notes noted list
+    lists indicate indicates acknowledge acknowledges tell tells told correctly explicitly""".split()
+_AVOIDING = frozenset({"avoid", "avoids", "avoiding", "not", "never", "without", "refrain", "refrains"})
 _local = threading.local()  # snowball stemmers keep state, so one per thread
 
 
@@ -128,6 +143,19 @@ def lexical_verdict(*, question: str, gold: str, answer: str, abstention: bool,
     return "incorrect", figures
 
 
+def lexical_criterion(criterion: str, answer: str, *, abstained: bool = False) -> tuple[str, str]:
+    """("yes" | "no", reason) for one Memora criterion about an answer, by term coverage."""
+    words = _WORD.findall(criterion.lower())
+    avoiding = any(w in _AVOIDING for w in words)
+    terms = content_terms(" ".join(w for w in words if w not in _AVOIDING)) - set(_stem(_CRITERION_WORDING))
+    if not terms:
+        return "no", "the criterion names nothing to look for"
+    present = set() if abstained or is_abstention(answer) else terms & content_terms(answer)
+    mentions = len(present) / len(terms) >= MIN_CRITERION_COVERAGE
+    figures = f"{len(present)}/{len(terms)} criterion terms in the answer"
+    return ("yes" if mentions != avoiding else "no"), figures + (" (criterion asks for absence)" if avoiding else "")
+
+
 class OfflineExtractiveAnswerer:
     """Answers with the recalled sentence that best matches the question; abstains otherwise."""
 
@@ -151,6 +179,14 @@ class OfflineLexicalJudge:
     prompt_hashes: dict[str, str] = {}
 
     def judge(self, question: Question, answer: Answer, prompts: Prompts | None) -> Verdict:
+        if question.criteria:
+            judgments = []
+            for criterion in question.criteria:
+                said, reason = lexical_criterion(criterion.question, answer.answer, abstained=answer.abstained)
+                judgments.append(CriterionJudgment(criterion_id=criterion.criterion_id, answer=said,
+                                                   reason=reason, raw=f"{reason}\nFinal: {said.capitalize()}",
+                                                   model=self.name))
+            return combine_judgments(question, judgments, model=self.name)
         verdict, reason = lexical_verdict(question=question.text, gold=question.gold, answer=answer.answer,
                                           abstention=question.abstention, abstained=answer.abstained)
         raw = f"{reason}\nFinal: {verdict.capitalize()}"

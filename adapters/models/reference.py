@@ -23,6 +23,11 @@ case); a reply with no such line is a `ModelParseError`, an operational failure.
 saying "incorrect", "not correct" or "wrong" is incorrect, else one saying "correct" is correct,
 else it is recorded as `unclear`, never guessed.
 
+A Memora question (one with criteria) is judged one call per criterion, with
+`adapters.models.criteria.CRITERION_JUDGE_SYSTEM` (Memora releases no judge prompt) in the same
+call shape; each reply's `Final:` line is read as yes or no (anything else is unclear), and a
+reply without one is a `ModelParseError` like any other.
+
 Call parameters follow the release: temperature 0.2 and `max_tokens` (agent 512, judge 256),
 except for reasoning models (gpt-5, o1, o3, o4), which get `max_completion_tokens` and no
 temperature, and gpt-5, whose instructions go in a `developer` message.
@@ -36,6 +41,10 @@ from adapters.benchmarks.base import Document, Prompts, Question
 from adapters.memory.protocol import Candidate
 from adapters.models.abstention import is_abstention
 from adapters.models.base import Answer, ModelParseError, Verdict, Verdict_
+from adapters.models.criteria import (
+    CRITERION_JUDGE_SYSTEM, CRITERION_PROMPT_HASHES, CriterionJudgment, combine_judgments,
+    criterion_user_prompt, parse_yes_no,
+)
 from adapters.models.openai_chat import ChatClient
 from ledger.errors import BadInput
 
@@ -156,9 +165,24 @@ class ReferenceJudgeModel:
 
     @property
     def prompt_hashes(self) -> dict[str, str]:
-        return {"judge_system": self.prompts.hashes["judge_system"]} if self.prompts else {}
+        if self.prompts is None:  # with no release prompts this judge can only judge criteria
+            return {"criterion_judge_system": CRITERION_PROMPT_HASHES["criterion_judge_system"]}
+        return {"judge_system": self.prompts.hashes["judge_system"]}
+
+    def _criterion(self, question: Question, answer: Answer, criterion) -> CriterionJudgment:
+        user = criterion_user_prompt(question, answer.answer, criterion)
+        messages, params = release_call_shape(self.name, CRITERION_JUDGE_SYSTEM, user,
+                                              max_tokens=self.max_tokens, temperature=self.temperature)
+        result = self.client.complete(model=self.name, messages=messages, params=params, validate=parse_final)
+        final = parse_final(result.text)
+        return CriterionJudgment(criterion_id=criterion.criterion_id, answer=parse_yes_no(final), reason=final,
+                                 raw=result.text, model=result.model, usage=result.usage,
+                                 cache_hit=result.cache_hit, latency_ms=result.latency_ms)
 
     def judge(self, question: Question, answer: Answer, prompts: Prompts | None) -> Verdict:
+        if question.criteria:
+            judgments = [self._criterion(question, answer, c) for c in question.criteria]
+            return combine_judgments(question, judgments, model=judgments[0].model)
         system = _prompts(prompts, self.prompts).judge_system
         messages, params = release_call_shape(self.name, system, judge_user_prompt(question, answer.answer),
                                               max_tokens=self.max_tokens, temperature=self.temperature)

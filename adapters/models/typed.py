@@ -6,6 +6,10 @@ schemas generated from the pydantic models below). A reply that is not JSON, or 
 match the schema exactly, is a `ModelParseError`. The user prompts keep the reference
 protocol's sections and passage format, so the same recalled context reads the same way;
 the system prompts are this module's own, and `TYPED_PROMPT_HASHES` identifies them.
+
+A Memora question (one with criteria) is judged one call per criterion with
+`TYPED_CRITERION_JUDGE_SYSTEM` and the strict `TypedCriterion` schema `{answer: yes|no, reason}`
+(see `adapters.models.criteria`).
 """
 
 from __future__ import annotations
@@ -18,6 +22,10 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from adapters.benchmarks.base import Prompts, Question
 from adapters.memory.protocol import Candidate
 from adapters.models.base import Answer, ModelParseError, Verdict
+from adapters.models.criteria import (
+    CRITERION_PROMPT_HASHES, TYPED_CRITERION_JUDGE_SYSTEM, CriterionJudgment, TypedCriterion,
+    combine_judgments, criterion_user_prompt,
+)
 from adapters.models.openai_chat import ChatClient
 from adapters.models.reference import (
     AGENT_MAX_TOKENS, JUDGE_MAX_TOKENS, TEMPERATURE, agent_user_prompt, judge_user_prompt,
@@ -103,13 +111,29 @@ class TypedJudgeModel:
     """Judges as `{correct, reason}` JSON; a typed verdict is never `unclear`."""
 
     offline = False
-    prompt_hashes = {"judge_system": TYPED_PROMPT_HASHES["judge_system"]}
+    prompt_hashes = {"judge_system": TYPED_PROMPT_HASHES["judge_system"],
+                     "typed_criterion_judge_system": CRITERION_PROMPT_HASHES["typed_criterion_judge_system"]}
 
     def __init__(self, client: ChatClient, model: str, *, max_tokens: int = JUDGE_MAX_TOKENS,
                  temperature: float = TEMPERATURE) -> None:
         self.client, self.name, self.max_tokens, self.temperature = client, model, max_tokens, temperature
 
+    def _criterion(self, question: Question, answer: Answer, criterion) -> CriterionJudgment:
+        messages, params = release_call_shape(self.name, TYPED_CRITERION_JUDGE_SYSTEM,
+                                              criterion_user_prompt(question, answer.answer, criterion),
+                                              max_tokens=self.max_tokens, temperature=self.temperature)
+        params["response_format"] = response_format(TypedCriterion, "typed_criterion")
+        result = self.client.complete(model=self.name, messages=messages, params=params,
+                                      validate=lambda text: parse_typed(text, TypedCriterion))
+        parsed = parse_typed(result.text, TypedCriterion)
+        return CriterionJudgment(criterion_id=criterion.criterion_id, answer=parsed.answer, reason=parsed.reason,
+                                 raw=result.text, model=result.model, usage=result.usage,
+                                 cache_hit=result.cache_hit, latency_ms=result.latency_ms)
+
     def judge(self, question: Question, answer: Answer, prompts: Prompts | None) -> Verdict:
+        if question.criteria:
+            judgments = [self._criterion(question, answer, c) for c in question.criteria]
+            return combine_judgments(question, judgments, model=judgments[0].model)
         messages, params = release_call_shape(self.name, TYPED_JUDGE_SYSTEM, judge_user_prompt(question, answer.answer),
                                               max_tokens=self.max_tokens, temperature=self.temperature)
         params["response_format"] = response_format(TypedVerdict, "typed_verdict")
