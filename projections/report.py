@@ -2,6 +2,11 @@
 
 The report names the scorer it used (the newest unless asked), the scoring rule, and the version
 of every projection, so two people folding the same events get the same bytes.
+
+Benchmark-specific fields are optional and left out of the dump when absent, so a report (and the
+scorecard view saved with it) of any other benchmark is byte for byte what it was before them:
+`fama` is set when planned questions carry Memora criteria (FAMA per question and per category,
+folded with `projections.fama` from the scorer's `Judged.criteria`).
 """
 
 from __future__ import annotations
@@ -9,9 +14,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_serializer
 
 from projections.corpus_state import CORPUS_STATE_VERSION, CorpusState, corpus_state
+from projections.fama import FAMA_VERSION, aggregate, score_question
 from projections.publishable import PUBLISHABLE_VERSION, Condition, conditions_for
 from projections.state import FOLD_VERSION, RunState, fold_run
 from projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES, KindTally, tally
@@ -83,6 +89,15 @@ class Report(BaseModel):
     events: int
     last_seq: int
     projection_versions: dict[str, int]
+    fama: dict | None = None
+    """Memora: FAMA overall, `by_category` and per question (`questions`), for this scorer."""
+
+    @model_serializer(mode="wrap")
+    def _leave_out_absent_benchmark_fields(self, handler):
+        data = handler(self)
+        if isinstance(data, dict) and data.get("fama", 0) is None:
+            del data["fama"]
+        return data
 
 
 def build_report(run_id: str, stored_events: Iterable, *, scorer_id: str | None = None,
@@ -105,6 +120,7 @@ def report_from_state(state: RunState, *, scorer_id: str | None = None,
     publishable = all(c.met for c in conditions)
     failures = _unresolved_failures(state, scorer)
     cfg = state.started.config if state.started else None
+    fama = _fama(state, scorer)
     judge_model = state.scorers[scorer].judge_model if scorer in state.scorers else (cfg.judge_model if cfg else None)
     finished = state.finished
     return Report(
@@ -141,8 +157,28 @@ def report_from_state(state: RunState, *, scorer_id: str | None = None,
         ledger_head=state.head,
         events=state.events,
         last_seq=state.last_seq,
-        projection_versions={**PROJECTION_VERSIONS, "scoring_rule": scoring_rule},
+        projection_versions={**PROJECTION_VERSIONS, "scoring_rule": scoring_rule,
+                             **({"fama": FAMA_VERSION} if fama is not None else {})},
+        fama=fama,
     )
+
+
+def _fama(state: RunState, scorer: str | None) -> dict | None:
+    """FAMA of the judged questions that carry criteria; None when no planned question has any."""
+    if not any(q.planned.criteria for q in state.questions.values()):
+        return None
+    rows, questions = [], {}
+    for question in state.questions.values():
+        judged = question.judged.get(scorer) if scorer else None
+        if judged is None or not question.planned.criteria:
+            continue
+        score = score_question(question.planned.criteria, judged.criteria)
+        rows.append((question.planned.kind, score))
+        if score is not None:
+            questions[question.planned.question_id] = {
+                "kind": question.planned.kind, "fama": score.fama, "mpa": score.mpa, "faa": score.faa,
+                "weight": score.weight, "criteria": dict(judged.criteria)}
+    return {**aggregate(rows), "questions": questions}
 
 
 def _unresolved_failures(state: RunState, scorer: str | None) -> list[FailureRow]:

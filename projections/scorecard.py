@@ -50,6 +50,8 @@ def render_scorecard(report: Report) -> str:
         f"{report.failed:>8}{report.pending:>8}  {_pct(report.accuracy):>8}  "
         f"{_ci(report.ci_low, report.ci_high):<14}{_pct(report.strict_accuracy):>7}"
     )
+    if report.fama is not None:
+        lines += _fama_section(report.fama)
     lines.append("")
     lines.append(f"  {report.status}: " + ("every condition met" if report.publishable else
                  ", ".join(c.name for c in report.conditions if not c.met) + " not met"))
@@ -67,3 +69,21 @@ def render_scorecard(report: Report) -> str:
         lines.append("  failures: 0")
     lines.append(f"  ledger head {report.ledger_head}")
     return "\n".join(lines)
+
+
+def _score(value: float | None) -> str:
+    return "   n/a" if value is None else f"{100 * value:6.1f}"
+
+
+def _fama_section(fama: dict) -> list[str]:
+    lines = ["", "  FAMA (Memora): per question max(0, MPA - w(1 - FAA)), mean over judged questions, x100"]
+    header = f"  {'category':<18}{'n':>8}{'FAMA':>8}{'MPA':>8}{'FAA':>8}"
+    lines += [header, "  " + "-" * (len(header) - 2)]
+    for category, row in fama["by_category"].items():
+        lines.append(f"  {category:<18}{row['n']:>8}{_score(row['fama']):>8}{_score(row['mpa']):>8}"
+                     f"{_score(row['faa']):>8}")
+    lines.append("  " + "-" * (len(header) - 2))
+    lines.append(f"  {'overall':<18}{fama['n']:>8}{_score(fama['fama']):>8}{_score(fama['mpa']):>8}"
+                 f"{_score(fama['faa']):>8}")
+    lines.append(f"  sum over categories {fama['sum_100']:.1f}; judged without criteria {fama['excluded']}")
+    return lines
