@@ -1,0 +1,80 @@
+"""`benchledger serve-memory`: serve an installed memory system over the memory HTTP protocol.
+
+Loopback by default. The first line on stdout names the system and the URL (with `--port 0`, the
+port the OS picked), so a script can start the server and read where it listens. Runs until
+Ctrl-C or SIGTERM, then closes the memory system's store.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import signal
+import threading
+from pathlib import Path
+
+import click
+
+from adapters.memory.http_server import MemoryServer
+from adapters.memory.registry import open_memory
+from cli.common import AppContext, pass_app
+from ledger.errors import BadInput
+
+__all__ = ["COMMANDS", "serve_memory"]
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+def _stop_on_sigterm(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+@click.command("serve-memory")
+@click.option("--memory", required=True, help="Memory system to serve (see `benchledger memories`).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
+              help="Port to bind; 0 picks a free one (printed on start).")
+@click.option("--store", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Evaluation store file for the served system [default: beside the ledger].")
+@click.option("--token-env", default=None,
+              help="Environment variable holding a bearer token every request must carry.")
+@pass_app
+def serve_memory(app: AppContext, memory: str, host: str, port: int, store: Path | None,
+                 token_env: str | None) -> None:
+    """Serve an installed memory system over HTTP for `run --memory http --memory-url URL`."""
+    token = None
+    if token_env is not None:
+        token = os.environ.get(token_env)
+        if not token:
+            raise BadInput(f"the environment variable {token_env} is empty; set it to the token",
+                           field="token-env")
+    store = store or app.memory_store_dir / f"{memory}.sqlite"
+    system = open_memory(memory, store)
+    try:
+        server = MemoryServer(system, host=host, port=port, token=token)
+    except OSError as err:
+        system.close()
+        raise BadInput(f"cannot listen on {host}:{port}: {err.strerror or err}", field="port") from err
+    if not _is_loopback(host) and token is None:
+        click.echo(f"warning: serving on {host} with no token; anyone who can reach it can read and "
+                   "purge this store (pass --token-env VAR)", err=True)
+    click.echo(f"serving memory '{system.name}' {system.version} (store {store}) at {server.url}")
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _stop_on_sigterm) if in_main_thread else None
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, previous)
+        click.echo("memory server stopped", err=True)
+
+
+COMMANDS = [serve_memory]
