@@ -7,17 +7,17 @@ constraints, triggers or chain, with the same journal mode (WAL) and synchronous
 positions, guard triggers, unique indexes, typed rows handed back), not what the disk or the
 JSON costs. The `_prebuilt` figures are stricter: their baseline inserts rows whose JSON was
 dumped before the clock started, so they also charge the ledger for serialising.
-Each side runs a few rounds, interleaved, and keeps its best rate, which damps the noise of a
-shared machine.
+The three writers take turns batch by batch and the median of a few rounds is kept, which damps
+the noise of a shared machine.
 """
 
 from __future__ import annotations
 
 import gc
 import sqlite3
+import statistics
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from bench import register
@@ -49,47 +49,55 @@ def _bare_rows(events: list[Event], start: int = 0) -> list[tuple]:
              e.model_dump_json(), _ZEROS, _ZEROS) for i, e in enumerate(events)]
 
 
-def _timed(function: Callable[[], None]) -> float:
-    started = time.perf_counter()
-    function()
-    return time.perf_counter() - started
-
-
 def _append_figures(prefix: str, n: int, batch: int) -> dict[str, float]:
-    """Best rates of the ledger and of both baselines, appending `batch` events per commit."""
+    """Rates of the ledger and of both baselines, appending `batch` events per commit.
+
+    The three writers take turns batch by batch, each on its own file, so a burst of load on
+    the shared machine (or a slow fsync) falls on all of them alike; each round uses new files
+    and the ratios are the median over rounds.
+    """
     events = list(question_events(n))
     prebuilt = _bare_rows(events)
-    batches = range(0, n, batch)
-
-    def bare(conn: sqlite3.Connection, dump: bool) -> None:
-        for start in batches:
-            rows = _bare_rows(events[start:start + batch], start) if dump else prebuilt[start:start + batch]
-            conn.execute("BEGIN")
-            conn.executemany(_BARE_INSERT, rows)
-            conn.execute("COMMIT")
-
-    best = {"ledger": 0.0, "bare": 0.0, "prebuilt": 0.0}
     gc.collect()
     gc.freeze()  # the inputs are long-lived: keep the collector from rescanning them each round
+    ratios: dict[str, list[float]] = {"bare": [], "prebuilt": []}
+    rates: dict[str, list[float]] = {"ledger": [], "bare": [], "prebuilt": []}
     with tempfile.TemporaryDirectory() as workdir:
         for round_ in range(ROUNDS):
-            for side in best:
-                path = Path(workdir) / f"{side}{round_}.db"
-                if side == "ledger":
-                    with Ledger.open(path) as ledger:
-                        elapsed = _timed(lambda: [ledger.append("run", events[s:s + batch])
-                                                  for s in batches])
-                else:
-                    conn = _bare_connection(path)
-                    elapsed = _timed(lambda: bare(conn, dump=side == "bare"))
-                    conn.close()
-                best[side] = max(best[side], n / elapsed)
+            ledger = Ledger.open(Path(workdir) / f"ledger{round_}.db")
+            bare = _bare_connection(Path(workdir) / f"bare{round_}.db")
+            bare_prebuilt = _bare_connection(Path(workdir) / f"prebuilt{round_}.db")
+            spent = dict.fromkeys(rates, 0.0)
+            for start in range(0, n, batch):
+                clock = time.perf_counter()
+                ledger.append("run", events[start:start + batch])
+                spent["ledger"] += time.perf_counter() - clock
+
+                clock = time.perf_counter()
+                rows = _bare_rows(events[start:start + batch], start)
+                bare.execute("BEGIN")
+                bare.executemany(_BARE_INSERT, rows)
+                bare.execute("COMMIT")
+                spent["bare"] += time.perf_counter() - clock
+
+                clock = time.perf_counter()
+                bare_prebuilt.execute("BEGIN")
+                bare_prebuilt.executemany(_BARE_INSERT, prebuilt[start:start + batch])
+                bare_prebuilt.execute("COMMIT")
+                spent["prebuilt"] += time.perf_counter() - clock
+            for connection in (ledger, bare, bare_prebuilt):
+                connection.close()
+            for side, seconds in spent.items():
+                rates[side].append(n / seconds)
+            for side in ratios:
+                ratios[side].append(spent[side] / spent["ledger"])
+    gc.unfreeze()
     return {
-        f"{prefix}_ratio": round(best["ledger"] / best["bare"], 3),
-        f"{prefix}_ratio_prebuilt": round(best["ledger"] / best["prebuilt"], 3),
-        f"{prefix}_per_s": round(best["ledger"]),
-        f"{prefix}_bare_per_s": round(best["bare"]),
-        f"{prefix}_prebuilt_per_s": round(best["prebuilt"]),
+        f"{prefix}_ratio": round(statistics.median(ratios["bare"]), 3),
+        f"{prefix}_ratio_prebuilt": round(statistics.median(ratios["prebuilt"]), 3),
+        f"{prefix}_per_s": round(statistics.median(rates["ledger"])),
+        f"{prefix}_bare_per_s": round(statistics.median(rates["bare"])),
+        f"{prefix}_prebuilt_per_s": round(statistics.median(rates["prebuilt"])),
     }
 
 
