@@ -72,8 +72,32 @@ def _set_wal(conn: sqlite3.Connection) -> None:
             time.sleep(0.01)
 
 
-def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
-    """Open (creating or migrating if needed) the ledger at path; autocommit connection."""
+def _prepare(conn: sqlite3.Connection, path: Path) -> None:
+    """Create or migrate the ledger under the write lock, then make sure it is in WAL mode."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if _identify(conn, path):
+            if migrations.applied(conn) != {m.number for m in migrations.MIGRATIONS}:
+                migrations.migrate(conn, str(path))
+        else:
+            migrations.initialise(conn)
+            migrations.migrate(conn, str(path))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    (mode,) = conn.execute("PRAGMA journal_mode").fetchone()
+    if mode.lower() != "wal":
+        _set_wal(conn)
+
+
+def connect(path: str | Path, *, create: bool = True, prepare: bool = True) -> sqlite3.Connection:
+    """Open the ledger at path as an autocommit connection.
+
+    With `prepare` (the first connection) a new path is created and an older schema migrated;
+    without it (a further connection to a file just prepared) the file must already be a ledger
+    and nothing is written.
+    """
     path = Path(path)
     is_sqlite = _check_header(path)
     if not is_sqlite and not create:
@@ -83,26 +107,18 @@ def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
     try:
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     except sqlite3.Error as exc:
-        raise LedgerError(f"cannot open {path}: {exc}") from exc
+        raise LedgerError(f"cannot open the ledger at {path}: {exc}") from exc
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            if _identify(conn, path):
-                if migrations.applied(conn) != {m.number for m in migrations.MIGRATIONS}:
-                    migrations.migrate(conn, str(path))
-            else:
-                migrations.initialise(conn)
-                migrations.migrate(conn, str(path))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        (mode,) = conn.execute("PRAGMA journal_mode").fetchone()
-        if mode.lower() != "wal":
-            _set_wal(conn)
+        if prepare:
+            _prepare(conn, path)
+        elif not _identify(conn, path):
+            raise NotALedger(f"{path} is an empty SQLite file, not a ledger; open it to create one")
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA recursive_triggers = ON")
+    except sqlite3.Error as exc:
+        conn.close()
+        raise LedgerError(f"cannot use the ledger at {path}: {exc}") from exc
     except BaseException:
         conn.close()
         raise

@@ -64,7 +64,7 @@ class Ledger:
         path = Path(path)
         writer = connect(path, create=create)
         try:
-            reader = connect(path, create=False)
+            reader = connect(path, create=False, prepare=False)
         except BaseException:
             writer.close()
             raise
