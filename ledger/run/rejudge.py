@@ -16,7 +16,7 @@ from adapters.models.offline import OFFLINE_ANSWERER
 from ledger.errors import BadInput
 from ledger.events import ScorerStarted
 from ledger.run.questions import QuestionJob, ask_questions
-from ledger.run.runner import LedgerCache
+from adapters.models.response_cache import ledger_cache
 from projections.state import RunState, fold_run
 
 __all__ = ["dataset_from_plan", "rejudge_run"]
@@ -59,7 +59,7 @@ def rejudge_run(ledger, run_id: str, *, judge_model: str | None = None, protocol
     _, judge = build_models(
         agent_model=OFFLINE_ANSWERER, judge_model=judge_name, protocol=protocol,  # type: ignore[arg-type]
         base_url=base_url or cfg.base_url, api_key_env=api_key_env or cfg.extra.get("api_key_env", "OPENAI_API_KEY"),
-        cache=LedgerCache(ledger), max_attempts=max_attempts, prompts=dataset.prompts)
+        cache=ledger_cache(ledger), max_attempts=max_attempts, prompts=dataset.prompts)
     scorer_id = f"s{len(state.scorers) + 1}"
     ledger.append(run_id, [ScorerStarted(scorer_id=scorer_id, judge_model=judge.name, protocol=protocol,
                                          prompt_hash=(getattr(judge, "prompt_hashes", {}) or {}).get("judge_system", ""),

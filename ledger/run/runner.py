@@ -9,7 +9,6 @@ event at stage verify, RunFinished aborted, and `RunAborted` for the caller.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 
 import structlog
@@ -29,25 +28,10 @@ from ledger.run.settings import RunSettings
 from projections.state import fold_run
 from projections.views import views_after
 
-__all__ = ["LedgerCache", "plan_events", "start_run", "execute"]
+__all__ = ["plan_events", "start_run", "execute"]
 
 log = structlog.get_logger("benchledger.run")
 Progress = Callable[[str, int, int], None]
-
-
-class LedgerCache:
-    """The model response cache, kept inside the ledger; safe to call from worker threads."""
-
-    def __init__(self, ledger) -> None:
-        self._ledger, self._lock = ledger, threading.Lock()
-
-    def get(self, key: str) -> dict | None:
-        with self._lock:
-            return self._ledger.cache_get(key)
-
-    def put(self, key: str, response: dict, *, model: str) -> None:
-        with self._lock:
-            self._ledger.cache_put(key, response, model=model)
 
 
 def _planned(dataset: Dataset) -> tuple[PlannedQuestion, ...]:

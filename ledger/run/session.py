@@ -10,7 +10,8 @@ from collections.abc import Callable
 from adapters.benchmarks.base import Dataset
 from adapters.memory.registry import open_memory
 from adapters.models.factory import build_models
-from ledger.run.runner import LedgerCache, start_run
+from adapters.models.response_cache import ledger_cache
+from ledger.run.runner import start_run
 from ledger.run.settings import RunSettings
 
 __all__ = ["run_dataset", "open_models", "prompt_hashes_of"]
@@ -21,7 +22,7 @@ def open_models(ledger, dataset: Dataset, settings: RunSettings, *, judge_model:
     return build_models(
         agent_model=settings.agent_model, judge_model=judge_model or settings.judge_model,
         protocol=protocol or settings.protocol, base_url=settings.base_url,
-        api_key_env=settings.api_key_env, cache=LedgerCache(ledger), timeout=settings.timeout,
+        api_key_env=settings.api_key_env, cache=ledger_cache(ledger), timeout=settings.timeout,
         max_attempts=settings.max_attempts, prompts=dataset.prompts,
     )
 
