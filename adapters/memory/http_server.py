@@ -126,6 +126,7 @@ class _Handler(BaseHTTPRequestHandler):
         log.debug("request", line=format % args)
 
     def _handle(self, method: str) -> None:
+        self._body_read = False
         try:
             self._check_token()
             reply = self._dispatch(method)
@@ -150,6 +151,18 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._send(200, reply)
 
+    def _send(self, status: int, reply: BaseModel) -> None:
+        if not self._body_read:  # an unread body would be parsed as the next request on this connection
+            self._drain_body()
+        body = reply.model_dump_json().encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        if status == 401:
+            self.send_header("WWW-Authenticate", "Bearer")
+        self.end_headers()
+        self.wfile.write(body)
+
     def _check_token(self) -> None:
         expected = self.server.token
         if expected is None:
@@ -157,7 +170,6 @@ class _Handler(BaseHTTPRequestHandler):
         given = self.headers.get("Authorization", "")
         scheme, _, value = given.partition(" ")
         if scheme.lower() != "bearer" or not hmac.compare_digest(value.encode(), expected.encode()):
-            self._drain_body()
             raise _HttpError("unauthorized", "missing or wrong bearer token")
 
     def _dispatch(self, method: str) -> BaseModel:
@@ -168,32 +180,31 @@ class _Handler(BaseHTTPRequestHandler):
                 raise _HttpError("method_not_allowed", f"{method} {self.path}: use GET")
             return service.info()
         if len(parts) not in (4, 5) or parts[:3] != ["", "v1", "scopes"] or not parts[3]:
-            self._drain_body()
             raise _HttpError("not_found", f"no route {method} {self.path}; see GET /v1/info")
         scope, action = unquote(parts[3]), (parts[4] if len(parts) == 5 else None)
         route = _SCOPE_ROUTES.get((method, action))
         if route is None:
-            self._drain_body()
             known = any(a == action for _, a in _SCOPE_ROUTES)
             raise _HttpError("method_not_allowed" if known else "not_found", f"no route {method} {self.path}")
         request_model, operation = route
         call: Callable = getattr(service, operation)
         if request_model is None:
-            self._drain_body()
             return call(scope)
         return call(scope, request_model.model_validate_json(self._read_body()))
 
     def _read_body(self) -> bytes:
         length = self.headers.get("Content-Length")
         if length is None or not length.isdigit():
-            self.close_connection = True
+            self._body_read, self.close_connection = True, True
             raise _HttpError("bad_request", "a JSON body with Content-Length is required")
         if int(length) > MAX_BODY_BYTES:
-            self.close_connection = True
+            self._body_read, self.close_connection = True, True
             raise _HttpError("payload_too_large", f"body of {length} bytes; send at most {MAX_BODY_BYTES}")
+        self._body_read = True
         return self.rfile.read(int(length))
 
     def _drain_body(self) -> None:
+        self._body_read = True
         length = self.headers.get("Content-Length", "0")
         if length.isdigit() and 0 < int(length) <= MAX_BODY_BYTES:
             self.rfile.read(int(length))
@@ -203,15 +214,6 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_error(self, error_type: str, message: str) -> None:
         self._send(ERROR_STATUS[error_type], ErrorReply(error=ErrorBody(type=error_type, message=message)))
 
-    def _send(self, status: int, reply: BaseModel) -> None:
-        body = reply.model_dump_json().encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        if status == 401:
-            self.send_header("WWW-Authenticate", "Bearer")
-        self.end_headers()
-        self.wfile.write(body)
 
 
 def _validation_message(err: ValidationError) -> str:
