@@ -11,7 +11,9 @@ import pytest
 
 from adapters.memory.http_protocol import ERROR_STATUS, PROTOCOL_VERSION, scope_path
 from adapters.memory.http_server import MemoryServer
+from adapters.memory.protocol import MemoryError_
 from adapters.memory.registry import available_memories, open_memory
+from adapters.memory.sqlite_fts import SqliteMemory
 from memory_contract import SCOPE, contract_corpus
 
 TOKEN = "s3cret-token-value"
@@ -127,3 +129,22 @@ def test_a_token_guards_every_route_and_is_never_echoed(guarded: httpx2.Client) 
         assert TOKEN not in response.text
     ok = guarded.get(scope_path(SCOPE, "state"), headers={"Authorization": f"Bearer {TOKEN}"})
     assert ok.json() == {"documents": 0, "pending_chunks": 0}
+
+
+class FailingMemory(SqliteMemory):
+    """A served system that fails operationally: recall reports it, state crashes."""
+
+    def recall(self, scope, query, **kwargs):
+        raise MemoryError_("index file is corrupt")
+
+    def state(self, scope):
+        raise RuntimeError("segfault-ish")
+
+
+def test_a_failing_system_is_a_500_with_its_error(tmp_path: Path) -> None:
+    with MemoryServer(FailingMemory(tmp_path / "store.db")) as server, \
+            httpx2.Client(base_url=server.url, timeout=10) as client:
+        recall = client.post(scope_path(SCOPE, "recall"), json={"query": "x", "k": 3})
+        assert assert_error(recall, "memory_error") == "MemoryError_: index file is corrupt"
+        assert assert_error(client.get(scope_path(SCOPE, "state")), "internal") == "RuntimeError: segfault-ish"
+        assert client.get("/v1/info").status_code == 200

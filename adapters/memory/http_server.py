@@ -17,6 +17,7 @@ delayed ACKs on loopback.
 from __future__ import annotations
 
 import hmac
+import socket
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -133,21 +134,8 @@ class _Handler(BaseHTTPRequestHandler):
         except _HttpError as err:
             self._send_error(err.error_type, err.message)
             return
-        except ValidationError as err:
-            self._send_error("bad_request", _validation_message(err))
-            return
-        except BadInput as err:
-            self._send_error("bad_request", str(err))
-            return
-        except NotAnEvaluationStore as err:
-            self._send_error("not_an_evaluation_store", str(err))
-            return
-        except MemoryError_ as err:
-            self._send_error("memory_error", f"{type(err).__name__}: {err}")
-            return
-        except Exception as err:  # the served system failed; the client sees a 500 and may retry
-            log.warning("memory system raised", error=type(err).__name__, path=self.path)
-            self._send_error("internal", f"{type(err).__name__}: {err}")
+        except Exception as err:
+            self._send_error(*_describe(err))
             return
         self._send(200, reply)
 
@@ -215,17 +203,31 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(ERROR_STATUS[error_type], ErrorReply(error=ErrorBody(type=error_type, message=message)))
 
 
-
-def _validation_message(err: ValidationError) -> str:
-    first = err.errors()[0]
-    where = ".".join(str(part) for part in first["loc"]) or "body"
-    return f"field '{where}': {first['msg']} ({err.error_count()} error(s) in the body)"
+def _describe(err: Exception) -> tuple[str, str]:
+    """The protocol's error type and message for an exception raised while serving a request."""
+    if isinstance(err, ValidationError):
+        first = err.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "body"
+        return "bad_request", f"field '{where}': {first['msg']} ({err.error_count()} error(s) in the body)"
+    if isinstance(err, BadInput):
+        return "bad_request", str(err)
+    if isinstance(err, NotAnEvaluationStore):
+        return "not_an_evaluation_store", str(err)
+    if isinstance(err, MemoryError_):
+        return "memory_error", f"{type(err).__name__}: {err}"
+    # The served system failed in some other way; the client sees a 500 and may retry.
+    log.warning("memory system raised", error=type(err).__name__)
+    return "internal", f"{type(err).__name__}: {err}"
 
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     service: MemoryService
     token: str | None
+
+
+class _Server6(_Server):
+    address_family = socket.AF_INET6
 
 
 class MemoryServer:
@@ -239,7 +241,8 @@ class MemoryServer:
     def __init__(self, memory: MemorySystem, *, host: str = "127.0.0.1", port: int = 0,
                  token: str | None = None) -> None:
         self.service = MemoryService(memory)
-        self._server = _Server((host, port), _Handler)
+        server_class = _Server6 if ":" in host else _Server
+        self._server = server_class((host, port), _Handler)
         self._server.service, self._server.token = self.service, token or None
         self._thread: threading.Thread | None = None
 
