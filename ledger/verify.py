@@ -144,7 +144,22 @@ def _check_views(conn: sqlite3.Connection, run_ids: list[str], refold: Refold,
 
 def verify_ledger(conn: sqlite3.Connection, run_id: str | None, refold: Refold | None,
                   read_events: Callable[[str], list[Any]]) -> VerifyResult:
-    """Check guards, chain, positions, tail, views (with refold) and, for the whole ledger, blobs."""
+    """Check guards, chain, positions, tail, views (with refold) and, for the whole ledger, blobs.
+
+    Every check reads one snapshot (a read transaction on `conn`, which `read_events` must also
+    use): otherwise a writer committing between the row walk and the `sqlite_sequence` read looks
+    exactly like a deleted tail.
+    """
+    conn.execute("BEGIN")
+    try:
+        return _verify_snapshot(conn, run_id, refold, read_events)
+    finally:
+        if conn.in_transaction:  # read-only: nothing to keep or undo
+            conn.execute("ROLLBACK")
+
+
+def _verify_snapshot(conn: sqlite3.Connection, run_id: str | None, refold: Refold | None,
+                     read_events: Callable[[str], list[Any]]) -> VerifyResult:
     problem = check_guards(conn)
     if problem:
         return VerifyResult(ok=False, checked=0, problem=problem)
