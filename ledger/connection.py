@@ -2,7 +2,10 @@
 
 A file is recognised before anything is written to it: a path that is not a SQLite file, or a
 SQLite file that is neither empty nor marked with the ledger's `application_id`, raises
-`NotALedger` and is left byte for byte as it was. A missing or zero-byte path is created as a
+`NotALedger` and is left byte for byte as it was. The file is only ever read through SQLite,
+never through a plain file handle: closing any other handle on the file would drop every POSIX
+lock this process holds on it, and another process could then checkpoint the WAL under an open
+connection and corrupt the ledger. A missing or zero-byte path is created as a
 new ledger. Creation and migration run inside one `BEGIN IMMEDIATE` transaction, so several
 processes opening the same new path at once create it exactly once.
 
@@ -21,31 +24,29 @@ from pathlib import Path
 from ledger import migrations
 from ledger.errors import LedgerError, NotALedger
 
-__all__ = ["BUSY_TIMEOUT_MS", "SQLITE_HEADER", "connect"]
+__all__ = ["BUSY_TIMEOUT_MS", "connect"]
 
 BUSY_TIMEOUT_MS = 30_000
-SQLITE_HEADER = b"SQLite format 3\x00"
 
 
-def _check_header(path: Path) -> bool:
-    """True when the path holds a SQLite file, False when it is missing or empty."""
+def _holds_data(path: Path) -> bool:
+    """True when the path holds a non-empty file, False when it is missing or empty (by stat only)."""
     if path.is_dir():
         raise NotALedger(f"{path} is a directory, not a ledger file; pass a file path")
-    if not path.exists() or path.stat().st_size == 0:
-        return False
-    with path.open("rb") as handle:
-        header = handle.read(len(SQLITE_HEADER))
-    if header != SQLITE_HEADER:
-        raise NotALedger(
-            f"{path} is not a SQLite file, so not a benchledger ledger; pass another path "
-            "(a new path creates a ledger)"
-        )
-    return True
+    return path.exists() and path.stat().st_size > 0
 
 
 def _identify(conn: sqlite3.Connection, path: Path) -> bool:
     """True when the open database is a ledger, False when it is empty; NotALedger otherwise."""
-    (app_id,) = conn.execute("PRAGMA application_id").fetchone()
+    try:
+        (app_id,) = conn.execute("PRAGMA application_id").fetchone()
+    except sqlite3.DatabaseError as exc:
+        if getattr(exc, "sqlite_errorcode", None) != sqlite3.SQLITE_NOTADB:
+            raise
+        raise NotALedger(
+            f"{path} is not a SQLite file, so not a benchledger ledger; pass another path "
+            "(a new path creates a ledger)"
+        ) from None
     if app_id == migrations.APPLICATION_ID:
         return True
     tables = [name for (name,) in conn.execute(
@@ -74,6 +75,7 @@ def _set_wal(conn: sqlite3.Connection) -> None:
 
 def _prepare(conn: sqlite3.Connection, path: Path) -> None:
     """Create or migrate the ledger under the write lock, then make sure it is in WAL mode."""
+    _identify(conn, path)  # a foreign file is refused by this read, before any lock is taken
     conn.execute("BEGIN IMMEDIATE")
     try:
         if _identify(conn, path):
@@ -99,8 +101,7 @@ def connect(path: str | Path, *, create: bool = True, prepare: bool = True) -> s
     and nothing is written.
     """
     path = Path(path)
-    is_sqlite = _check_header(path)
-    if not is_sqlite and not create:
+    if not _holds_data(path) and not create:
         raise NotALedger(f"no ledger at {path}; run a benchmark first or pass --ledger PATH")
     if not path.parent.is_dir():
         raise NotALedger(f"cannot create a ledger at {path}: folder {path.parent} does not exist")

@@ -93,3 +93,28 @@ def test_threads_sharing_one_ledger_append_without_loss(tmp_path):
         assert errors == []
         assert [e.position for e in ledger.events("run")] == list(range(1, 161))
         assert ledger.verify().ok
+
+
+@pytest.mark.slow
+def test_verify_loops_cleanly_beside_two_writing_processes(tmp_path):
+    # Regression: reading the file through a plain handle while a connection was open dropped
+    # this process's POSIX locks, so the other process checkpointed under it (broken chain,
+    # "database disk image is malformed"); and verify must read one snapshot, or a commit
+    # landing mid-check looks like a deleted tail.
+    path = tmp_path / "ledger.db"
+    Ledger.open(path).close()
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(w), "300", "0"],
+                              cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for w in range(2)]
+    (tmp_path / "ledger.db.start").touch()
+    results = []
+    while any(proc.poll() is None for proc in procs):
+        with Ledger.open(path, create=False) as ledger:
+            results.append(ledger.verify())
+    for proc in procs:
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+    assert len(results) >= 3, "verify must run while the writers write"
+    assert [r for r in results if not r.ok] == []
+    with Ledger.open(path, create=False) as ledger:
+        assert ledger.verify().checked == 600

@@ -284,3 +284,4 @@ def test_expected_position_refuses_an_append_after_another_writer(ledger):
     assert len(ledger.events("run-a")) == 2 and ledger.stored_views("run-a") == []
     (row,) = ledger.append("run-a", [failed("q3")], views=[("v", 1, 3)], expected_position=2)
     assert row.position == 3 and ledger.stored_views("run-a") == [("v", 1, 3, 3)]
+
