@@ -102,3 +102,7 @@ def test_serve_memory_refuses_bad_usage_with_one_line(tmp_path: Path) -> None:
     assert no_token.exit_code == 2 and "UNSET_VAR_X" in no_token.output
     no_url = runner.invoke(cli, ["run", "groupmem", str(MINI), "--domain", "Demo", "--memory", "http"])
     assert no_url.exit_code == 2 and "--memory-url" in no_url.output
+    for url in ("ftp://127.0.0.1/x", "127.0.0.1:8765", "http://[::1"):
+        bad_url = runner.invoke(cli, ["run", "groupmem", str(MINI), "--domain", "Demo", "--memory", "http",
+                                      "--memory-url", url])
+        assert bad_url.exit_code == 2 and "field 'memory-url'" in bad_url.output, bad_url.output

@@ -98,7 +98,10 @@ class HttpMemory:
         if not url:
             raise BadInput("--memory http needs --memory-url URL (start one with `benchledger "
                            "serve-memory --memory NAME`)", field="memory-url")
-        parsed = httpx2.URL(url)
+        try:
+            parsed = httpx2.URL(url)
+        except httpx2.InvalidURL as err:
+            raise BadInput(f"{url!r} is not a URL: {err}", field="memory-url") from None
         if parsed.scheme not in ("http", "https") or not parsed.host:
             raise BadInput(f"{url!r} is not an http(s) URL", field="memory-url")
         if max_attempts < 1 or stall_rounds < 1:
