@@ -2,9 +2,9 @@
 
 Recall runs in the calling thread (memory systems hold one SQLite connection); answer and judge
 calls run in a bounded thread pool. Finished stages are appended in group commits: whatever
-finished since the last append goes in one transaction, before the loop waits for a model and at
-least every `GROUP_COMMIT_EVENTS` stages (a commit is an fsync, ~2.5 ms, which one per stage made
-the bottleneck of a run). A crash loses only stages in flight or finished since the last commit;
+finished since the last append goes in one transaction once `GROUP_COMMIT_EVENTS` stages or
+`GROUP_COMMIT_SECONDS` have gathered, and at the end (a commit is an fsync, ~2.5 ms here; one
+per stage made the disk the bottleneck of a run). A crash loses only stages in flight or finished since the last commit;
 resume redoes them, and the model calls among them are answered by the response cache. A stage
 that raises becomes a Failed event for that question only, and the run goes on. What to do for each question is "planned minus
 recorded": stages already on the ledger are skipped, so resume uses the same code.
@@ -12,9 +12,10 @@ recorded": stages already on the ledger are skipped, so resume uses the same cod
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from contextlib import suppress
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import suppress
 from dataclasses import dataclass
 
 import structlog
@@ -28,12 +29,13 @@ from ledger.run.context import render_context
 from ledger.run.prepare import scope_names
 from projections.state import RunState
 
-__all__ = ["QuestionJob", "ask_questions", "GROUP_COMMIT_EVENTS"]
+__all__ = ["QuestionJob", "ask_questions", "GROUP_COMMIT_EVENTS", "GROUP_COMMIT_SECONDS"]
 
 log = structlog.get_logger("benchledger.questions")
 
 GROUP_COMMIT_EVENTS = 64
-"""Finished stages recorded per ledger append at most; the loop also appends before it waits."""
+GROUP_COMMIT_SECONDS = 0.2
+"""Finished stages wait at most this many stages or seconds for their ledger append."""
 
 
 @dataclass
@@ -108,18 +110,24 @@ class _GroupCommit:
 
     def __init__(self, job: QuestionJob) -> None:
         self.job, self.events, self.blobs = job, [], []
+        self.last = time.monotonic()
 
     def add(self, event, blob: bytes | None = None) -> None:
         self.events.append(event)
         if blob:
             self.blobs.append(blob)
-        if len(self.events) >= GROUP_COMMIT_EVENTS:
-            self.flush()
+        self.flush(when_due=True)
 
-    def flush(self) -> None:
-        if self.events:
-            events, blobs, self.events, self.blobs = self.events, self.blobs, [], []
-            self.job.ledger.append(self.job.run_id, events, blobs=blobs)
+    def flush(self, *, when_due: bool = False) -> None:
+        """Append what is waiting; with `when_due`, only once enough waits or enough time passed."""
+        if not self.events:
+            return
+        if when_due and len(self.events) < GROUP_COMMIT_EVENTS and \
+                time.monotonic() - self.last < GROUP_COMMIT_SECONDS:
+            return
+        events, blobs, self.events, self.blobs = self.events, self.blobs, [], []
+        self.job.ledger.append(self.job.run_id, events, blobs=blobs)
+        self.last = time.monotonic()
 
 
 def ask_questions(job: QuestionJob, state: RunState) -> None:
@@ -169,7 +177,7 @@ def ask_questions(job: QuestionJob, state: RunState) -> None:
         for future in [f for f in inflight if f.done()]:
             settle(future)
         while len(inflight) > block_until:
-            pending.flush()  # about to wait: record what is finished first
+            pending.flush(when_due=True)
             finished, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
             for future in finished:
                 settle(future)
