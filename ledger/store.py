@@ -9,7 +9,9 @@ writer outside this protocol) rolls back and retries. Everything the hot path ca
 taking the lock (event JSON, blob compression, view JSON) is done first.
 
 Writer and reader use separate connections (WAL lets readers run while a writer appends); each
-is guarded by a lock so one `Ledger` can be shared by the threads of a run.
+is guarded by a lock so one `Ledger` can be shared by the threads of a run. `events` keeps the
+typed events of recently read runs (`ledger.readcache`): rows never change, so a re-fold only
+reads and validates what was appended since.
 """
 
 from __future__ import annotations
@@ -215,13 +217,13 @@ class Ledger:
                 f"SELECT {ROW_COLUMNS} FROM events WHERE run_id = ? AND position > ? ORDER BY position",
                 (run_id, self._cache.last_position(run_id))).fetchall()
             self._cache.add_read(run_id, [row_to_stored(row) for row in rows])
-            selected = self._cache.get(run_id)
+            selected = list(self._cache.get(run_id))  # the caller's own list
         if types is not None:
             wanted = set(types)
             selected = [event for event in selected if event.type in wanted]
         if until_seq is not None:
             selected = [event for event in selected if event.seq <= until_seq]
-        return list(selected)
+        return selected
 
     def iter_all(self, run_id: str | None = None) -> Iterator[StoredEvent]:
         """Every event (of one run, or of the ledger) in seq order, read a page at a time."""
