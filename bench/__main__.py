@@ -12,11 +12,11 @@ import json
 import sys
 import time
 
-from bench import BENCH_MODULES, BENCHMARKS, PLACEHOLDERS
+from bench import BENCHMARKS, PLACEHOLDERS, bench_modules
 
 
 def _load_modules() -> None:
-    for name in BENCH_MODULES:
+    for name in bench_modules():
         try:
             importlib.import_module(name)
         except ModuleNotFoundError as exc:
