@@ -86,7 +86,7 @@ def test_a_token_guarded_server_serves_a_run_and_the_token_never_reaches_the_led
                                      catch_exceptions=False)
     assert report["failed"] == 0 and report["total"] > 0
     _, _, config = outcome(tmp_path / "l.db", report["run_id"])
-    assert config.memory_options == {"url": url}
+    assert config.memory_options == {"url": url, "token_env": "RUN_TOKEN"}  # the name, never the value
     for path in tmp_path.rglob("*"):
         if path.is_file():
             assert TOKEN.encode() not in path.read_bytes(), path

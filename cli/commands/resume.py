@@ -5,11 +5,11 @@ from __future__ import annotations
 import click
 
 from cli.common import AppContext, open_ledger, pass_app, run_argument
-from cli.logging_setup import redact
+from cli.logging_setup import redact, register_secret_env
 from cli.progress import make_progress
 from cli.render import report_for, show_report
 from ledger.errors import RunAborted
-from ledger.run.resume import resume_run
+from ledger.run.resume import resume_memory_options, resume_run
 
 __all__ = ["COMMANDS"]
 
@@ -20,15 +20,21 @@ __all__ = ["COMMANDS"]
 @click.option("--max-attempts", type=click.IntRange(1, 20), default=None, help="Override attempts per model call.")
 @click.option("--base-url", default=None, help="Override the recorded endpoint (e.g. a new loopback port).")
 @click.option("--memory-url", default=None, help="Override the recorded memory server URL (--memory http).")
+@click.option("--memory-token-env", default=None, help="Override the environment variable holding the memory server's token.")
 @pass_app
 def resume(app: AppContext, run_ref: str, concurrency: int | None, max_attempts: int | None,
-           base_url: str | None, memory_url: str | None) -> None:
+           base_url: str | None, memory_url: str | None, memory_token_env: str | None) -> None:
     """Continue an interrupted run: re-check the corpus, re-prepare if the memory lost it, run what is missing."""
     with open_ledger(app, create=False) as ledger:
         run_id = ledger.resolve_run(run_ref)
         overrides = {"concurrency": concurrency, "max_attempts": max_attempts, "base_url": base_url}
-        if memory_url:
-            overrides["memory_options"] = {"url": memory_url}
+        if memory_url or memory_token_env:
+            recorded = resume_memory_options(ledger, run_id)
+            overrides["memory_options"] = {**recorded, **({"url": memory_url} if memory_url else {}),
+                                           **({"token_env": memory_token_env} if memory_token_env else {})}
+        for name in (memory_token_env, resume_memory_options(ledger, run_id).get("token_env")):
+            if name:
+                register_secret_env(name)
         try:
             outcome = resume_run(ledger, run_id, redact=redact, progress=make_progress(app.log_format),
                                  **overrides)

@@ -24,7 +24,7 @@ from ledger.run.session import open_models
 from ledger.run.settings import RunSettings
 from projections.state import RunState, fold_run
 
-__all__ = ["ResumeOutcome", "settings_of", "resume_run"]
+__all__ = ["ResumeOutcome", "settings_of", "resume_run", "resume_memory_options"]
 
 log = structlog.get_logger("benchledger.resume")
 
@@ -38,8 +38,10 @@ def settings_of(state: RunState, **overrides) -> RunSettings:
     """The RunSettings a run was started with, as recorded on RunStarted."""
     cfg = state.started.config
     extra = cfg.extra
+    # A remote system is recorded under its own name ("http:sqlite"); it is reopened through `http`.
+    memory = "http" if cfg.memory.startswith("http:") else cfg.memory
     values = dict(
-        memory=cfg.memory, memory_store=Path(extra.get("memory_store", "memory.sqlite")),
+        memory=memory, memory_store=Path(extra.get("memory_store", "memory.sqlite")),
         memory_options=dict(cfg.memory_options), k=cfg.k, token_budget=cfg.token_budget,
         protocol=cfg.protocol,
         agent_model=None if cfg.offline_models and cfg.agent_model.startswith("offline-") else cfg.agent_model,
@@ -96,3 +98,9 @@ def resume_run(ledger, run_id: str, *, redact: Callable[[str], str] = lambda s: 
     finally:
         memory.close()
     return ResumeOutcome(run_id, attempt, reprepare, pending)
+
+
+def resume_memory_options(ledger, run_id: str) -> dict[str, str]:
+    """The memory options a run recorded (a server URL, env var names)."""
+    state = fold_run(run_id, ledger.events(run_id, types=["RunStarted"]))
+    return dict(state.started.config.memory_options) if state.started else {}

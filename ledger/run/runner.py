@@ -46,6 +46,16 @@ def _planned(dataset: Dataset) -> tuple[PlannedQuestion, ...]:
     )
 
 
+def _extra(settings: RunSettings, sel: dict) -> dict[str, str]:
+    """What resume needs to rebuild the same settings and dataset (no secrets: env var names only)."""
+    extra = {"memory_store": str(settings.memory_store), "api_key_env": settings.api_key_env,
+             "timeout": str(settings.timeout), "max_attempts": str(settings.max_attempts),
+             "batch_size": str(settings.batch_size)}
+    if sel.get("conversation_ids"):
+        extra["conversation_ids"] = ",".join(sel["conversation_ids"])  # type: ignore[arg-type]
+    return extra
+
+
 def plan_events(dataset: Dataset, settings: RunSettings, memory: MemorySystem, answer_model: AnswerModel,
                 judge_model: JudgeModel, prompt_hashes: dict[str, str]) -> list:
     sel = dataset.selection
@@ -53,7 +63,7 @@ def plan_events(dataset: Dataset, settings: RunSettings, memory: MemorySystem, a
         benchmark=dataset.benchmark, subset=dataset.subset, corpus_path=dataset.source,
         memory=memory.name, memory_version=memory.version,
         memory_model=getattr(memory, "model", None),
-        memory_options={k: v for k, v in settings.memory_options.items() if "token" not in k.lower()},
+        memory_options=dict(settings.memory_options),  # a URL and env var names, never their values
         agent_model=answer_model.name, judge_model=judge_model.name,
         offline_models=bool(answer_model.offline or judge_model.offline),
         base_url=settings.base_url, protocol=settings.protocol, k=settings.k,
@@ -61,9 +71,7 @@ def plan_events(dataset: Dataset, settings: RunSettings, memory: MemorySystem, a
         message_limit=sel.get("message_limit"), question_limit=sel.get("question_limit"),
         concurrency=settings.concurrency, keep=settings.keep, prompt_hashes=prompt_hashes,
         reference_prompt_hashes=dataset.prompts.hashes if dataset.prompts else {},
-        extra={"memory_store": str(settings.memory_store), "api_key_env": settings.api_key_env,
-               "timeout": str(settings.timeout), "max_attempts": str(settings.max_attempts),
-               "batch_size": str(settings.batch_size)},
+        extra=_extra(settings, sel),
     )
     plan = QuestionsPlanned(
         questions=_planned(dataset),
@@ -84,7 +92,10 @@ def execute(ledger, run_id: str, dataset: Dataset, settings: RunSettings, memory
                            batch_size=settings.batch_size, progress=progress)
         except Exception as err:  # the memory system failed while preparing: record, abort, never score
             _abort(ledger, run_id, "prepare", err, attempt, redact)
-    problems = verify_scopes(ledger, run_id, dataset, memory, check=attempt)
+    try:
+        problems = verify_scopes(ledger, run_id, dataset, memory, check=attempt)
+    except Exception as err:  # the memory system could not report its state: never score blind
+        _abort(ledger, run_id, "verify", err, attempt, redact)
     if problems:
         _abort(ledger, run_id, "verify", RuntimeError("; ".join(problems)), attempt, redact,
                error_class="CorpusIncomplete")
