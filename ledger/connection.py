@@ -60,6 +60,15 @@ def _identify(conn: sqlite3.Connection, path: Path) -> bool:
     )
 
 
+def _up_to_date(conn: sqlite3.Connection) -> bool:
+    return migrations.applied(conn) == {migration.number for migration in migrations.MIGRATIONS}
+
+
+def _is_wal(conn: sqlite3.Connection) -> bool:
+    (mode,) = conn.execute("PRAGMA journal_mode").fetchone()
+    return mode.lower() == "wal"
+
+
 def _set_wal(conn: sqlite3.Connection) -> None:
     # Switching to WAL needs a moment of exclusive access; another opener may hold the file.
     deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
@@ -75,11 +84,14 @@ def _set_wal(conn: sqlite3.Connection) -> None:
 
 def _prepare(conn: sqlite3.Connection, path: Path) -> None:
     """Create or migrate the ledger under the write lock, then make sure it is in WAL mode."""
-    _identify(conn, path)  # a foreign file is refused by this read, before any lock is taken
+    # A foreign file is refused by this read, before any lock is taken; an up-to-date ledger
+    # (the common case) needs no write lock at all.
+    if _identify(conn, path) and _up_to_date(conn) and _is_wal(conn):
+        return
     conn.execute("BEGIN IMMEDIATE")
     try:
         if _identify(conn, path):
-            if migrations.applied(conn) != {m.number for m in migrations.MIGRATIONS}:
+            if not _up_to_date(conn):
                 migrations.migrate(conn, str(path))
         else:
             migrations.initialise(conn)
@@ -88,8 +100,7 @@ def _prepare(conn: sqlite3.Connection, path: Path) -> None:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-    (mode,) = conn.execute("PRAGMA journal_mode").fetchone()
-    if mode.lower() != "wal":
+    if not _is_wal(conn):
         _set_wal(conn)
 
 
