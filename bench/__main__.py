@@ -1,7 +1,7 @@
 """`python -m bench [--quick] [--json] [--only NAME]`: run the registered benchmarks, print JSON.
 
 Progress goes to stderr; stdout holds exactly one JSON object of named figures (indented, or on
-one line with --json).
+one line with --json). Without --json a readable table of the same figures goes to stderr too.
 """
 
 from __future__ import annotations
@@ -41,8 +41,17 @@ def main(argv: list[str] | None = None) -> int:
         result = function(args.quick)
         print(f"bench: {name} done in {time.perf_counter() - started:.1f}s", file=sys.stderr)
         figures.update(result if isinstance(result, dict) else {name: result})
+    if not args.json:
+        print(_table(figures), file=sys.stderr)
     print(json.dumps(figures, separators=(",", ":")) if args.json else json.dumps(figures, indent=2))
     return 0
+
+
+def _table(figures: dict[str, float | None]) -> str:
+    """The figures as two aligned columns, for a reader (stdout keeps the JSON alone)."""
+    width = max((len(name) for name in figures), default=0)
+    return "\n".join(f"{name:<{width}}  {'-' if value is None else f'{value:g}'}"
+                     for name, value in figures.items())
 
 
 if __name__ == "__main__":

@@ -1,0 +1,81 @@
+"""`fold_50k_s`: every projection a user looks at, over one run of 50,000 events.
+
+The run is stored in a real ledger first (start, plan, a scorer, then per question a recall of
+10 items, an answer and a judgment, with one question in fifty failing at answer and being
+retried, and the finish), and read back once. The figure is the time of the projections a
+`show` and a `failures` make from those stored events: `build_report`, `scorecard_value` (what
+`verify` re-folds) and `failure_entries`; the read from the ledger is reported beside it as
+`read_50k_s`. Each is the best of a few rounds.
+"""
+
+from __future__ import annotations
+
+import time
+
+from bench import register
+from bench.corpus import scratch_dir
+from bench.synthetic import question_events, run_started
+from ledger.events import Event, Failed, RunFinished, ScorerStarted
+from ledger.store import Ledger
+from projections.inspect import failure_entries
+from projections.report import build_report
+from projections.state import fold_run
+from projections.views import scorecard_value
+
+__all__ = ["run_events", "fold_50k_s"]
+
+ROUNDS = 3
+
+
+def run_events(n_events: int) -> list[Event]:
+    """Exactly n_events events of a finished run, with some answer failures among them."""
+    events: list[Event] = [*run_started(n_events // 3 + 1),
+                           ScorerStarted(scorer_id="s1", judge_model="offline-judge", protocol="typed")]
+    for index, event in enumerate(question_events(n_events)):
+        if len(events) >= n_events - 1:
+            break
+        if index % 150 == 1:  # before the answer of every fiftieth question: a failed attempt
+            events.append(Failed(stage="answer", question_id=event.question_id, error_class="APITimeoutError",
+                                 message="Request timed out.", attempt=1))
+        events.append(event)
+    del events[n_events - 1:]
+    events.append(RunFinished(status="completed"))
+    return events
+
+
+def _best(function, rounds: int = ROUNDS) -> float:
+    best = float("inf")
+    for _ in range(rounds):
+        started = time.perf_counter()
+        function()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+@register("fold_50k_s")
+def fold_50k_s(quick: bool) -> dict[str, float]:
+    n_events = 10_000 if quick else 50_000
+    events = run_events(n_events)
+    run_id = "fold-bench"
+    path = scratch_dir() / f"fold-{n_events}.db"
+    with Ledger.open(path) as ledger:
+        for start in range(0, len(events), 1000):
+            ledger.append(run_id, events[start:start + 1000])
+    stored: list = []
+
+    def read() -> None:  # a fresh Ledger each time: its cache of recently read runs starts empty
+        with Ledger.open(path, create=False) as ledger:
+            stored[:] = ledger.events(run_id)
+
+    read_s = _best(read)
+    if len(stored) != n_events:
+        raise RuntimeError(f"stored {len(stored)} events, expected {n_events}")
+
+    def project() -> None:
+        report = build_report(run_id, stored)
+        scorecard_value(run_id, stored)
+        entries = failure_entries(fold_run(run_id, stored))
+        if report.run_status != "completed" or not entries:
+            raise RuntimeError("the synthetic run did not fold as a completed run with failures")
+
+    return {"fold_50k_s": round(_best(project), 3), "read_50k_s": round(read_s, 3)}

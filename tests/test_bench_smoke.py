@@ -1,0 +1,46 @@
+"""`python -m bench --quick --json` runs every benchmark and prints every named figure.
+
+A smoke test, not a speed test: it checks that the entry point runs end to end in a real
+subprocess (its scratch files under this test's tmp_path) and that each figure the performance
+issue names comes out as a number, never that a number is good. Speed lives under `bench/`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+NAMED_FIGURES = (
+    "append_batched_ratio", "append_single_ratio", "verify_events_per_s",
+    "fold_50k_s", "ingest_build_30k_s",
+    "recall_p50_ms", "recall_p95_ms", "recall_speedup_vs_rank_bm25",
+    "harness_questions_per_s", "concurrency_efficiency",
+    "peak_rss_mb", "ledger_bytes_per_question",
+)
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_quick_bench_prints_one_json_object_with_every_named_figure(tmp_path: Path) -> None:
+    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(REPO_ROOT)}
+    done = subprocess.run([sys.executable, "-m", "bench", "--quick", "--json"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.strip().splitlines()
+    assert len(lines) == 1, done.stdout  # exactly one JSON object, on one line
+    figures = json.loads(lines[0])
+    missing = [name for name in NAMED_FIGURES if figures.get(name) is None]
+    assert not missing, f"figures not measured: {missing}"
+    for name in NAMED_FIGURES:
+        value = figures[name]
+        assert isinstance(value, (int, float)) and math.isfinite(value) and value > 0, (name, value)
+    assert 0 < figures["concurrency_efficiency"] <= 1.5
+    assert figures["recall_p50_ms"] <= figures["recall_p95_ms"]
+    assert not list(tmp_path.glob("benchledger-bench-*")), "scratch files outlived the run"
