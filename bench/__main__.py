@@ -9,8 +9,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from bench import BENCHMARKS, PLACEHOLDERS, bench_modules
 
@@ -25,6 +28,22 @@ def _load_modules() -> None:
             print(f"bench: {name} not present, skipped", file=sys.stderr)
 
 
+@contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """Send everything written to stdout meanwhile (logs of the runs a benchmark makes, from
+    Python or from a child process) to stderr, at the file-descriptor level, so stdout ends up
+    holding the JSON alone."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
@@ -32,15 +51,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", default=[], metavar="NAME",
                         help="run only this figure (repeatable)")
     args = parser.parse_args(argv)
-    _load_modules()
     figures: dict[str, float | None] = {name: None for name in PLACEHOLDERS}
-    for name, function in BENCHMARKS.items():
-        if args.only and name not in args.only:
-            continue
-        started = time.perf_counter()
-        result = function(args.quick)
-        print(f"bench: {name} done in {time.perf_counter() - started:.1f}s", file=sys.stderr)
-        figures.update(result if isinstance(result, dict) else {name: result})
+    with _stdout_to_stderr():
+        _load_modules()
+        for name, function in BENCHMARKS.items():
+            if args.only and name not in args.only:
+                continue
+            started = time.perf_counter()
+            result = function(args.quick)
+            print(f"bench: {name} done in {time.perf_counter() - started:.1f}s", file=sys.stderr)
+            figures.update(result if isinstance(result, dict) else {name: result})
     if not args.json:
         print(_table(figures), file=sys.stderr)
     print(json.dumps(figures, separators=(",", ":")) if args.json else json.dumps(figures, indent=2))
