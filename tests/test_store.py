@@ -153,6 +153,8 @@ def test_resolve_run_takes_full_ids_unique_prefixes_and_latest(ledger):
         ledger.resolve_run("01Z")
     with pytest.raises(RunNotFound):
         ledger.resolve_run("%")
+    with pytest.raises(RunNotFound, match="no run id given"):
+        ledger.resolve_run("")
 
 
 def test_head_is_the_hash_of_the_runs_last_event(ledger):
