@@ -51,6 +51,8 @@ model_options = _stack(
                  help="Seconds before a model call times out (then it is retried)."),
     click.option("--max-attempts", type=click.IntRange(1, 20), default=6, show_default=True,
                  help="Attempts per model call on 429, 5xx, timeouts and resets (with backoff)."),
+    click.option("--backoff-base", type=click.FloatRange(min=0.01), default=0.5, show_default=True,
+                 help="First retry wait in seconds; doubles each attempt (a Retry-After is always honoured)."),
 )
 
 run_options = _stack(
@@ -83,5 +85,5 @@ def settings_from_options(app: AppContext, opts: dict[str, Any]) -> RunSettings:
         token_budget=opts.get("token_budget"), protocol=opts["protocol"], agent_model=opts.get("agent_model"),
         judge_model=opts.get("judge_model"), base_url=opts.get("base_url"), api_key_env=opts["api_key_env"],
         concurrency=opts["concurrency"], prepare=opts["prepare"], keep=opts["keep"], timeout=opts["timeout"],
-        max_attempts=opts["max_attempts"],
+        max_attempts=opts["max_attempts"], backoff_base=opts["backoff_base"],
     )

@@ -86,6 +86,8 @@ class ScopePurged(Event):
     scope_key: str
     scope: str
     documents_removed: int
+    kept_for_runs: tuple[str, ...] = ()
+    """Other runs still using the scope: it was left in place for them (the last one purges it)."""
 
     def idempotency_key(self) -> str:
         return f"purge:{self.scope_key}"

@@ -111,9 +111,17 @@ def verify_scopes(ledger, run_id: str, dataset: Dataset, memory: MemorySystem, *
     return problems
 
 
-def purge_scopes(ledger, run_id: str, dataset: Dataset, memory: MemorySystem, *, attempt: int, redact) -> None:
+def purge_scopes(ledger, run_id: str, dataset: Dataset, memory: MemorySystem, *, attempt: int, redact,
+                 leases) -> None:
+    """Release this run's leases and purge each scope no other live run still holds."""
     names = scope_names(dataset)
     for key in dataset.scopes:
+        others = leases.release(names[key], run_id)
+        if others:
+            log.info("scope kept for other runs", scope=names[key], runs=others)
+            ledger.append(run_id, [ScopePurged(scope_key=key, scope=names[key], documents_removed=0,
+                                               kept_for_runs=tuple(others))])
+            continue
         try:
             removed = memory.purge(names[key])
         except Exception as err:  # an operational failure of the memory system, recorded, never raised

@@ -48,7 +48,8 @@ def settings_of(state: RunState, **overrides) -> RunSettings:
         judge_model=None if cfg.judge_model.startswith("offline-") else cfg.judge_model,
         base_url=cfg.base_url, api_key_env=extra.get("api_key_env", "OPENAI_API_KEY"),
         concurrency=cfg.concurrency, keep=cfg.keep, timeout=float(extra.get("timeout", 60.0)),
-        max_attempts=int(extra.get("max_attempts", 6)), batch_size=int(extra.get("batch_size", 1000)),
+        max_attempts=int(extra.get("max_attempts", 6)), backoff_base=float(extra.get("backoff_base", 0.5)),
+        batch_size=int(extra.get("batch_size", 1000)),
     )
     values.update({k: v for k, v in overrides.items() if v is not None})
     return RunSettings(**values)

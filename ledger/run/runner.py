@@ -21,7 +21,8 @@ from ledger.events import (
     Failed, PlannedQuestion, QuestionsPlanned, RunConfig, RunFinished, RunStarted, ScorerStarted,
 )
 from ledger.clock import new_run_id
-from ledger.run.prepare import fingerprint_event, prepare_scopes, purge_scopes, verify_scopes
+from ledger.run.leases import ScopeLeases
+from ledger.run.prepare import fingerprint_event, prepare_scopes, purge_scopes, scope_names, verify_scopes
 from ledger.run.provenance import collect_provenance
 from ledger.run.questions import QuestionJob, ask_questions
 from ledger.run.settings import RunSettings
@@ -50,6 +51,7 @@ def _extra(settings: RunSettings, sel: dict) -> dict[str, str]:
     """What resume needs to rebuild the same settings and dataset (no secrets: env var names only)."""
     extra = {"memory_store": str(settings.memory_store), "api_key_env": settings.api_key_env,
              "timeout": str(settings.timeout), "max_attempts": str(settings.max_attempts),
+             "backoff_base": str(settings.backoff_base),
              "batch_size": str(settings.batch_size)}
     if sel.get("conversation_ids"):
         extra["conversation_ids"] = ",".join(sel["conversation_ids"])  # type: ignore[arg-type]
@@ -85,6 +87,22 @@ def execute(ledger, run_id: str, dataset: Dataset, settings: RunSettings, memory
             answer_model: AnswerModel, judge_model: JudgeModel, *, attempt: int, prepare: bool,
             redact: Callable[[str], str], progress: Progress) -> None:
     """Prepare (if asked), verify, ask what is not yet recorded, purge, finish. Shared by run and resume."""
+    leases = ScopeLeases(settings.memory_store)
+    try:
+        _execute(ledger, run_id, dataset, settings, memory, answer_model, judge_model, attempt=attempt,
+                 prepare=prepare, redact=redact, progress=progress, leases=leases)
+    except RunAborted:
+        for scope in scope_names(dataset).values():  # left for resume, no longer held by this process
+            leases.release(scope, run_id)
+        raise
+    finally:
+        leases.close()
+
+
+def _execute(ledger, run_id, dataset, settings, memory, answer_model, judge_model, *, attempt, prepare,
+             redact, progress, leases) -> None:
+    for scope in scope_names(dataset).values():
+        leases.acquire(scope, run_id)
     state = fold_run(run_id, ledger.events(run_id))
     if prepare:
         try:
@@ -112,8 +130,11 @@ def execute(ledger, run_id: str, dataset: Dataset, settings: RunSettings, memory
                       k=settings.k, token_budget=settings.token_budget, concurrency=settings.concurrency,
                       attempt=attempt, redact=redact, progress=progress)
     ask_questions(job, state)
-    if not settings.keep:
-        purge_scopes(ledger, run_id, dataset, memory, attempt=attempt, redact=redact)
+    if settings.keep:
+        for scope in scope_names(dataset).values():
+            leases.release(scope, run_id)
+    else:
+        purge_scopes(ledger, run_id, dataset, memory, attempt=attempt, redact=redact, leases=leases)
     _finish(ledger, run_id, [RunFinished(status="completed", attempt=attempt)])
 
 

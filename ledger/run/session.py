@@ -23,7 +23,7 @@ def open_models(ledger, dataset: Dataset, settings: RunSettings, *, judge_model:
         agent_model=settings.agent_model, judge_model=judge_model or settings.judge_model,
         protocol=protocol or settings.protocol, base_url=settings.base_url,
         api_key_env=settings.api_key_env, cache=ledger_cache(ledger), timeout=settings.timeout,
-        max_attempts=settings.max_attempts, prompts=dataset.prompts,
+        max_attempts=settings.max_attempts, backoff_base=settings.backoff_base, prompts=dataset.prompts,
     )
 
 

@@ -31,3 +31,5 @@ class RunSettings(BaseModel):
     batch_size: int = Field(default=1000, ge=1)
     timeout: float = Field(default=60.0, gt=0)
     max_attempts: int = Field(default=6, ge=1)
+    backoff_base: float = Field(default=0.5, gt=0)
+    """First retry wait in seconds (doubling, with jitter; never shorter than a Retry-After)."""
