@@ -1,0 +1,82 @@
+"""Re-scoring without paying again: rejudge, replay and the response cache, counted at a real
+OpenAI-compatible server on loopback."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from adapters.models.loopback import LoopbackOpenAI
+from cli.main import cli
+from conftest import REPO
+from ledger.store import Ledger
+
+MINI = REPO / "examples" / "groupmem-mini"
+
+
+def invoke(*args: str):
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+@pytest.fixture
+def server(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-rescore-test-0000")
+    with LoopbackOpenAI() as srv:
+        yield srv
+
+
+def reference_run(server) -> dict:
+    invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--agent-model", "gpt-5", "--judge-model", "gpt-5",
+           "--base-url", server.base_url, "--out", "r.json")
+    with open("r.json") as handle:
+        return json.load(handle)
+
+
+def show(*args: str) -> dict:
+    return json.loads(invoke("show", "latest", "--json", *args).stdout)
+
+
+def test_rejudge_calls_only_the_judge_and_reports_name_their_scorer(server):
+    report = reference_run(server)
+    agent_calls, judge_calls = server.count(role="agent"), server.count(role="judge")
+    assert agent_calls == report["total"]
+    invoke("rejudge", "latest", "--judge-model", "judge-two", "--base-url", server.base_url)
+    assert server.count(role="agent") == agent_calls
+    assert server.count(role="judge", model="judge-two") == report["total"]
+    newest, first = show(), show("--scorer", "s1")
+    assert newest["scorer_id"] == "s2" and newest["judge_model"] == "judge-two"
+    assert first["scorer_id"] == "s1" and first["judge_model"] == "gpt-5"
+    assert first["correct"] == report["correct"]
+    agreement = json.loads(invoke("agreement", "latest", "--json").stdout)
+    assert agreement["overall"]["both_judged"] == report["total"]
+    assert agreement["scorer_a"] == "s1" and agreement["scorer_b"] == "s2"
+
+
+def test_replay_under_a_new_scoring_rule_calls_no_model_and_names_its_versions(server):
+    reference_run(server)
+    calls = server.count()
+    result = invoke("replay", "latest", "--scoring-rule", "2", "--json")
+    assert server.count() == calls
+    replayed = json.loads(result.stdout)
+    assert replayed["projection_versions"]["scoring_rule"] == 2
+    assert "projection versions" in result.stderr and "scoring_rule=2" in result.stderr
+    with Ledger.open("ledger.db") as ledger:
+        run_id = ledger.runs()[0].run_id
+        early = ledger.events(run_id)[5].seq
+    partial = json.loads(invoke("replay", "latest", "--until", str(early), "--json").stdout)
+    assert partial["run_status"] == "unfinished" and partial["last_seq"] == early
+
+
+def test_a_repeated_run_is_served_from_the_ledgers_response_cache(server):
+    first = reference_run(server)
+    calls = server.count()
+    second = reference_run(server)
+    assert server.count() == calls, "every call of the repeated run should be a cache hit"
+    assert second["correct"] == first["correct"]
+    with Ledger.open("ledger.db") as ledger:
+        answered = [e.event for e in ledger.events(second["run_id"], types=["QuestionAnswered", "Judged"])]
+    assert answered and all(event.cache_hit for event in answered)
