@@ -42,7 +42,7 @@ def show(*args: str) -> dict:
 
 def test_rejudge_calls_only_the_judge_and_reports_name_their_scorer(server):
     report = reference_run(server)
-    agent_calls, judge_calls = server.count(role="agent"), server.count(role="judge")
+    agent_calls = server.count(role="agent")
     assert agent_calls == report["total"]
     invoke("rejudge", "latest", "--judge-model", "judge-two", "--base-url", server.base_url)
     assert server.count(role="agent") == agent_calls
