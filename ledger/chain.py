@@ -9,9 +9,10 @@ enters exactly as stored (the event's JSON text), so changing one byte of it bre
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from hashlib import sha256
 
-__all__ = ["GENESIS", "canonical_bytes", "link_hash"]
+__all__ = ["GENESIS", "canonical_bytes", "link_hash", "batch_linker"]
 
 GENESIS = "0" * 64
 
@@ -45,3 +46,28 @@ def link_hash(prev_hash: str, run_id: str, position: int, type: str, schema_vers
     digest.update(canonical_bytes(run_id, position, type, schema_version, recorded_at,
                                   idempotency_key, payload))
     return digest.hexdigest()
+
+
+def batch_linker(run_id: str, recorded_at: str) -> Callable[..., str]:
+    """`link_hash` for rows of one append (same run and time), with their frames built once.
+
+    The returned `link(prev_hash, position, type, schema_version, idempotency_key, payload_bytes)`
+    gives exactly `link_hash(prev_hash, run_id, position, type, schema_version, recorded_at,
+    idempotency_key, payload_bytes)`; it exists because this runs for every appended event.
+    """
+    run, at = run_id.encode(), recorded_at.encode()
+    run_frame, at_frame = b"%d:%b," % (len(run), run), b"%d:%b," % (len(at), at)
+
+    def link(prev_hash: str, position: int, type: str, schema_version: int,
+             idempotency_key: str | None, payload: bytes) -> str:
+        kind, pos, version = type.encode(), b"%d" % position, b"%d" % schema_version
+        if idempotency_key is None:
+            key = _NULL
+        else:
+            raw_key = idempotency_key.encode()
+            key = b"%d:%b," % (len(raw_key), raw_key)
+        return sha256(b"%b%b%d:%b,%d:%b,%d:%b,%b%b%d:%b," % (
+            prev_hash.encode(), run_frame, len(pos), pos, len(kind), kind, len(version), version,
+            at_frame, key, len(payload), payload)).hexdigest()
+
+    return link

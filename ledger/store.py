@@ -26,7 +26,7 @@ from pathlib import Path
 from pydantic_core import to_json
 
 from ledger import blobs as blob_table, clock
-from ledger.chain import GENESIS, link_hash
+from ledger.chain import GENESIS, batch_linker
 from ledger.connection import connect
 from ledger.errors import ConcurrencyConflict, LedgerError
 from ledger.events import Event
@@ -154,6 +154,7 @@ class Ledger:
         seq = max(issued[0] if issued else 0, head[0] if head else 0)
         prev_hash = head[1] if head else GENESIS
         recorded_at = clock.now_iso()
+        link = batch_linker(run_id, recorded_at)
         to_insert, written = [], []
         for event, (type_, version, key, payload) in zip(events, rows):
             if key is not None:
@@ -162,7 +163,7 @@ class Ledger:
                 seen.add(key)
             position += 1
             seq += 1
-            hash_ = link_hash(prev_hash, run_id, position, type_, version, recorded_at, key, payload)
+            hash_ = link(prev_hash, position, type_, version, key, payload)
             to_insert.append((run_id, position, type_, version, recorded_at, key, payload.decode(),
                               prev_hash, hash_))
             written.append(stored_event(seq, run_id, position, type_, version, recorded_at, key,

@@ -6,8 +6,9 @@ import sqlite3
 import zlib
 
 import pytest
+from hypothesis import given, strategies as st
 
-from ledger.chain import GENESIS, canonical_bytes, link_hash
+from ledger.chain import GENESIS, batch_linker, canonical_bytes, link_hash
 from ledger.errors import RunNotFound
 from ledger.events import Failed
 from ledger.migrations import GUARD_TRIGGERS
@@ -230,3 +231,13 @@ def test_canonical_bytes_frame_every_column_so_shifted_text_differs():
     assert canonical_bytes("r", 1, "T", 1, "t", None, "{}") != canonical_bytes("r", 1, "T", 1, "t", "~", "{}")
     assert canonical_bytes("r", 12, "T", 1, "t", "k", "{\"é\":1}") == (
         "1:r,2:12,1:T,1:1,1:t,1:k,8:{\"é\":1},".encode())
+
+
+@given(run_id=st.text(min_size=1), position=st.integers(1, 10**9), type_=st.text(min_size=1),
+       version=st.integers(0, 99), at=st.text(), key=st.none() | st.text(), payload=st.text())
+def test_the_append_paths_batch_linker_hashes_exactly_like_link_hash(run_id, position, type_,
+                                                                     version, at, key, payload):
+    prev = "ab" * 32
+    link = batch_linker(run_id, at)
+    assert link(prev, position, type_, version, key, payload.encode()) == link_hash(
+        prev, run_id, position, type_, version, at, key, payload)
