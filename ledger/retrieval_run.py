@@ -29,6 +29,7 @@ from ledger.events import (
     RunConfig, RunFinished, RunStarted, cap_message,
 )
 from ledger.run.context import render_context
+from ledger.run.leases import ScopeLeases
 from ledger.run.prepare import prepare_scopes, purge_scopes, scope_names, verify_scopes
 from ledger.run.provenance import collect_provenance
 from projections.retrieval import retrieval_metrics
@@ -116,8 +117,13 @@ def _recall(ledger, run_id: str, question: Question, scope: str, memory: MemoryS
 
 
 def run_retrieval(ledger, dataset: Dataset, memory: MemorySystem, *, k: int,
-                  progress: Progress | None = None, keep: bool = False) -> tuple[str, dict]:
-    """Record a retrieval run of `dataset` on `memory`; returns (run_id, metrics folded from it)."""
+                  progress: Progress | None = None, keep: bool = False,
+                  leases: ScopeLeases | None = None) -> tuple[str, dict]:
+    """Record a retrieval run of `dataset` on `memory`; returns (run_id, metrics folded from it).
+
+    With `leases`, the run holds its scopes like a full run does, so a concurrent run of the same
+    corpus on the same store is never purged from under it.
+    """
     if k < 1:
         raise ValueError("k must be at least 1")
     progress = progress or (lambda stage, done, total: None)
@@ -125,6 +131,8 @@ def run_retrieval(ledger, dataset: Dataset, memory: MemorySystem, *, k: int,
     ledger.append(run_id, retrieval_start_events(dataset, memory, k=k))
     log.info("retrieval run started", run_id=run_id, benchmark=dataset.benchmark,
              documents=dataset.document_count, questions=len(dataset.questions))
+    for scope in scope_names(dataset).values() if leases is not None else ():
+        leases.acquire(scope, run_id)
     try:
         prepare_scopes(ledger, run_id, dataset, memory, preparation=1, batch_size=BATCH_SIZE,
                        progress=progress)
@@ -137,7 +145,10 @@ def run_retrieval(ledger, dataset: Dataset, memory: MemorySystem, *, k: int,
         _recall(ledger, run_id, question, names[question.scope_key], memory, k)
         progress("recall", done, len(dataset.questions))
     if not keep:
-        purge_scopes(ledger, run_id, dataset, memory, attempt=1, redact=lambda text: text)
+        purge_scopes(ledger, run_id, dataset, memory, attempt=1, redact=lambda text: text, leases=leases)
+    elif leases is not None:
+        for scope in scope_names(dataset).values():
+            leases.release(scope, run_id)
     ledger.append(run_id, [RunFinished(status="completed")])
     return run_id, retrieval_metrics(ledger.events(run_id))
 
@@ -148,7 +159,9 @@ def run_retrieval_named(ledger, dataset: Dataset, *, memory: str, memory_store: 
     """Open the memory system registered as `memory` on `memory_store`, run, close it."""
     memory_store.parent.mkdir(parents=True, exist_ok=True)
     system = open_memory(memory, memory_store, **(memory_options or {}))
+    leases = ScopeLeases(memory_store)
     try:
-        return run_retrieval(ledger, dataset, system, k=k, progress=progress, keep=keep)
+        return run_retrieval(ledger, dataset, system, k=k, progress=progress, keep=keep, leases=leases)
     finally:
+        leases.close()
         system.close()

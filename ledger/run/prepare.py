@@ -112,11 +112,11 @@ def verify_scopes(ledger, run_id: str, dataset: Dataset, memory: MemorySystem, *
 
 
 def purge_scopes(ledger, run_id: str, dataset: Dataset, memory: MemorySystem, *, attempt: int, redact,
-                 leases) -> None:
-    """Release this run's leases and purge each scope no other live run still holds."""
+                 leases=None) -> None:
+    """Release this run's leases (`ledger.run.leases`) and purge each scope no other live run holds."""
     names = scope_names(dataset)
     for key in dataset.scopes:
-        others = leases.release(names[key], run_id)
+        others = leases.release(names[key], run_id) if leases is not None else []
         if others:
             log.info("scope kept for other runs", scope=names[key], runs=others)
             ledger.append(run_id, [ScopePurged(scope_key=key, scope=names[key], documents_removed=0,
