@@ -16,7 +16,7 @@ import structlog
 from adapters.benchmarks.base import Dataset
 from adapters.memory.protocol import MemorySystem
 from adapters.models.base import AnswerModel, JudgeModel
-from ledger.errors import RunAborted
+from ledger.errors import ConcurrencyConflict, RunAborted
 from ledger.events import (
     Failed, PlannedQuestion, QuestionsPlanned, RunConfig, RunFinished, RunStarted, ScorerStarted,
 )
@@ -139,8 +139,20 @@ def _execute(ledger, run_id, dataset, settings, memory, answer_model, judge_mode
 
 
 def _finish(ledger, run_id: str, events: list) -> None:
-    """Append the closing events with the scorecard view they complete, in one transaction."""
-    ledger.append(run_id, events, views=views_after(run_id, ledger.events(run_id), events))
+    """Append the closing events with the scorecard view they complete, in one transaction.
+
+    The view is folded from the events read just before; `expected_position` makes the append fail
+    (and this fold again) if another writer appended to the run in between.
+    """
+    for _ in range(5):
+        stored = ledger.events(run_id)
+        try:
+            ledger.append(run_id, events, views=views_after(run_id, stored, events),
+                          expected_position=stored[-1].position if stored else 0)
+            return
+        except ConcurrencyConflict:
+            continue
+    raise ConcurrencyConflict(f"run {run_id} kept changing while it was being finished; resume it")
 
 
 def _abort(ledger, run_id: str, stage: str, err: BaseException, attempt: int, redact, *,
