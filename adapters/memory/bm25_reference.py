@@ -21,17 +21,15 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 
 from adapters.benchmarks.base import Document
-from adapters.memory.documents import DocumentTable, pack_candidates
-from adapters.memory.evalstore import open_eval_store, purge_scope, transaction
-from adapters.memory.protocol import Candidate, ScopeState
+from adapters.memory.documents import pack_candidates
+from adapters.memory.protocol import Candidate
+from adapters.memory.stored import StoredMemory
 
 __all__ = ["BM25ReferenceMemory", "BM25Index", "tokenize", "reference_query", "K1", "B"]
 
@@ -100,66 +98,17 @@ class BM25Index:
         return [(scored.get(index, 0.0), self.documents[index]) for index in order]
 
 
-class BM25ReferenceMemory:
+class BM25ReferenceMemory(StoredMemory):
     """The published content-only BM25 baseline over an evaluation store."""
 
     name = "bm25-reference"
     version = "1.0.0"
-
-    def __init__(self, store_path: Path) -> None:
-        self.store_path = Path(store_path)
-        self._lock = threading.RLock()
-        self._conn = open_eval_store(self.store_path)
-        self._documents = DocumentTable(self._conn, _DOCUMENTS)
-        self._indexes: dict[str, BM25Index] = {}
-        self._seen_version = self._data_version()
-
-    def _data_version(self) -> int:
-        return self._conn.execute("PRAGMA data_version").fetchone()[0]
-
-    def _index(self, scope: str) -> BM25Index:
-        version = self._data_version()
-        if version != self._seen_version:  # another connection committed: rebuild lazily
-            self._indexes.clear()
-            self._seen_version = version
-        index = self._indexes.get(scope)
-        if index is None:
-            index = BM25Index.build([doc for _, doc in self._documents.built(scope)])
-            self._indexes[scope] = index
-        return index
-
-    def ingest(self, scope: str, documents: Sequence[Document]) -> int:
-        with self._lock:
-            return self._documents.insert(scope, documents)
-
-    def build(self, scope: str, batch_size: int = 1000) -> Iterator[list[str]]:
-        while True:
-            with self._lock, transaction(self._conn):
-                batch = self._documents.pending(scope, batch_size)
-                if not batch:
-                    return
-                self._documents.mark_built(row_id for row_id, _, _ in batch)
-                self._indexes.pop(scope, None)
-            yield [doc_id for _, doc_id, _ in batch]
-
-    def state(self, scope: str) -> ScopeState:
-        with self._lock:
-            documents, pending = self._documents.counts(scope)
-        return ScopeState(documents=documents, pending_chunks=pending)
+    documents_table = _DOCUMENTS
 
     def recall(self, scope: str, query: str, *, asking_user: str | None, k: int,
                token_budget: int | None, question_time: datetime | None = None) -> list[Candidate]:
         with self._lock:
-            index = self._index(scope)
+            index = self._cached_index(
+                scope, lambda: BM25Index.build([doc for _, doc in self._documents.built(scope)]))
         ranked = index.top(tokenize(reference_query(query, asking_user)), k)
         return pack_candidates(ranked, k=k, token_budget=token_budget)
-
-    def purge(self, scope: str) -> int:
-        with self._lock:
-            self._indexes.pop(scope, None)
-            return purge_scope(self._conn, scope, tables=[_DOCUMENTS])
-
-    def close(self) -> None:
-        with self._lock:
-            self._indexes.clear()
-            self._conn.close()

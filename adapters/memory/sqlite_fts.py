@@ -30,17 +30,15 @@ from __future__ import annotations
 import heapq
 import math
 import re
-import threading
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 
-from adapters.benchmarks.base import Document
-from adapters.memory.documents import DocumentTable, pack_candidates
-from adapters.memory.evalstore import open_eval_store, purge_scope, transaction
-from adapters.memory.protocol import Candidate, ScopeState
+from adapters.memory.documents import pack_candidates
+from adapters.memory.evalstore import purge_scope
+from adapters.memory.protocol import Candidate
+from adapters.memory.stored import StoredMemory
 
 __all__ = ["SqliteMemory", "fts_query", "query_terms", "K1", "B"]
 
@@ -164,26 +162,16 @@ def _kth(scores: dict[int, float], k: int) -> float:
     return heapq.nlargest(k, scores.values())[-1]
 
 
-class SqliteMemory:
+class SqliteMemory(StoredMemory):
     """Embedded SQLite FTS5 BM25 memory; one file, one FTS5 table per scope."""
 
     name = "sqlite"
     version = "1.1.0"
+    documents_table = _DOCUMENTS
 
-    def __init__(self, store_path: Path) -> None:
-        self.store_path = Path(store_path)
-        self._lock = threading.RLock()
-        self._conn = open_eval_store(self.store_path)
-        self._documents = DocumentTable(self._conn, _DOCUMENTS)
-        with transaction(self._conn):
-            self._conn.execute(
-                f"CREATE TABLE IF NOT EXISTS {_SCOPES} (id INTEGER PRIMARY KEY, scope TEXT UNIQUE NOT NULL)"
-            )
-        self._indexes: dict[str, _ScopeIndex] = {}
-        self._seen_version = self._data_version()
-
-    def _data_version(self) -> int:
-        return self._conn.execute("PRAGMA data_version").fetchone()[0]
+    def _setup(self) -> None:
+        self._conn.execute(
+            f"CREATE TABLE IF NOT EXISTS {_SCOPES} (id INTEGER PRIMARY KEY, scope TEXT UNIQUE NOT NULL)")
 
     def _index_table(self, scope: str, *, create: bool) -> str | None:
         row = self._conn.execute(f"SELECT id FROM {_SCOPES} WHERE scope = ?", (scope,)).fetchone()
@@ -200,41 +188,17 @@ class SqliteMemory:
         return table
 
     def _scope_index(self, scope: str, table: str) -> _ScopeIndex:
-        version = self._data_version()
-        if version != self._seen_version:  # another connection committed
-            self._indexes.clear()
-            self._seen_version = version
-        index = self._indexes.get(scope)
-        if index is None:
+        def load() -> _ScopeIndex:
             row_ids = [row_id for (row_id,) in self._conn.execute(
                 f'SELECT id FROM "{_DOCUMENTS}" WHERE scope = ? AND pending = 0 ORDER BY position, id',
                 (scope,))]
-            index = self._indexes[scope] = _ScopeIndex.load(self._conn, table, row_ids)
-        return index
+            return _ScopeIndex.load(self._conn, table, row_ids)
+        return self._cached_index(scope, load)
 
-    def ingest(self, scope: str, documents: Sequence[Document]) -> int:
-        with self._lock:
-            return self._documents.insert(scope, documents)
-
-    def build(self, scope: str, batch_size: int = 1000) -> Iterator[list[str]]:
-        while True:
-            with self._lock, transaction(self._conn):
-                batch = self._documents.pending(scope, batch_size)
-                if not batch:
-                    return
-                table = self._index_table(scope, create=True)
-                self._conn.executemany(
-                    f'INSERT INTO "{table}" (rowid, text) VALUES (?, ?)',
-                    [(row_id, text) for row_id, _, text in batch],
-                )
-                self._documents.mark_built(row_id for row_id, _, _ in batch)
-                self._indexes.pop(scope, None)
-            yield [doc_id for _, doc_id, _ in batch]
-
-    def state(self, scope: str) -> ScopeState:
-        with self._lock:
-            documents, pending = self._documents.counts(scope)
-        return ScopeState(documents=documents, pending_chunks=pending)
+    def _extract(self, scope: str, batch: list[tuple[int, str, str]]) -> None:
+        table = self._index_table(scope, create=True)
+        self._conn.executemany(f'INSERT INTO "{table}" (rowid, text) VALUES (?, ?)',
+                               [(row_id, text) for row_id, _, text in batch])
 
     def recall(self, scope: str, query: str, *, asking_user: str | None, k: int,
                token_budget: int | None, question_time: datetime | None = None) -> list[Candidate]:
@@ -264,14 +228,6 @@ class SqliteMemory:
         ).fetchall()
         return [(score, row_id) for score, row_id in rows]
 
-    def purge(self, scope: str) -> int:
-        with self._lock:
-            self._indexes.pop(scope, None)
-            table = self._index_table(scope, create=False)
-            return purge_scope(self._conn, scope, tables=[_DOCUMENTS, _SCOPES],
-                               drop=[table] if table else [])
-
-    def close(self) -> None:
-        with self._lock:
-            self._indexes.clear()
-            self._conn.close()
+    def _purge(self, scope: str) -> int:
+        table = self._index_table(scope, create=False)
+        return purge_scope(self._conn, scope, tables=[_DOCUMENTS, _SCOPES], drop=[table] if table else [])
