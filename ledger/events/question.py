@@ -109,8 +109,10 @@ class Failed(Event):
     """Capped at 500 characters, secrets redacted."""
     attempt: int = 1
     """1 for the first run of the stage; resume retries under higher attempts."""
+    scope_key: str | None = None
+    """For a scope-level failure (purge), which scope of the run it concerns."""
 
     def idempotency_key(self) -> str:
-        item = self.question_id or "-"
+        item = self.question_id or self.scope_key or "-"
         scorer = self.scorer_id or "-"
         return f"failed:{self.stage}:{scorer}:{item}:{self.attempt}"

@@ -126,7 +126,7 @@ def purge_scopes(ledger, run_id: str, dataset: Dataset, memory: MemorySystem, *,
             removed = memory.purge(names[key])
         except Exception as err:  # an operational failure of the memory system, recorded, never raised
             log.warning("purge failed", scope=names[key], error=type(err).__name__)
-            ledger.append(run_id, [Failed(stage="purge", error_class=type(err).__name__,
+            ledger.append(run_id, [Failed(stage="purge", error_class=type(err).__name__, scope_key=key,
                                           message=cap_message(redact(str(err))), attempt=attempt)])
             continue
         ledger.append(run_id, [ScopePurged(scope_key=key, scope=names[key], documents_removed=removed)])
