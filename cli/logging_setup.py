@@ -40,7 +40,9 @@ def _redact_processor(_logger, _name, event_dict):
 
 
 def configure_logging(log_format: str = "console", verbosity: int = 0) -> None:
-    level = logging.WARNING - 10 * min(verbosity, 2)
+    # Machines reading JSON get progress and stage events by default; people get warnings only.
+    base = logging.INFO if log_format == "json" else logging.WARNING
+    level = max(logging.DEBUG, base - 10 * min(verbosity, 2))
     renderer = (
         structlog.processors.JSONRenderer()
         if log_format == "json"
