@@ -129,6 +129,12 @@ class _GroupCommit:
         self.job.ledger.append(self.job.run_id, events, blobs=blobs)
         self.last = time.monotonic()
 
+    def seconds_until_due(self) -> float | None:
+        """How long the waiting stages may still wait (None when nothing waits)."""
+        if not self.events:
+            return None
+        return max(0.0, GROUP_COMMIT_SECONDS - (time.monotonic() - self.last))
+
 
 def ask_questions(job: QuestionJob, state: RunState) -> None:
     """Run every stage not yet recorded for every planned question."""
@@ -178,7 +184,11 @@ def ask_questions(job: QuestionJob, state: RunState) -> None:
             settle(future)
         while len(inflight) > block_until:
             pending.flush(when_due=True)
-            finished, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
+            # Never let finished stages wait on a slow model call for longer than a group commit.
+            finished, _ = wait(list(inflight), timeout=pending.seconds_until_due(),
+                               return_when=FIRST_COMPLETED)
+            if not finished:
+                pending.flush()
             for future in finished:
                 settle(future)
 
