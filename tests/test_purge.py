@@ -1,0 +1,41 @@
+"""`benchledger purge RUN` removes what `--keep` left, records it, and is idempotent."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from adapters.memory.registry import open_memory
+from cli.main import cli
+from conftest import REPO
+from ledger.store import Ledger
+
+MINI = REPO / "examples" / "groupmem-mini"
+
+
+def invoke(*args: str):
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def test_purge_removes_a_kept_scope_and_records_it(tmp_path):
+    invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--keep", "--out", "r.json")
+    report = json.loads(Path("r.json").read_text())
+    scope = report["corpus_state"]["scopes"]["default"]["scope"]
+    store = tmp_path / "ledger.memory" / "sqlite.sqlite"
+    memory = open_memory("sqlite", store)
+    assert memory.state(scope).documents == 228
+    memory.close()
+
+    assert "228 documents" in invoke("purge", "latest").output
+    memory = open_memory("sqlite", store)
+    assert memory.state(scope).documents == 0
+    memory.close()
+    with Ledger.open(tmp_path / "ledger.db") as ledger:
+        purged = [e.event for e in ledger.events(report["run_id"], types=["ScopePurged"])]
+    assert [p.documents_removed for p in purged] == [228]
+    assert "already purged" in invoke("purge", "latest").output
+    assert invoke("verify").exit_code == 0
