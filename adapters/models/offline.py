@@ -12,8 +12,8 @@ passage, then the earlier sentence). Below `MIN_OVERLAP`, or with no context, it
 `offline-lexical-judge/1` compares normalised tokens (lowercase, punctuation removed, articles
 dropped, as SQuAD does): an answer is correct when it contains at least `MIN_CONTAINMENT` of
 the gold tokens or reaches token F1 `MIN_F1`. The abstention rule comes first: on an abstention
-question the answer is correct only when it abstains and invents nothing (at most
-`MAX_INVENTED` content words that are neither in the question nor abstention wording); on any
+question the answer is correct only when it abstains and invents nothing (`MAX_INVENTED`, zero:
+no word that is neither in the question nor abstention wording); on any
 other question an abstaining answer is incorrect.
 
 On a Memora question (one with criteria) the judge answers each criterion with
@@ -53,7 +53,7 @@ OFFLINE_JUDGE = "offline-lexical-judge/1"
 MIN_OVERLAP = 0.3
 MIN_CONTAINMENT = 0.6
 MIN_F1 = 0.5
-MAX_INVENTED = 2
+MAX_INVENTED = 0
 MIN_CRITERION_COVERAGE = 0.5
 
 STOP_WORDS = frozenset(
