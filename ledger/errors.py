@@ -8,7 +8,7 @@ from __future__ import annotations
 
 __all__ = [
     "BenchledgerError", "BadInput", "LedgerError", "NotALedger", "RunNotFound", "AmbiguousRun",
-    "ConcurrencyConflict", "RunAborted", "CheckFailed", "CorpusChanged", "NotAnEvaluationStore",
+    "ConcurrencyConflict", "RunAborted", "RunBusy", "CheckFailed", "CorpusChanged", "NotAnEvaluationStore",
 ]
 
 
@@ -57,6 +57,10 @@ class RunAborted(BenchledgerError):
     def __init__(self, message: str, *, run_id: str | None = None) -> None:
         super().__init__(message)
         self.run_id = run_id
+
+
+class RunBusy(BenchledgerError):
+    """Another process is writing this run right now."""
 
 
 class CheckFailed(BenchledgerError):

@@ -9,6 +9,9 @@ finished with every planned question answered and judged.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 from typing import Callable
 
 from pydantic import BaseModel, ConfigDict
@@ -18,7 +21,8 @@ from projections.tallies import KindTally
 
 __all__ = [
     "PUBLISHABLE_VERSION", "Condition", "CONDITIONS", "conditions_for", "RELEASED_GROUPMEM_PROMPTS",
-    "GROUPMEM_FILTERED_DOMAINS", "GROUPMEM_KINDS", "LOCOMO_CATEGORIES",
+    "GROUPMEM_FILTERED_DOMAINS", "GROUPMEM_KINDS", "LOCOMO_CATEGORIES", "RELEASED_GROUPMEM_QUESTIONS",
+    "question_set_sha256",
 ]
 
 PUBLISHABLE_VERSION = 1
@@ -41,6 +45,24 @@ RELEASED_GROUPMEM_PROMPTS: dict[str, frozenset[str]] = {
         "0585650da63ba4fbd83109897d7228ee8b8af39362c516d118df630224912fd2",
     }),
 }
+
+
+# The released GroupMemBench question sets (CoalMem-Evidence-Coalition-Selection @ ad676f4), as
+# (count, SHA-256 of `question_set_sha256`). A domain's run is unsampled only when it asks exactly
+# these questions: a synthetic or edited release under a released domain name cannot pass.
+RELEASED_GROUPMEM_QUESTIONS: dict[str, tuple[int, str]] = {
+    "Finance": (214, "4f783691ee67d63b1bebebb63ec68d4d943d3688886e373044b7da90566f00e5"),
+    "Healthcare": (145, "638b8b111d3ebffc3227d596f921aac46260242c2dc55898e110c5d449a427fd"),
+    "Manufacturing": (173, "b76c9b7ff58cda11ab98b9493a105be67a4c7966ac5c4c6ea4c5863a327a53f9"),
+    "Technology": (213, "c8a8d917e798eae57c7a33c7b06570209bd63fbc644083eeb6038060946ccfdb"),
+}
+_REFERENCE_SNAPSHOT = re.compile(r"^gpt-5(?:-\d{4}-\d{2}-\d{2})?$")
+
+
+def question_set_sha256(questions) -> str:
+    """SHA-256 over the sorted (kind, id, question, gold, asking user) of planned questions."""
+    rows = sorted([q.kind, q.question_id, q.text, q.gold, q.asking_user or ""] for q in questions)
+    return hashlib.sha256(json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode()).hexdigest()
 
 
 class Condition(BaseModel):
@@ -102,9 +124,14 @@ def unsampled_questions(state: RunState, overall: KindTally, scorer: str | None,
     missing = [k for k in kinds_available if cfg.kinds and k not in cfg.kinds]
     if missing:
         problems.append("kinds left out: " + ", ".join(missing))
+    released = RELEASED_GROUPMEM_QUESTIONS.get(cfg.subset) if cfg.benchmark == "GroupMemBench" else None
+    if released and state.plan and question_set_sha256(state.plan.questions) != released[1]:
+        problems.append(f"the questions are not the released {cfg.subset} set ({released[0]} questions, "
+                        "pinned by SHA-256)")
     if problems:
         return Condition(name="unsampled_questions", met=False, reason="; ".join(problems))
-    return Condition(name="unsampled_questions", met=True, reason=f"all {available} questions of every kind")
+    which = f"the released {cfg.subset} set, " if released else ""
+    return Condition(name="unsampled_questions", met=True, reason=f"{which}all {available} questions of every kind")
 
 
 def filtered_domain(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
@@ -135,6 +162,18 @@ def reference_protocol(state: RunState, overall: KindTally, scorer: str | None) 
         used = cfg.prompt_hashes.get(name)
         if used not in released:
             problems.append(f"{name} prompt is not the released one")
+    if scorer in state.scorers:
+        judge = state.scorers[scorer]
+        if judge.protocol != "reference":
+            problems.append(f"scorer {scorer} judged with the {judge.protocol} protocol")
+        elif judge.prompt_hash not in RELEASED_GROUPMEM_PROMPTS["judge_system"]:
+            problems.append(f"scorer {scorer} judged with a judge prompt that is not the released one")
+    answered = {q.answered.model for q in state.questions.values() if q.answered}
+    judged = {q.judged[scorer].model for q in state.questions.values() if scorer in q.judged}
+    for role, models in (("answers", answered), ("verdicts", judged)):
+        others = sorted(m for m in models if not _REFERENCE_SNAPSHOT.match(m))
+        if others:
+            problems.append(f"{role} came from {', '.join(others)} as the endpoint reported")
     if problems:
         return Condition(name="reference_protocol", met=False, reason="; ".join(problems))
     return Condition(name="reference_protocol", met=True,

@@ -28,10 +28,13 @@ def stored(events) -> list:
 
 
 def stream(outcomes: dict[str, tuple[str, str]], *, cfg: RunConfig | None = None, finished: bool = True,
-           documents: int = 100, available: int = 100) -> list:
-    """outcomes: question_id -> (kind, "correct" | "incorrect" | "unclear" | "failed:<stage>" | "pending")."""
+           documents: int = 100, available: int = 100, planned: tuple[PlannedQuestion, ...] | None = None) -> list:
+    """outcomes: question_id -> (kind, "correct" | "incorrect" | "unclear" | "failed:<stage>" | "pending").
+
+    `planned` replaces the made-up questions (e.g. with a released question set)."""
     cfg = cfg or config()
-    planned = tuple(PlannedQuestion(question_id=q, kind=k, text=f"q {q}", gold="g") for q, (k, _) in outcomes.items())
+    planned = planned or tuple(
+        PlannedQuestion(question_id=q, kind=k, text=f"q {q}", gold="g") for q, (k, _) in outcomes.items())
     events = [
         RunStarted(config=cfg, provenance=Provenance(package_version="t", python="3.11")),
         QuestionsPlanned(questions=planned, available=len(planned)),
@@ -39,7 +42,8 @@ def stream(outcomes: dict[str, tuple[str, str]], *, cfg: RunConfig | None = None
                             expected_documents={"default": documents}, documents_available=available),
         ScopeVerified(scope_key="default", scope="s", documents=documents, pending_chunks=0,
                       expected_documents=documents, ok=True),
-        ScorerStarted(scorer_id="s1", judge_model=cfg.judge_model, protocol=cfg.protocol),
+        ScorerStarted(scorer_id="s1", judge_model=cfg.judge_model, protocol=cfg.protocol,
+                      prompt_hash=cfg.prompt_hashes.get("judge_system", "")),
     ]
     for qid, (_, outcome) in outcomes.items():
         if outcome == "pending":
@@ -47,12 +51,14 @@ def stream(outcomes: dict[str, tuple[str, str]], *, cfg: RunConfig | None = None
         if outcome.startswith("failed:"):
             stage = outcome.split(":", 1)[1]
             if stage == "judge":
-                events.append(QuestionAnswered(question_id=qid, answer="a", abstained=False, model="m", raw_hash="r"))
+                events.append(QuestionAnswered(question_id=qid, answer="a", abstained=False, model=cfg.agent_model,
+                                               raw_hash="r"))
             events.append(Failed(stage=stage, question_id=qid, scorer_id="s1" if stage == "judge" else None,
                                  error_class="APIError", message="boom"))
             continue
-        events.append(QuestionAnswered(question_id=qid, answer="a", abstained=False, model="m", raw_hash="r"))
-        events.append(Judged(question_id=qid, scorer_id="s1", verdict=outcome, model="gpt-5"))
+        events.append(QuestionAnswered(question_id=qid, answer="a", abstained=False, model=cfg.agent_model,
+                                       raw_hash="r"))
+        events.append(Judged(question_id=qid, scorer_id="s1", verdict=outcome, model=cfg.judge_model))
     if finished:
         events.append(RunFinished(status="completed"))
     return events

@@ -10,13 +10,14 @@ from adapters.memory.registry import open_memory
 from ledger.errors import BadInput
 from ledger.events import Failed, ScopePurged, cap_message
 from ledger.run.leases import ScopeLeases
+from ledger.run.ownership import run_writer
 from ledger.run.resume import settings_of
 from projections.state import fold_run
 
 __all__ = ["purge_run"]
 
 
-def purge_run(ledger, run_id: str, *, redact=lambda text: text) -> list[ScopePurged]:
+def _purge_run(ledger, run_id: str, *, redact=lambda text: text) -> list[ScopePurged]:
     """Purge every scope of the run not purged yet; returns the ScopePurged events recorded."""
     state = fold_run(run_id, ledger.events(run_id))
     if state.started is None or state.corpus is None:
@@ -47,3 +48,9 @@ def purge_run(ledger, run_id: str, *, redact=lambda text: text) -> list[ScopePur
         leases.close()
         memory.close()
     return recorded
+
+
+def purge_run(ledger, run_id: str, *, redact=lambda text: text) -> list[ScopePurged]:
+    """Purge every scope of the run not purged yet, holding the run's writer lock."""
+    with run_writer(ledger, run_id):
+        return _purge_run(ledger, run_id, redact=redact)

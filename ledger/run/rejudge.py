@@ -13,8 +13,9 @@ from datetime import datetime
 from adapters.benchmarks.base import Criterion, Dataset, Prompts, Question
 from adapters.models.factory import build_models
 from adapters.models.offline import OFFLINE_ANSWERER
-from ledger.errors import BadInput
+from ledger.errors import BadInput, ConcurrencyConflict
 from ledger.events import ScorerStarted
+from ledger.run.ownership import run_writer
 from ledger.run.questions import QuestionJob, ask_questions
 from adapters.models.response_cache import ledger_cache
 from projections.state import RunState, fold_run
@@ -44,7 +45,7 @@ def dataset_from_plan(ledger, state: RunState) -> Dataset:
                    source=cfg.corpus_path, scopes={}, questions=questions, prompts=_prompts(ledger, state))
 
 
-def rejudge_run(ledger, run_id: str, *, judge_model: str | None = None, protocol: str | None = None,
+def _rejudge_run(ledger, run_id: str, *, judge_model: str | None = None, protocol: str | None = None,
                 base_url: str | None = None, api_key_env: str | None = None, concurrency: int | None = None,
                 max_attempts: int = 6, redact: Callable[[str], str] = lambda s: s,
                 progress: Callable[[str, int, int], None] = lambda *a: None) -> str:
@@ -61,9 +62,11 @@ def rejudge_run(ledger, run_id: str, *, judge_model: str | None = None, protocol
         base_url=base_url or cfg.base_url, api_key_env=api_key_env or cfg.extra.get("api_key_env", "OPENAI_API_KEY"),
         cache=ledger_cache(ledger), max_attempts=max_attempts, prompts=dataset.prompts)
     scorer_id = f"s{len(state.scorers) + 1}"
-    ledger.append(run_id, [ScorerStarted(scorer_id=scorer_id, judge_model=judge.name, protocol=protocol,
+    started = ledger.append(run_id, [ScorerStarted(scorer_id=scorer_id, judge_model=judge.name, protocol=protocol,
                                          prompt_hash=(getattr(judge, "prompt_hashes", {}) or {}).get("judge_system", ""),
                                          offline=judge.offline)])
+    if not started:  # the id was taken meanwhile: never file this judge's verdicts under another's
+        raise ConcurrencyConflict(f"scorer {scorer_id} of run {run_id} was started by another process; retry")
     state = fold_run(run_id, ledger.events(run_id))
     job = QuestionJob(ledger=ledger, run_id=run_id, dataset=dataset, memory=None, answer_model=None,  # type: ignore[arg-type]
                       judge_model=judge, scorer_id=scorer_id, k=cfg.k, token_budget=cfg.token_budget,
@@ -71,3 +74,9 @@ def rejudge_run(ledger, run_id: str, *, judge_model: str | None = None, protocol
                       redact=redact, progress=progress, judge_only=True)
     ask_questions(job, state)
     return scorer_id
+
+
+def rejudge_run(ledger, run_id: str, **kwargs) -> str:
+    """Append a new scorer's verdicts on every recorded answer, holding the run's writer lock."""
+    with run_writer(ledger, run_id):
+        return _rejudge_run(ledger, run_id, **kwargs)

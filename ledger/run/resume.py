@@ -19,6 +19,8 @@ from adapters.memory.registry import open_memory
 from ledger.errors import BadInput, CorpusChanged
 from ledger.events import RunResumed
 from ledger.run.prepare import scope_names
+from ledger.run.ownership import run_writer
+from ledger.run.rejudge import dataset_from_plan
 from ledger.run.runner import execute
 from ledger.run.session import open_models
 from ledger.run.settings import RunSettings
@@ -56,7 +58,8 @@ def settings_of(state: RunState, **overrides) -> RunSettings:
 
 
 def _pending(state: RunState) -> int:
-    scorer = state.latest_scorer
+    """Questions the run's own scorer (the first; resume judges with it) has not judged."""
+    scorer = next(iter(state.scorers), None)
     return sum(1 for q in state.questions.values() if q.status(scorer) != "judged")
 
 
@@ -69,16 +72,20 @@ def _scope_complete(memory, dataset: Dataset) -> bool:
     return True
 
 
-def resume_run(ledger, run_id: str, *, redact: Callable[[str], str] = lambda s: s,
+def _resume_run(ledger, run_id: str, *, redact: Callable[[str], str] = lambda s: s,
                progress: Callable[[str, int, int], None] = lambda *a: None, **overrides) -> ResumeOutcome:
     state = fold_run(run_id, ledger.events(run_id))
     if state.started is None or state.corpus is None:
         raise BadInput(f"run {run_id} has no recorded plan to resume from", field="run")
-    dataset = reload_dataset(state.started.config)
-    if dataset.fingerprint != state.corpus.fingerprint:
+    on_disk = reload_dataset(state.started.config)
+    if on_disk.fingerprint != state.corpus.fingerprint:
         raise CorpusChanged(
             f"the corpus changed since run {run_id}: recorded fingerprint {state.corpus.fingerprint}, "
-            f"on disk {dataset.fingerprint} ({state.started.config.corpus_path}); start a new run instead")
+            f"on disk {on_disk.fingerprint} ({state.started.config.corpus_path}); start a new run instead")
+    # The corpus comes from disk (its fingerprint matches); questions, gold and prompts come from the
+    # ledger, so an edited question file or prompt can never change how the run is finished.
+    recorded = dataset_from_plan(ledger, state)
+    dataset = on_disk.model_copy(update={"questions": recorded.questions, "prompts": recorded.prompts})
     pending = _pending(state)
     finished = state.finished is not None and state.finished.status == "completed"
     if finished and pending == 0 and not state.unresolved_run_failures:
@@ -99,6 +106,12 @@ def resume_run(ledger, run_id: str, *, redact: Callable[[str], str] = lambda s: 
     finally:
         memory.close()
     return ResumeOutcome(run_id, attempt, reprepare, pending)
+
+
+def resume_run(ledger, run_id: str, **kwargs) -> ResumeOutcome:
+    """Continue an interrupted run (see the module docstring), holding the run's writer lock."""
+    with run_writer(ledger, run_id):
+        return _resume_run(ledger, run_id, **kwargs)
 
 
 def resume_memory_options(ledger, run_id: str) -> dict[str, str]:

@@ -22,6 +22,7 @@ from ledger.events import (
 )
 from ledger.clock import new_run_id
 from ledger.run.leases import ScopeLeases
+from ledger.run.ownership import run_writer
 from ledger.run.prepare import fingerprint_event, prepare_scopes, purge_scopes, scope_names, verify_scopes
 from ledger.run.provenance import collect_provenance
 from ledger.run.questions import QuestionJob, ask_questions
@@ -174,10 +175,11 @@ def start_run(ledger, dataset: Dataset, settings: RunSettings, memory: MemorySys
     """Record a new run from start to finish; returns its id (also when the run aborts, via RunAborted)."""
     run_id = run_id or new_run_id()
     prompts = [p.encode() for p in (dataset.prompts.agent_system, dataset.prompts.judge_system)] if dataset.prompts else []
-    ledger.append(run_id, plan_events(dataset, settings, memory, answer_model, judge_model, prompt_hashes),
-                  blobs=prompts)
-    log.info("run started", run_id=run_id, benchmark=dataset.benchmark, subset=dataset.subset,
-             documents=dataset.document_count, questions=len(dataset.questions))
-    execute(ledger, run_id, dataset, settings, memory, answer_model, judge_model, attempt=1,
-            prepare=settings.prepare, redact=redact, progress=progress)
+    with run_writer(ledger, run_id):
+        ledger.append(run_id, plan_events(dataset, settings, memory, answer_model, judge_model, prompt_hashes),
+                      blobs=prompts)
+        log.info("run started", run_id=run_id, benchmark=dataset.benchmark, subset=dataset.subset,
+                 documents=dataset.document_count, questions=len(dataset.questions))
+        execute(ledger, run_id, dataset, settings, memory, answer_model, judge_model, attempt=1,
+                prepare=settings.prepare, redact=redact, progress=progress)
     return run_id
