@@ -83,10 +83,14 @@ class RunState:
 
     @property
     def unresolved_run_failures(self) -> list[Failed]:
-        """Run-level failures not followed by a resume that prepared and finished the run."""
-        if self.finished is not None and self.finished.status == "completed":
-            return [f for f in self.run_failures if f.stage == "purge"]
-        return list(self.run_failures)
+        """Run-level failures the run has not since overcome.
+
+        A completed finish overcomes every earlier prepare/verify failure (the run was prepared
+        and verified again); a purge failure stands until its scope is purged.
+        """
+        finished = self.finished is not None and self.finished.status == "completed"
+        return [f for f in self.run_failures
+                if (f.stage == "purge" and f.scope_key not in self.purged) or (f.stage != "purge" and not finished)]
 
 
 def fold_run(run_id: str, stored_events: Iterable) -> RunState:
@@ -116,7 +120,7 @@ def _apply(state: RunState, event) -> None:  # noqa: C901 - one branch per event
         case MessagesIngested():
             if event.preparation != state.preparation:
                 state.preparation = event.preparation
-                state.ingested, state.extracted = {}, {}
+                state.ingested, state.extracted, state.purged = {}, {}, {}
             state.ingested[event.scope_key] = state.ingested.get(event.scope_key, 0) + event.count
         case ChunkExtracted():
             if event.preparation == state.preparation:

@@ -136,3 +136,14 @@ def test_exact_mcnemar_and_kappa_and_bootstrap():
     assert cohen_kappa(["c", "c", "i", "i"], ["c", "i", "c", "i"]) == pytest.approx(0.0)
     diff, low, high = paired_bootstrap_diff([0, 0, 1, 1] * 10, [1, 1, 1, 1] * 10, seed=1)
     assert diff == pytest.approx(0.5) and low <= diff <= high and low > 0
+
+
+def test_a_purge_failure_stands_until_its_scope_is_purged():
+    from ledger.events import Failed, ScopePurged
+
+    events = stream({"a": ("temporal", "correct")})
+    failed = events + [Failed(stage="purge", scope_key="default", error_class="OSError", message="disk")]
+    cond = {c.name: c for c in _report(failed).conditions}["zero_operational_failures"]
+    assert not cond.met and "run-level" in cond.reason
+    purged = failed + [ScopePurged(scope_key="default", scope="s", documents_removed=100)]
+    assert {c.name: c for c in _report(purged).conditions}["zero_operational_failures"].met

@@ -39,3 +39,23 @@ def test_purge_removes_a_kept_scope_and_records_it(tmp_path):
     assert [p.documents_removed for p in purged] == [228]
     assert "already purged" in invoke("purge", "latest").output
     assert invoke("verify").exit_code == 0
+
+
+def test_a_resume_that_prepares_again_purges_again_and_records_it(tmp_path, monkeypatch):
+    from adapters.models.loopback import LoopbackOpenAI
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-purge-test-0000")
+    with LoopbackOpenAI() as server:
+        victim = json.loads((MINI / "questions" / "Demo" / "temporal.jsonl").read_text().splitlines()[0])
+        server.faults.always("500", contains=victim["question"])
+        invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--agent-model", "m", "--base-url",
+               server.base_url, "--max-attempts", "1", "--out", "first.json")
+        server.faults.clear()
+        invoke("resume", "latest")
+    with Ledger.open(tmp_path / "ledger.db") as ledger:
+        run_id = ledger.runs()[0].run_id
+        purged = [e.event for e in ledger.events(run_id, types=["ScopePurged"])]
+        resumed = [e.event for e in ledger.events(run_id, types=["RunResumed"])]
+    assert resumed[0].reprepared
+    assert [(p.preparation, p.documents_removed) for p in purged] == [(1, 228), (2, 228)]
+    assert json.loads(invoke("show", "latest", "--json").stdout)["failed"] == 0

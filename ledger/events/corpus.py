@@ -88,9 +88,11 @@ class ScopePurged(Event):
     documents_removed: int
     kept_for_runs: tuple[str, ...] = ()
     """Other runs still using the scope: it was left in place for them (the last one purges it)."""
+    preparation: int = 1
+    """The preparation this purge ends (a resume that re-prepares purges again)."""
 
     def idempotency_key(self) -> str:
-        return f"purge:{self.scope_key}"
+        return f"purge:{self.preparation}:{self.scope_key}"
 
 
 class RunResumed(Event):

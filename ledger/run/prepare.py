@@ -112,7 +112,7 @@ def verify_scopes(ledger, run_id: str, dataset: Dataset, memory: MemorySystem, *
 
 
 def purge_scopes(ledger, run_id: str, dataset: Dataset, memory: MemorySystem, *, attempt: int, redact,
-                 leases=None) -> None:
+                 leases=None, preparation: int = 1) -> None:
     """Release this run's leases (`ledger.run.leases`) and purge each scope no other live run holds."""
     names = scope_names(dataset)
     for key in dataset.scopes:
@@ -120,7 +120,7 @@ def purge_scopes(ledger, run_id: str, dataset: Dataset, memory: MemorySystem, *,
         if others:
             log.info("scope kept for other runs", scope=names[key], runs=others)
             ledger.append(run_id, [ScopePurged(scope_key=key, scope=names[key], documents_removed=0,
-                                               kept_for_runs=tuple(others))])
+                                               kept_for_runs=tuple(others), preparation=preparation)])
             continue
         try:
             removed = memory.purge(names[key])
@@ -129,4 +129,5 @@ def purge_scopes(ledger, run_id: str, dataset: Dataset, memory: MemorySystem, *,
             ledger.append(run_id, [Failed(stage="purge", error_class=type(err).__name__, scope_key=key,
                                           message=cap_message(redact(str(err))), attempt=attempt)])
             continue
-        ledger.append(run_id, [ScopePurged(scope_key=key, scope=names[key], documents_removed=removed)])
+        ledger.append(run_id, [ScopePurged(scope_key=key, scope=names[key], documents_removed=removed,
+                                           preparation=preparation)])

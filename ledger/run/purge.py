@@ -33,10 +33,12 @@ def _purge_run(ledger, run_id: str, *, redact=lambda text: text) -> list[ScopePu
         for key, scope in todo.items():
             others = leases.release(scope, run_id)
             if others:
-                event = ScopePurged(scope_key=key, scope=scope, documents_removed=0, kept_for_runs=tuple(others))
+                event = ScopePurged(scope_key=key, scope=scope, documents_removed=0, kept_for_runs=tuple(others),
+                                    preparation=state.preparation)
             else:
                 try:
-                    event = ScopePurged(scope_key=key, scope=scope, documents_removed=memory.purge(scope))
+                    event = ScopePurged(scope_key=key, scope=scope, documents_removed=memory.purge(scope),
+                                        preparation=state.preparation)
                 except Exception as err:  # recorded like a run's own purge failure, then raised
                     ledger.append(run_id, [Failed(stage="purge", scope_key=key, error_class=type(err).__name__,
                                                   message=cap_message(redact(str(err))),

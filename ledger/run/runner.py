@@ -135,7 +135,8 @@ def _execute(ledger, run_id, dataset, settings, memory, answer_model, judge_mode
         for scope in scope_names(dataset).values():
             leases.release(scope, run_id)
     else:
-        purge_scopes(ledger, run_id, dataset, memory, attempt=attempt, redact=redact, leases=leases)
+        purge_scopes(ledger, run_id, dataset, memory, attempt=attempt, redact=redact, leases=leases,
+                     preparation=state.preparation)
     _finish(ledger, run_id, [RunFinished(status="completed", attempt=attempt)])
 
 
