@@ -18,6 +18,7 @@ _RUNS = """SELECT r.run_id, r.n,
     COALESCE(s.recorded_at, (SELECT f.recorded_at FROM events f WHERE f.seq = r.first_seq)),
     json_extract(s.payload, '$.config.benchmark'), json_extract(s.payload, '$.config.subset'),
     json_extract(s.payload, '$.config.memory'),
+    COALESCE(json_extract(s.payload, '$.config.extra.mode'), 'qa'),
     (SELECT json_extract(x.payload, '$.status') FROM events x
      WHERE x.run_id = r.run_id AND x.type = 'RunFinished' ORDER BY x.position DESC LIMIT 1)
   FROM (SELECT run_id, MIN(seq) AS first_seq, COUNT(*) AS n FROM events GROUP BY run_id) AS r
@@ -37,13 +38,15 @@ class RunSummary(BaseModel):
     subset: str | None
     memory: str | None
     events: int
+    mode: str = "qa"
+    """"qa" (recall, answer, judge) or "retrieval" (recall only)."""
     finished: str | None
     """Status of the last RunFinished ("completed" or "aborted"); None while unfinished."""
 
 
 def list_runs(conn: sqlite3.Connection) -> list[RunSummary]:
     """Every run, newest (latest first event) first."""
-    fields = ("run_id", "events", "started_at", "benchmark", "subset", "memory", "finished")
+    fields = ("run_id", "events", "started_at", "benchmark", "subset", "memory", "mode", "finished")
     return [RunSummary(**dict(zip(fields, row))) for row in conn.execute(_RUNS)]
 
 

@@ -58,6 +58,7 @@ class Agreement(BaseModel):
 
 def pick_scorer_pair(state: RunState, scorers: tuple[str, str] | None = None) -> tuple[str, str]:
     """The asked pair (checked), or the run's two newest scorers (older first)."""
+    state.require_answers("compare judges on")
     known = list(state.scorers)
     if scorers is None:
         if len(known) < 2:

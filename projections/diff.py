@@ -89,6 +89,7 @@ class RunDiff(BaseModel):
 
 def pick_scorer(state: RunState, scorer_id: str | None, *, option: str = "scorer") -> str | None:
     """The asked scorer (checked), or the run's newest; None when the run was never judged."""
+    state.require_answers("score")
     if scorer_id is None:
         return state.latest_scorer
     if scorer_id not in state.scorers:

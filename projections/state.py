@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from ledger.errors import BadInput
 from ledger.events import (
     ChunkExtracted, ContextRecalled, CorpusFingerprinted, Failed, Judged, MessagesIngested,
     PlannedQuestion, QuestionAnswered, QuestionsPlanned, RunFinished, RunResumed, RunStarted,
@@ -72,6 +73,18 @@ class RunState:
     head: str | None = None
     last_seq: int = 0
     events: int = 0
+
+    @property
+    def mode(self) -> str:
+        """"retrieval" for a retrieval run (recall only, no answers), else "qa"."""
+        return self.started.config.extra.get("mode", "qa") if self.started else "qa"
+
+    def require_answers(self, action: str) -> None:
+        """Refuse an answer-level action (rejudge, resume, diff, export...) on a retrieval run."""
+        if self.mode == "retrieval":
+            raise BadInput(f"run {self.run_id} is a retrieval run: it recalled but never answered, so there is "
+                           f"nothing to {action}; `benchledger show {self.run_id}` prints its recall metrics",
+                           field="run")
 
     @property
     def latest_scorer(self) -> str | None:

@@ -11,9 +11,11 @@ from pathlib import Path
 import click
 
 from cli.common import AppContext, echo_json, json_option, open_ledger, pass_app, run_argument
-from cli.render import report_for, show_report
+from cli.commands.retrieval import render_metrics
+from cli.render import report_for, show_report, write_json_atomic
 from ledger.errors import BadInput
 from projections.inspect import failure_entries, group_failures, question_detail
+from projections.retrieval import retrieval_metrics
 from projections.state import fold_run
 
 __all__ = ["COMMANDS"]
@@ -32,7 +34,7 @@ def runs(app: AppContext, as_json: bool) -> None:
     if not rows:
         click.echo("no runs on this ledger")
     for r in rows:
-        click.echo(f"{r.run_id}  {r.started_at}  {r.benchmark}/{r.subset}  memory={r.memory}  "
+        click.echo(f"{r.run_id}  {r.started_at}  {r.benchmark}/{r.subset}  {r.mode:<9}  memory={r.memory}  "
                    f"events={r.events}  {r.finished or 'unfinished'}")
 
 
@@ -48,6 +50,11 @@ def show(app: AppContext, run_ref: str, scorer_id: str | None, scoring_rule: int
     """Print a run's report (scorecard, or JSON with --json)."""
     with open_ledger(app, create=False) as ledger:
         run_id = ledger.resolve_run(run_ref)
+        events = ledger.events(run_id)
+        state = fold_run(run_id, events)
+        if state.mode == "retrieval":
+            _show_retrieval(state, retrieval_metrics(events), as_json=as_json, out=out)
+            return
         try:
             report = report_for(ledger, run_id, scorer_id=scorer_id, scoring_rule=scoring_rule)
         except KeyError:
@@ -56,6 +63,22 @@ def show(app: AppContext, run_ref: str, scorer_id: str | None, scoring_rule: int
         except ValueError as err:
             raise BadInput(str(err), field="scoring_rule") from None
     show_report(report, out=out, as_json=as_json)
+
+
+def _show_retrieval(state, metrics: dict, *, as_json: bool, out: Path | None) -> None:
+    cfg = state.started.config
+    value = {"run_id": state.run_id, "mode": "retrieval", "benchmark": cfg.benchmark, "subset": cfg.subset,
+             "memory": cfg.memory, "memory_version": cfg.memory_version, **metrics, "ledger_head": state.head}
+    if out is not None:
+        write_json_atomic(out, value)
+    if as_json:
+        echo_json(value)
+        return
+    click.echo(f"RETRIEVAL  {cfg.benchmark} / {cfg.subset}  run {state.run_id}")
+    click.echo(f"  memory {cfg.memory} {cfg.memory_version}  k={metrics['k']}  "
+               f"{state.finished.status if state.finished else 'unfinished'}")
+    click.echo(render_metrics(metrics, metrics["k"]))
+    click.echo(f"  ledger head {state.head}")
 
 
 @click.command("events")

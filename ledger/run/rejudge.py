@@ -53,6 +53,7 @@ def _rejudge_run(ledger, run_id: str, *, judge_model: str | None = None, protoco
     state = fold_run(run_id, ledger.events(run_id))
     if state.started is None or state.plan is None or state.corpus is None:
         raise BadInput(f"run {run_id} has no recorded plan to rejudge", field="run")
+    state.require_answers("rejudge")
     cfg = state.started.config
     dataset = dataset_from_plan(ledger, state)
     protocol = protocol or cfg.protocol

@@ -77,6 +77,7 @@ def _resume_run(ledger, run_id: str, *, redact: Callable[[str], str] = lambda s:
     state = fold_run(run_id, ledger.events(run_id))
     if state.started is None or state.corpus is None:
         raise BadInput(f"run {run_id} has no recorded plan to resume from", field="run")
+    state.require_answers("resume (run `benchledger retrieval` again instead)")
     on_disk = reload_dataset(state.started.config)
     if on_disk.fingerprint != state.corpus.fingerprint:
         raise CorpusChanged(
