@@ -11,6 +11,7 @@ from typing import Any, Callable
 import click
 
 from cli.common import AppContext
+from ledger.errors import BadInput
 from ledger.run.settings import RunSettings
 
 __all__ = ["memory_options", "model_options", "run_options", "settings_from_options", "split_csv"]
@@ -74,6 +75,8 @@ def split_csv(values: tuple[str, ...]) -> list[str]:
 
 def settings_from_options(app: AppContext, opts: dict[str, Any]) -> RunSettings:
     memory = opts["memory"]
+    if memory != "http" and (opts.get("memory_url") or opts.get("memory_token_env")):
+        raise BadInput("--memory-url and --memory-token-env apply only with --memory http", field="memory")
     store = opts.get("memory_store") or app.memory_store_dir / f"{memory}.sqlite"
     memory_options: dict[str, str] = {}
     if opts.get("memory_url"):

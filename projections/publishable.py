@@ -25,7 +25,7 @@ __all__ = [
     "question_set_sha256",
 ]
 
-PUBLISHABLE_VERSION = 1
+PUBLISHABLE_VERSION = 2
 
 GROUPMEM_FILTERED_DOMAINS = ("Finance", "Technology")
 GROUPMEM_KINDS = ("multi_hop", "knowledge_update", "temporal", "user_implicit", "term_ambiguity", "abstention")
@@ -109,9 +109,10 @@ def complete_corpus(state: RunState, overall: KindTally, scorer: str | None) -> 
     expected = sum(state.corpus.expected_documents.values()) if state.corpus else 0
     available = state.corpus.documents_available if state.corpus else 0
     if cfg.message_limit is not None or expected < available:
+        limit = f" (message limit {cfg.message_limit})" if cfg.message_limit is not None else ""
         return Condition(name="complete_corpus", met=False,
-                         reason=f"{expected} of {available} messages selected (message limit {cfg.message_limit})")
-    return Condition(name="complete_corpus", met=True, reason=f"all {available} messages ingested")
+                         reason=f"{expected} of {available} messages selected{limit}")
+    return Condition(name="complete_corpus", met=True, reason=f"all {available} messages of the release selected")
 
 
 def unsampled_questions(state: RunState, overall: KindTally, scorer: str | None, all_kinds=GROUPMEM_KINDS) -> Condition:
@@ -119,7 +120,8 @@ def unsampled_questions(state: RunState, overall: KindTally, scorer: str | None,
     available = state.plan.available if state.plan else 0
     problems = []
     if cfg.question_limit is not None or overall.planned < available:
-        problems.append(f"{overall.planned} of {available} questions (question limit {cfg.question_limit})")
+        limit = f" (question limit {cfg.question_limit})" if cfg.question_limit is not None else ""
+        problems.append(f"{overall.planned} of {available} questions{limit}")
     kinds_available = tuple(state.plan.kinds_available) if state.plan and state.plan.kinds_available else all_kinds
     missing = [k for k in kinds_available if cfg.kinds and k not in cfg.kinds]
     if missing:
@@ -191,8 +193,9 @@ def real_models(state: RunState, overall: KindTally, scorer: str | None) -> Cond
 def no_limits(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
     cfg = _config(state)
     if cfg.question_limit is not None or cfg.message_limit is not None:
-        return Condition(name="no_limits", met=False,
-                         reason=f"question limit {cfg.question_limit}, message limit {cfg.message_limit}")
+        limits = [f"{name} limit {value}" for name, value in
+                  (("question", cfg.question_limit), ("message", cfg.message_limit)) if value is not None]
+        return Condition(name="no_limits", met=False, reason=", ".join(limits))
     return Condition(name="no_limits", met=True, reason="no question or message limit")
 
 
@@ -200,7 +203,7 @@ def complete_locomo_file(state: RunState, overall: KindTally, scorer: str | None
     conversations = len(state.corpus.expected_documents) if state.corpus else 0
     if conversations < LOCOMO_CONVERSATIONS:
         return Condition(name="complete_file", met=False,
-                         reason=f"{conversations} of the release's {LOCOMO_CONVERSATIONS} conversations")
+                         reason=f"{conversations} conversation(s) run; the full release has {LOCOMO_CONVERSATIONS}")
     return Condition(name="complete_file", met=True, reason=f"all {conversations} conversations")
 
 

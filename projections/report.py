@@ -24,7 +24,7 @@ from projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES, KindTally, 
 
 __all__ = ["PROJECTION_VERSIONS", "REPORT_VERSION", "FailureRow", "Report", "build_report", "report_from_state"]
 
-REPORT_VERSION = 1
+REPORT_VERSION = 2
 PROJECTION_VERSIONS = {
     "fold": FOLD_VERSION, "corpus_state": CORPUS_STATE_VERSION, "publishable": PUBLISHABLE_VERSION,
     "report": REPORT_VERSION,
@@ -74,6 +74,9 @@ class Report(BaseModel):
     memory: str | None
     memory_version: str | None
     protocol: str | None
+    """The scorer's protocol (the run's, unless a rejudge used another)."""
+    base_url: str | None = None
+    """The OpenAI-compatible endpoint the run's models were asked at (None: the SDK default or offline)."""
     k: int | None
     token_budget: int | None
     corpus_state: CorpusState
@@ -145,7 +148,8 @@ def report_from_state(state: RunState, *, scorer_id: str | None = None,
         scoring_rule=scoring_rule,
         memory=cfg.memory if cfg else None,
         memory_version=cfg.memory_version if cfg else None,
-        protocol=cfg.protocol if cfg else None,
+        protocol=state.scorers[scorer].protocol if scorer in state.scorers else (cfg.protocol if cfg else None),
+        base_url=cfg.base_url if cfg else None,
         k=cfg.k if cfg else None,
         token_budget=cfg.token_budget if cfg else None,
         corpus_state=corpus_state(state),

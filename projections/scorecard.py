@@ -26,12 +26,16 @@ def render_scorecard(report: Report) -> str:
     lines.append(f"{status}  {report.benchmark} / {report.domain}  run {report.run_id}")
     if report.run_status != "completed":
         lines.append(f"  RUN {report.run_status.upper()}" + (f": {report.run_reason}" if report.run_reason else ""))
+    budget = report.token_budget if report.token_budget is not None else "none"
     lines.append(
-        f"  memory {report.memory} {report.memory_version}  k={report.k}  budget={report.token_budget}  "
+        f"  memory {report.memory} {report.memory_version}  k={report.k}  budget={budget}  "
         f"protocol={report.protocol}"
     )
     offline = "  (offline deterministic baseline)" if report.offline_models else ""
-    lines.append(f"  agent {report.agent_model}  judge {report.judge_model}  scorer {report.scorer_id}{offline}")
+    lines.append(f"  agent {report.agent_model}  judge {report.judge_model}  scorer {report.scorer_id or '-'}"
+                 f"{offline}")
+    if report.base_url:
+        lines.append(f"  endpoint {report.base_url}")
     lines.append(f"  corpus {report.fingerprint[:16] if report.fingerprint else '-'}  "
                  f"{report.corpus_state.documents_ingested}/{report.corpus_state.documents_expected} documents, "
                  f"{report.corpus_state.pending_chunks} pending")

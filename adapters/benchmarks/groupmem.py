@@ -213,8 +213,13 @@ def read_questions(root: Path, domain: str, *, kinds: Sequence[str] | None = Non
     selected = _selected_kinds(kinds)
     question_limit = _limit("question_limit", question_limit)
     folder = questions_dir(root, domain)
+    if not Path(root).is_dir():
+        raise BadInput("no such release folder; pass the folder that holds data/final, questions and prompts",
+                       file=str(root))
     if not folder.is_dir():
-        raise BadInput("questions folder is missing", file=str(folder))
+        domains = sorted(p.name for p in (Path(root) / "questions").glob("*") if p.is_dir())
+        hint = f"; domains in this release: {', '.join(domains)}" if domains else ""
+        raise BadInput(f"questions folder is missing{hint}", file=str(folder))
     for path in unknown_kind_files(folder):
         raise BadInput(f"unknown question kind {path.stem!r}; expected one of {', '.join(KINDS)}",
                        file=str(path))

@@ -265,3 +265,16 @@ class _InFlight:
     def __exit__(self, *exc: object) -> None:
         with self.loop._lock:
             self.loop._in_flight -= 1
+
+
+if __name__ == "__main__":  # `python -m adapters.models.loopback`: a deterministic endpoint for demos
+    import sys
+
+    server = LoopbackOpenAI(keep_bodies=False).start()
+    print(f"serving a deterministic OpenAI-compatible endpoint at {server.base_url} (Ctrl-C stops it)",
+          flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        server.stop()
+        sys.exit(0)

@@ -14,6 +14,7 @@ from cli.common import AppContext, echo_json, json_option, open_ledger, pass_app
 from cli.commands.retrieval import render_metrics
 from cli.render import report_for, show_report, write_json_atomic
 from ledger.errors import BadInput
+from ledger.events import EVENT_TYPES
 from projections.inspect import failure_entries, group_failures, question_detail
 from projections.retrieval import retrieval_metrics
 from projections.state import fold_run
@@ -88,12 +89,17 @@ def _show_retrieval(state, metrics: dict, *, as_json: bool, out: Path | None) ->
 @pass_app
 def events(app: AppContext, run_ref: str, types: tuple[str, ...], as_json: bool) -> None:
     """List a run's events in order."""
+    unknown = sorted(set(types) - set(EVENT_TYPES))
+    if unknown:
+        raise BadInput(f"unknown event type {', '.join(unknown)}; known: {', '.join(EVENT_TYPES)}", field="type")
     with open_ledger(app, create=False) as ledger:
         run_id = ledger.resolve_run(run_ref)
         rows = ledger.events(run_id, types=types or None)
     if as_json:
         echo_json([{**r.model_dump(exclude={"event"}), "payload": r.event.model_dump(mode="json")} for r in rows])
         return
+    if not rows:
+        click.echo(f"no {' or '.join(types)} events in run {run_id}" if types else f"run {run_id} has no events")
     for r in rows:
         summary = r.event.model_dump_json(exclude={"type"})
         summary = summary if len(summary) <= 140 else summary[:139] + "…"

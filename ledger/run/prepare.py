@@ -102,7 +102,7 @@ def verify_scopes(ledger, run_id: str, dataset: Dataset, memory: MemorySystem, *
         if not ok:
             problems.append(
                 f"scope {key}: memory holds {state.documents} of {len(docs)} documents, "
-                f"{state.pending_chunks} chunks pending"
+                f"{state.pending_chunks} chunks pending (prepare it: run without --no-prepare, or resume)"
             )
         events.append(ScopeVerified(scope_key=key, scope=names[key], documents=state.documents,
                                     pending_chunks=state.pending_chunks, expected_documents=len(docs),
