@@ -168,12 +168,15 @@ def reference_protocol(state: RunState, overall: KindTally, scorer: str | None) 
         judge = state.scorers[scorer]
         if judge.protocol != "reference":
             problems.append(f"scorer {scorer} judged with the {judge.protocol} protocol")
-        elif judge.prompt_hash not in RELEASED_GROUPMEM_PROMPTS["judge_system"]:
+        elif (judge.prompt_hash not in RELEASED_GROUPMEM_PROMPTS["judge_system"]
+              and cfg.prompt_hashes.get("judge_system") in RELEASED_GROUPMEM_PROMPTS["judge_system"]):
             problems.append(f"scorer {scorer} judged with a judge prompt that is not the released one")
     answered = {q.answered.model for q in state.questions.values() if q.answered}
     judged = {q.judged[scorer].model for q in state.questions.values() if scorer in q.judged}
     for role, models in (("answers", answered), ("verdicts", judged)):
-        others = sorted(m for m in models if not _REFERENCE_SNAPSHOT.match(m))
+        # Models already named above as not gpt-5 need no second mention.
+        others = sorted(m for m in models if not _REFERENCE_SNAPSHOT.match(m)
+                        and m not in (cfg.agent_model, judge_model))
         if others:
             problems.append(f"{role} came from {', '.join(others)} as the endpoint reported")
     if problems:
