@@ -80,3 +80,17 @@ def test_a_repeated_run_is_served_from_the_ledgers_response_cache(server):
     with Ledger.open("ledger.db") as ledger:
         answered = [e.event for e in ledger.events(second["run_id"], types=["QuestionAnswered", "Judged"])]
     assert answered and all(event.cache_hit for event in answered)
+
+
+def test_an_interrupted_rejudge_is_finished_with_continue(server):
+    report = reference_run(server)
+    server.faults.always("500", role="judge", model="judge-two")
+    invoke("rejudge", "latest", "--judge-model", "judge-two", "--base-url", server.base_url, "--max-attempts", "1")
+    partial = show()
+    assert partial["scorer_id"] == "s2" and partial["failed"] == report["total"] and partial["judged"] == 0
+    server.faults.clear()
+    agent_calls = server.count(role="agent")
+    invoke("rejudge", "latest", "--continue", "s2", "--base-url", server.base_url)
+    finished = show()
+    assert finished["scorer_id"] == "s2" and finished["judged"] == report["total"] and finished["failed"] == 0
+    assert finished["scorers"] == ["s1", "s2"] and server.count(role="agent") == agent_calls

@@ -24,10 +24,13 @@ __all__ = ["COMMANDS"]
 @click.option("--api-key-env", default=None, help="Environment variable holding the API key.")
 @click.option("--concurrency", type=click.IntRange(1, 256), default=None, help="Judge calls in flight.")
 @click.option("--max-attempts", type=click.IntRange(1, 20), default=6, show_default=True, help="Attempts per judge call.")
+@click.option("--continue", "continue_scorer", default=None, metavar="SCORER",
+              help="Finish an interrupted rejudge: judge what this scorer has not judged yet, as it did.")
 @click.option("--json", "as_json", is_flag=True, help="Print the new report as JSON.")
 @pass_app
 def rejudge(app: AppContext, run_ref: str, judge_model: str | None, protocol: str | None, base_url: str | None,
-            api_key_env: str | None, concurrency: int | None, max_attempts: int, as_json: bool) -> None:
+            api_key_env: str | None, concurrency: int | None, max_attempts: int, continue_scorer: str | None,
+            as_json: bool) -> None:
     """Judge a run's recorded answers again under a new scorer id; the answer model is never called."""
     if api_key_env:
         register_secret_env(api_key_env)
@@ -35,8 +38,9 @@ def rejudge(app: AppContext, run_ref: str, judge_model: str | None, protocol: st
         run_id = ledger.resolve_run(run_ref)
         scorer = rejudge_run(ledger, run_id, judge_model=judge_model, protocol=protocol, base_url=base_url,
                              api_key_env=api_key_env, concurrency=concurrency, max_attempts=max_attempts,
+                             continue_scorer=continue_scorer,
                              redact=redact, progress=make_progress(app.log_format))
-        click.echo(f"run {run_id}: new scorer {scorer}", err=True)
+        click.echo(f"run {run_id}: {'scorer' if continue_scorer else 'new scorer'} {scorer}", err=True)
         show_report(report_for(ledger, run_id, scorer_id=scorer), as_json=as_json)
 
 

@@ -46,38 +46,57 @@ def dataset_from_plan(ledger, state: RunState) -> Dataset:
 
 
 def _rejudge_run(ledger, run_id: str, *, judge_model: str | None = None, protocol: str | None = None,
-                base_url: str | None = None, api_key_env: str | None = None, concurrency: int | None = None,
-                max_attempts: int = 6, redact: Callable[[str], str] = lambda s: s,
-                progress: Callable[[str, int, int], None] = lambda *a: None) -> str:
-    """Append a new scorer's verdicts on every recorded answer; returns the new scorer id."""
+                 base_url: str | None = None, api_key_env: str | None = None, concurrency: int | None = None,
+                 max_attempts: int = 6, continue_scorer: str | None = None,
+                 redact: Callable[[str], str] = lambda s: s,
+                 progress: Callable[[str, int, int], None] = lambda *a: None) -> str:
+    """Append a scorer's verdicts on every recorded answer; returns its id.
+
+    A new scorer by default; `continue_scorer` finishes an existing one (an interrupted rejudge)
+    with the judge and protocol it recorded, judging only what it has not judged yet.
+    """
     state = fold_run(run_id, ledger.events(run_id))
     if state.started is None or state.plan is None or state.corpus is None:
         raise BadInput(f"run {run_id} has no recorded plan to rejudge", field="run")
     state.require_answers("rejudge")
     cfg = state.started.config
     dataset = dataset_from_plan(ledger, state)
+    if continue_scorer is not None:
+        if continue_scorer not in state.scorers:
+            raise BadInput(f"run {run_id} has no scorer {continue_scorer!r} (its scorers: "
+                           f"{', '.join(state.scorers) or 'none'})", field="continue")
+        if judge_model or protocol:
+            raise BadInput("--continue uses the scorer's recorded judge and protocol; drop --judge-model "
+                           "and --protocol", field="continue")
+        recorded = state.scorers[continue_scorer]
+        judge_model = None if recorded.offline else recorded.judge_model
+        protocol = recorded.protocol
     protocol = protocol or cfg.protocol
     judge_name = judge_model or (None if cfg.judge_model.startswith("offline-") else cfg.judge_model)
     _, judge = build_models(
         agent_model=OFFLINE_ANSWERER, judge_model=judge_name, protocol=protocol,  # type: ignore[arg-type]
         base_url=base_url or cfg.base_url, api_key_env=api_key_env or cfg.extra.get("api_key_env", "OPENAI_API_KEY"),
         cache=ledger_cache(ledger), max_attempts=max_attempts, prompts=dataset.prompts)
-    scorer_id = f"s{len(state.scorers) + 1}"
-    started = ledger.append(run_id, [ScorerStarted(scorer_id=scorer_id, judge_model=judge.name, protocol=protocol,
-                                         prompt_hash=(getattr(judge, "prompt_hashes", {}) or {}).get("judge_system", ""),
-                                         offline=judge.offline)])
-    if not started:  # the id was taken meanwhile: never file this judge's verdicts under another's
-        raise ConcurrencyConflict(f"scorer {scorer_id} of run {run_id} was started by another process; retry")
-    state = fold_run(run_id, ledger.events(run_id))
+    scorer_id = continue_scorer or f"s{len(state.scorers) + 1}"
+    if continue_scorer is None:
+        started = ledger.append(run_id, [ScorerStarted(
+            scorer_id=scorer_id, judge_model=judge.name, protocol=protocol,
+            prompt_hash=(getattr(judge, "prompt_hashes", {}) or {}).get("judge_system", ""),
+            offline=judge.offline)])
+        if not started:  # the id was taken meanwhile: never file this judge's verdicts under another's
+            raise ConcurrencyConflict(f"scorer {scorer_id} of run {run_id} was started by another process; retry")
+        state = fold_run(run_id, ledger.events(run_id))
+    earlier = [f.attempt for q in state.questions.values() for f in q.failures if f.scorer_id == scorer_id]
     job = QuestionJob(ledger=ledger, run_id=run_id, dataset=dataset, memory=None, answer_model=None,  # type: ignore[arg-type]
                       judge_model=judge, scorer_id=scorer_id, k=cfg.k, token_budget=cfg.token_budget,
-                      concurrency=concurrency or cfg.concurrency, attempt=len(state.resumes) + 1,
+                      concurrency=concurrency or cfg.concurrency,
+                      attempt=max([len(state.resumes) + 1, *(a + 1 for a in earlier)]),
                       redact=redact, progress=progress, judge_only=True)
     ask_questions(job, state)
     return scorer_id
 
 
 def rejudge_run(ledger, run_id: str, **kwargs) -> str:
-    """Append a new scorer's verdicts on every recorded answer, holding the run's writer lock."""
+    """Append a scorer's verdicts on every recorded answer, holding the run's writer lock."""
     with run_writer(ledger, run_id):
         return _rejudge_run(ledger, run_id, **kwargs)
