@@ -11,10 +11,12 @@ from typing import Any, Callable
 import click
 
 from cli.common import AppContext
+from cli.logging_setup import register_secret_env
 from ledger.errors import BadInput
 from ledger.run.settings import RunSettings
 
-__all__ = ["memory_options", "model_options", "run_options", "settings_from_options", "split_csv"]
+__all__ = ["memory_options", "model_options", "run_options", "memory_from_options", "settings_from_options",
+           "split_csv"]
 
 
 def _stack(*decorators: Callable) -> Callable:
@@ -73,7 +75,8 @@ def split_csv(values: tuple[str, ...]) -> list[str]:
     return [v.strip() for value in values for v in value.split(",") if v.strip()]
 
 
-def settings_from_options(app: AppContext, opts: dict[str, Any]) -> RunSettings:
+def memory_from_options(app: AppContext, opts: dict[str, Any]) -> tuple[str, Path, dict[str, str]]:
+    """(memory name, evaluation store path, memory options) from the `memory_options` block."""
     memory = opts["memory"]
     if memory != "http" and (opts.get("memory_url") or opts.get("memory_token_env")):
         raise BadInput("--memory-url and --memory-token-env apply only with --memory http", field="memory")
@@ -82,7 +85,13 @@ def settings_from_options(app: AppContext, opts: dict[str, Any]) -> RunSettings:
     if opts.get("memory_url"):
         memory_options["url"] = opts["memory_url"]
     if opts.get("memory_token_env"):
+        register_secret_env(opts["memory_token_env"])
         memory_options["token_env"] = opts["memory_token_env"]
+    return memory, store, memory_options
+
+
+def settings_from_options(app: AppContext, opts: dict[str, Any]) -> RunSettings:
+    memory, store, memory_options = memory_from_options(app, opts)
     return RunSettings(
         memory=memory, memory_store=store, memory_options=memory_options, k=opts["k"],
         token_budget=opts.get("token_budget"), protocol=opts["protocol"], agent_model=opts.get("agent_model"),

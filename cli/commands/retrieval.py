@@ -13,8 +13,7 @@ from pathlib import Path
 import click
 
 from cli.common import AppContext, echo_json, json_option, open_ledger, pass_app
-from cli.logging_setup import register_secret_env
-from cli.options import memory_options, split_csv
+from cli.options import memory_from_options, memory_options, split_csv
 from cli.progress import make_progress
 from ledger.retrieval_run import run_retrieval_named
 
@@ -54,14 +53,7 @@ def render_metrics(metrics: dict, k: int) -> str:
 
 
 def _execute(app: AppContext, dataset, opts: dict) -> None:
-    memory = opts["memory"]
-    memory_opts: dict[str, str] = {}
-    if opts.get("memory_url"):
-        memory_opts["url"] = opts["memory_url"]
-    if opts.get("memory_token_env"):
-        register_secret_env(opts["memory_token_env"])
-        memory_opts["token_env"] = opts["memory_token_env"]
-    store = opts.get("memory_store") or app.memory_store_dir / f"{memory}.sqlite"
+    memory, store, memory_opts = memory_from_options(app, opts)
     with open_ledger(app) as ledger:
         run_id, metrics = run_retrieval_named(
             ledger, dataset, memory=memory, memory_store=store, memory_options=memory_opts,

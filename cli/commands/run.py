@@ -31,8 +31,6 @@ def execute_run(app: AppContext, dataset, opts: dict) -> None:
     """Shared by every benchmark subcommand: settings, the run, the scorecard."""
     settings = settings_from_options(app, opts)
     register_secret_env(settings.api_key_env)
-    if opts.get("memory_token_env"):
-        register_secret_env(opts["memory_token_env"])
     progress = make_progress(app.log_format)
     with open_ledger(app) as ledger:
         try:
