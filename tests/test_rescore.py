@@ -29,9 +29,9 @@ def server(monkeypatch):
         yield srv
 
 
-def reference_run(server) -> dict:
+def reference_run(server, *extra: str) -> dict:
     invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--agent-model", "gpt-5", "--judge-model", "gpt-5",
-           "--base-url", server.base_url, "--out", "r.json")
+           "--base-url", server.base_url, "--out", "r.json", *extra)
     with open("r.json") as handle:
         return json.load(handle)
 
@@ -94,3 +94,16 @@ def test_an_interrupted_rejudge_is_finished_with_continue(server):
     finished = show()
     assert finished["scorer_id"] == "s2" and finished["judged"] == report["total"] and finished["failed"] == 0
     assert finished["scorers"] == ["s1", "s2"] and server.count(role="agent") == agent_calls
+
+
+def test_resume_after_a_rejudge_points_at_the_scorer_left_behind(server):
+    victim = json.loads((MINI / "questions" / "Demo" / "temporal.jsonl").read_text().splitlines()[0])
+    server.faults.always("500", role="agent", contains=victim["question"])
+    reference_run(server, "--max-attempts", "1")
+    invoke("rejudge", "latest", "--base-url", server.base_url)
+    server.faults.clear()
+    result = invoke("resume", "latest")
+    assert "scorer s2 has 1 answer(s) it has not judged" in result.stderr
+    assert json.loads(invoke("show", "latest", "--json", "--scorer", "s1").stdout)["failed"] == 0
+    invoke("rejudge", "latest", "--continue", "s2", "--base-url", server.base_url)
+    assert json.loads(invoke("show", "latest", "--json").stdout)["pending"] == 0

@@ -9,7 +9,8 @@ from cli.logging_setup import redact, register_secret_env
 from cli.progress import make_progress
 from cli.render import report_for, show_report
 from ledger.errors import RunAborted
-from ledger.run.resume import resume_memory_options, resume_run
+from ledger.run.resume import later_scorers_behind, resume_memory_options, resume_run
+from projections.state import fold_run
 
 __all__ = ["COMMANDS"]
 
@@ -46,6 +47,9 @@ def resume(app: AppContext, run_ref: str, concurrency: int | None, max_attempts:
         else:
             click.echo(f"resumed run {run_id} (attempt {outcome.attempt}, {outcome.pending} question(s) pending"
                        + (", memory re-prepared" if outcome.reprepared else "") + ")", err=True)
+        for scorer, missing in later_scorers_behind(fold_run(run_id, ledger.events(run_id))):
+            click.echo(f"scorer {scorer} has {missing} answer(s) it has not judged; finish it with "
+                       f"`benchledger rejudge {run_id} --continue {scorer}`", err=True)
         show_report(report_for(ledger, run_id))
 
 

@@ -26,7 +26,7 @@ from ledger.run.session import open_models
 from ledger.run.settings import RunSettings
 from projections.state import RunState, fold_run
 
-__all__ = ["ResumeOutcome", "settings_of", "resume_run", "resume_memory_options"]
+__all__ = ["ResumeOutcome", "settings_of", "resume_run", "resume_memory_options", "later_scorers_behind"]
 
 log = structlog.get_logger("benchledger.resume")
 
@@ -119,3 +119,14 @@ def resume_memory_options(ledger, run_id: str) -> dict[str, str]:
     """The memory options a run recorded (a server URL, env var names)."""
     state = fold_run(run_id, ledger.events(run_id, types=["RunStarted"]))
     return dict(state.started.config.memory_options) if state.started else {}
+
+
+def later_scorers_behind(state: RunState) -> list[tuple[str, int]]:
+    """Scorers after the run's own with recorded answers they have not judged (resume judges only
+    with the run's own scorer; `rejudge --continue` finishes the others)."""
+    behind = []
+    for scorer in list(state.scorers)[1:]:
+        missing = sum(1 for q in state.questions.values() if q.answered is not None and scorer not in q.judged)
+        if missing:
+            behind.append((scorer, missing))
+    return behind
