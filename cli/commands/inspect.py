@@ -12,10 +12,11 @@ import click
 
 from cli.common import AppContext, echo_json, json_option, open_ledger, pass_app, run_argument
 from cli.commands.retrieval import render_metrics
-from cli.render import report_for, show_report, write_json_atomic
+from cli.render import show_report, write_json_atomic
 from ledger.errors import BadInput
 from ledger.events import EVENT_TYPES
 from projections.inspect import failure_entries, group_failures, question_detail
+from projections.report import report_from_state
 from projections.retrieval import retrieval_metrics
 from projections.state import fold_run
 
@@ -57,7 +58,8 @@ def show(app: AppContext, run_ref: str, scorer_id: str | None, scoring_rule: int
             _show_retrieval(state, retrieval_metrics(events), as_json=as_json, out=out)
             return
         try:
-            report = report_for(ledger, run_id, scorer_id=scorer_id, scoring_rule=scoring_rule)
+            rule = {"scoring_rule": scoring_rule} if scoring_rule is not None else {}
+            report = report_from_state(state, scorer_id=scorer_id, **rule)  # the fold already made
         except KeyError:
             raise BadInput(f"run {run_id} has no scorer {scorer_id!r}; see `benchledger events {run_id} --type ScorerStarted`",
                            field="scorer") from None
