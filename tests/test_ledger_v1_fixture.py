@@ -1,0 +1,84 @@
+"""A ledger written before the restructuring still opens, verifies, reports and resumes.
+
+The fixture (tests/fixtures/ledger-v1, see its README) was written by benchledger @ 9b464c7. Its rows
+are never rewritten: old RunStarted payloads are upcast on read.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import REPO
+from cli.main import cli
+
+FIXTURE = REPO / "tests" / "fixtures" / "ledger-v1"
+COMPLETED = ("01M8QFHX2T07J7S07DPSPP75MT", "01M8QFHY7DFZE3K5QWNSFT79TB")
+RETRIEVAL = "01M8QFJ50MG1GBS83BJK2FJY29"
+INTERRUPTED = "01M8QFJA88VBV50WN8PG2P2829"
+_NUMBERS = ("benchmark", "domain", "fingerprint", "status", "publishable", "accuracy", "strict_accuracy",
+            "total", "answered", "judged", "correct", "incorrect", "unclear", "failed", "pending")
+
+
+@pytest.fixture
+def old_ledger(tmp_path: Path) -> Path:
+    ledger = tmp_path / "v1.db"
+    shutil.copyfile(FIXTURE / "ledger.db", ledger)
+    shutil.copytree(REPO / "examples", tmp_path / "examples")
+    return ledger
+
+
+def _invoke(ledger: Path, *args: str):
+    return CliRunner().invoke(cli, ["--ledger", str(ledger), *args], catch_exceptions=False)
+
+
+def _expected(run_id: str) -> dict:
+    return json.loads((FIXTURE / f"show-{run_id}.json").read_text())
+
+
+def test_the_old_ledger_verifies_unchanged(old_ledger: Path) -> None:
+    before = old_ledger.read_bytes()
+    result = _invoke(old_ledger, "verify")
+    assert result.exit_code == 0, result.output
+    assert "114 events" in result.output
+    rows = _invoke(old_ledger, "runs")
+    for run_id in (*COMPLETED, RETRIEVAL, INTERRUPTED):
+        assert run_id in rows.output
+    assert old_ledger.read_bytes()[:100] == before[:100]
+
+
+@pytest.mark.parametrize("run_id", COMPLETED + (INTERRUPTED,))
+def test_old_runs_report_the_numbers_they_reported_then(old_ledger: Path, run_id: str) -> None:
+    result = _invoke(old_ledger, "show", run_id, "--json")
+    assert result.exit_code == 0, result.output
+    report, expected = json.loads(result.output), _expected(run_id)
+    for field in _NUMBERS:
+        assert report[field] == expected[field], field
+    assert [(c["name"], c["met"]) for c in report["conditions"]] == \
+        [(c["name"], c["met"]) for c in expected["conditions"]]
+    assert {kind: (t["planned"], t["judged"], t["correct"]) for kind, t in report["by_kind"].items()} == \
+        {kind: (t["planned"], t["judged"], t["correct"]) for kind, t in expected["by_kind"].items()}
+
+
+def test_the_old_retrieval_run_reports_its_recall(old_ledger: Path) -> None:
+    result = _invoke(old_ledger, "show", RETRIEVAL, "--json")
+    assert result.exit_code == 0, result.output
+    report, expected = json.loads(result.output), _expected(RETRIEVAL)
+    for field in ("recall", "recall_all", "ndcg", "n"):
+        assert report[field] == pytest.approx(expected[field], abs=1e-12)
+
+
+def test_the_interrupted_old_run_resumes_to_completion(old_ledger: Path) -> None:
+    before = _expected(INTERRUPTED)
+    assert before["pending"] > 0
+    result = _invoke(old_ledger, "resume", INTERRUPTED)
+    assert result.exit_code == 0, result.output
+    report = json.loads(_invoke(old_ledger, "show", INTERRUPTED, "--json").output)
+    assert report["pending"] == 0 and report["failed"] == 0
+    assert report["judged"] == report["total"] == before["total"]
+    assert report["fingerprint"] == before["fingerprint"]
+    assert _invoke(old_ledger, "verify").exit_code == 0
