@@ -1,4 +1,4 @@
-"""`python -m bench [--quick] [--json] [--only NAME]`: run the registered benchmarks, print JSON.
+"""`python -m benchledger.bench [--quick] [--json] [--only NAME]`: run the registered benchmarks, print JSON.
 
 Progress goes to stderr; stdout holds exactly one JSON object of named figures (indented, or on
 one line with --json). Without --json a readable table of the same figures goes to stderr too.
@@ -15,17 +15,12 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from bench import BENCHMARKS, PLACEHOLDERS, bench_modules
+from benchledger.bench import BENCHMARKS, bench_modules
 
 
 def _load_modules() -> None:
     for name in bench_modules():
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name is None or not name.startswith(exc.name):
-                raise  # the module exists but one of its own imports is missing
-            print(f"bench: {name} not present, skipped", file=sys.stderr)
+        importlib.import_module(name)
 
 
 @contextmanager
@@ -45,13 +40,13 @@ def _stdout_to_stderr() -> Iterator[None]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m benchledger.bench", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
     parser.add_argument("--json", action="store_true", help="print the JSON on one line")
     parser.add_argument("--only", action="append", default=[], metavar="NAME",
                         help="run only this figure (repeatable)")
     args = parser.parse_args(argv)
-    figures: dict[str, float | None] = {name: None for name in PLACEHOLDERS}
+    figures: dict[str, float | None] = {}
     with _stdout_to_stderr():
         _load_modules()
         for name, function in BENCHMARKS.items():

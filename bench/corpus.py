@@ -1,4 +1,4 @@
-"""Synthetic GroupMemBench releases shared by the benchmarks of one `python -m bench` process.
+"""Synthetic GroupMemBench releases shared by the benchmarks of one `python -m benchledger.bench` process.
 
 A release is written once per size with `benchledger synth groupmem`'s library call into a
 temporary folder that lives as long as the process, and loaded once through the real adapter,
@@ -14,9 +14,9 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-from adapters.benchmarks.base import Dataset
-from adapters.benchmarks.groupmem import load_groupmem
-from adapters.benchmarks.groupmem_synth import synthesize_groupmem
+from benchledger.adapters.benchmarks.base import Dataset
+from benchledger.adapters.benchmarks.groupmem import load_groupmem
+from benchledger.adapters.benchmarks.groupmem_synth import synthesize_groupmem
 
 __all__ = ["DOMAIN", "scratch_dir", "synth_release", "synth_dataset", "with_questions"]
 

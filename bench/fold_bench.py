@@ -11,16 +11,15 @@ retried, and the finish), and read back once. The figure is the time of the proj
 from __future__ import annotations
 
 import time
-
-from bench import register
-from bench.corpus import scratch_dir
-from bench.synthetic import question_events, run_started
-from ledger.events import Event, Failed, RunFinished, ScorerStarted
-from ledger.store import Ledger
-from projections.inspect import failure_entries
-from projections.report import build_report
-from projections.state import fold_run
-from projections.views import scorecard_value
+from benchledger.bench import register
+from benchledger.bench.corpus import scratch_dir
+from benchledger.bench.synthetic import question_events, run_started
+from benchledger.ledger.events import Event, Failed, RunFinished, ScorerStarted
+from benchledger.ledger.store import Ledger
+from benchledger.projections.inspect import failure_entries
+from benchledger.projections.report import build_report
+from benchledger.projections.state import fold_run
+from benchledger.projections.views import scorecard_value
 
 __all__ = ["run_events", "fold_50k_s"]
 

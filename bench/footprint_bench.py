@@ -17,9 +17,8 @@ import json
 import subprocess
 import sys
 import time
-
-from bench import register
-from bench.corpus import DOMAIN, scratch_dir, synth_dataset, synth_release
+from benchledger.bench import register
+from benchledger.bench.corpus import DOMAIN, scratch_dir, synth_dataset, synth_release
 
 __all__ = ["run_footprint"]
 
@@ -38,7 +37,7 @@ def run_footprint(quick: bool) -> dict[str, float]:
     folder.mkdir()
     ledger = folder / "ledger.db"
     command = [sys.executable, "-c", _MEASURE,
-               sys.executable, "-m", "cli.main", "--ledger", str(ledger), "--log-format", "json",
+               sys.executable, "-m", "benchledger.cli.main", "--ledger", str(ledger), "--log-format", "json",
                "run", "groupmem", str(release), "--domain", DOMAIN,
                "--memory-store", str(folder / "memory.db"), "--out", str(folder / "report.json")]
     started = time.perf_counter()

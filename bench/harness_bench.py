@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import os
 import time
-
-from bench import register
-from bench.corpus import scratch_dir, synth_dataset, with_questions
-from bench.loopback_process import served_loopback
-from cli.logging_setup import configure_logging
-from ledger.run.session import run_dataset
-from ledger.run.settings import RunSettings
-from ledger.store import Ledger
+from benchledger.bench import register
+from benchledger.bench.corpus import scratch_dir, synth_dataset, with_questions
+from benchledger.bench.loopback_process import served_loopback
+from benchledger.cli.logging_setup import configure_logging
+from benchledger.orchestration.session import run_dataset
+from benchledger.orchestration.settings import RunSettings
+from benchledger.ledger.store import Ledger
 
 __all__ = ["timed_run", "harness_questions_per_s", "concurrency_efficiency"]
 

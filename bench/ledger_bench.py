@@ -20,10 +20,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import register
-from bench.synthetic import fill_ledger, question_events
-from ledger.events import Event
-from ledger.store import Ledger
+from benchledger.bench import register
+from benchledger.bench.synthetic import fill_ledger, question_events
+from benchledger.ledger.events import Event
+from benchledger.ledger.store import Ledger
 
 __all__ = ["append_single_ratio", "append_batched_ratio", "verify_events_per_s", "read_events_per_s"]
 

@@ -2,7 +2,7 @@
 
 Run in the benchmark's own process, the server's request handling competes with the harness for
 the one interpreter lock, so a throughput figure would charge the harness for the fake model.
-`served_loopback(latency)` starts `python -m bench.loopback_process --latency S`, which prints
+`served_loopback(latency)` starts `python -m benchledger.bench.loopback_process --latency S`, which prints
 its base URL, answers "count" on stdin with the chat requests it has served, and exits when
 stdin closes.
 """
@@ -34,7 +34,7 @@ class ServedLoopback:
 
 @contextmanager
 def served_loopback(latency: float) -> Iterator[ServedLoopback]:
-    process = subprocess.Popen([sys.executable, "-m", "bench.loopback_process", "--latency", str(latency)],
+    process = subprocess.Popen([sys.executable, "-m", "benchledger.bench.loopback_process", "--latency", str(latency)],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout
@@ -53,7 +53,7 @@ def served_loopback(latency: float) -> Iterator[ServedLoopback]:
 
 
 def _serve(latency: float) -> None:
-    from adapters.models.loopback import LoopbackOpenAI
+    from benchledger.adapters.models.loopback import LoopbackOpenAI
 
     with LoopbackOpenAI(latency=latency, keep_bodies=False) as server:
         print(server.base_url, flush=True)

@@ -15,12 +15,11 @@ from __future__ import annotations
 import re
 import statistics
 import time
-
-from adapters.memory.sqlite_fts import SqliteMemory
-from bench import register
-from bench.corpus import scratch_dir, synth_dataset
-from ledger.run.prepare import prepare_scopes, scope_names
-from ledger.store import Ledger
+from benchledger.adapters.memory.sqlite_fts import SqliteMemory
+from benchledger.bench import register
+from benchledger.bench.corpus import scratch_dir, synth_dataset
+from benchledger.orchestration.prepare import prepare_scopes, scope_names
+from benchledger.ledger.store import Ledger
 
 __all__ = ["ingest_build_30k_s", "recall_figures"]
 

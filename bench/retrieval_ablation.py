@@ -1,6 +1,6 @@
 """Retrieval ablation on LoCoMo: what each idea of the `structured` memory adds over BM25.
 
-Run `python -m bench.retrieval_ablation [PATH] [--k 10]` (PATH defaults to
+Run `python -m benchledger.bench.retrieval_ablation [PATH] [--k 10]` (PATH defaults to
 ../shared/data/locomo/locomo-dev.json beside the checkout). It prints recall@k, recall_all@k and
 NDCG@k overall and per question kind for `bm25-reference` (the published baseline), for
 `structured` with every idea on, and for `structured` with each idea switched off in turn; then the per-conversation recall of both and
@@ -23,13 +23,13 @@ from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path
 
-from adapters.benchmarks.base import Dataset
-from adapters.benchmarks.locomo import load_locomo
-from adapters.memory.protocol import MemorySystem
-from adapters.memory.registry import open_memory
-from adapters.memory.structured import StructuredMemory
-from adapters.memory.structured.ranking import RankingOptions
-from projections.retrieval import aggregate, score_question
+from benchledger.adapters.benchmarks.base import Dataset
+from benchledger.adapters.benchmarks.locomo import load_locomo
+from benchledger.adapters.memory.protocol import MemorySystem
+from benchledger.adapters.memory.registry import open_memory
+from benchledger.adapters.memory.structured import StructuredMemory
+from benchledger.adapters.memory.structured.ranking import RankingOptions
+from benchledger.projections.retrieval import aggregate, score_question
 
 __all__ = ["main", "score_ranking", "load_dataset", "ABLATIONS"]
 

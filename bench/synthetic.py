@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from ledger.events import (
+from benchledger.ledger.events import (
     ContextRecalled, Event, Judged, PlannedQuestion, Provenance, QuestionAnswered,
     QuestionsPlanned, RecalledItem, RunConfig, RunStarted,
 )
-from ledger.store import Ledger
+from benchledger.ledger.store import Ledger
 
 __all__ = ["run_started", "question_events", "fill_ledger"]
 

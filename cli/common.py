@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 import click
-
 __all__ = ["AppContext", "open_ledger", "pass_app", "json_option", "echo_json", "run_argument"]
 
 
@@ -33,11 +32,11 @@ pass_app = click.make_pass_decorator(AppContext)
 
 def open_ledger(ctx_or_app: click.Context | AppContext, *, create: bool = True):
     """Open the ledger the user selected (--ledger, $BENCHLEDGER_LEDGER, ./benchledger.db)."""
-    from ledger.store import Ledger
+    from benchledger.ledger.store import Ledger
 
     app = ctx_or_app if isinstance(ctx_or_app, AppContext) else ctx_or_app.find_object(AppContext)
     if not create and not app.ledger_path.exists():
-        from ledger.errors import NotALedger
+        from benchledger.errors import NotALedger
 
         raise NotALedger(
             f"no ledger at {app.ledger_path}; run a benchmark first or pass --ledger PATH"

@@ -10,9 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-
 import structlog
-
 __all__ = ["configure_logging", "secret_values", "redact", "register_secret_env"]
 
 _SECRET_ENVS: set[str] = {"OPENAI_API_KEY"}

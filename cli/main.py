@@ -13,11 +13,10 @@ import sys
 from pathlib import Path
 
 import click
-
-import cli.commands as command_modules
-from cli.common import AppContext
-from cli.logging_setup import configure_logging, redact
-from ledger.errors import BenchledgerError
+import benchledger.cli.commands as command_modules
+from benchledger.cli.common import AppContext
+from benchledger.cli.logging_setup import configure_logging, redact
+from benchledger.errors import BenchledgerError
 
 __all__ = ["cli"]
 
@@ -49,7 +48,7 @@ def cli(ctx: click.Context, ledger_path: Path, log_format: str, verbose: int) ->
 
 def _register_commands() -> None:
     for info in sorted(pkgutil.iter_modules(command_modules.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"cli.commands.{info.name}")
+        module = importlib.import_module(f"{command_modules.__name__}.{info.name}")
         for command in getattr(module, "COMMANDS", ()):
             cli.add_command(command)
 

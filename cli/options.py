@@ -9,11 +9,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 import click
-
-from cli.common import AppContext
-from cli.logging_setup import register_secret_env
-from ledger.errors import BadInput
-from ledger.run.settings import RunSettings
+from benchledger.cli.common import AppContext
+from benchledger.cli.logging_setup import register_secret_env
+from benchledger.errors import BadInput
+from benchledger.orchestration.settings import RunSettings
 
 __all__ = ["memory_options", "model_options", "run_options", "memory_from_options", "settings_from_options",
            "split_csv"]

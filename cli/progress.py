@@ -12,7 +12,6 @@ from typing import Callable
 
 import click
 import structlog
-
 __all__ = ["Progress", "make_progress"]
 
 log = structlog.get_logger("benchledger.progress")

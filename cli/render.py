@@ -8,10 +8,9 @@ import tempfile
 from pathlib import Path
 
 import click
-
-from projections import build_report
-from projections.report import Report
-from projections.scorecard import render_scorecard
+from benchledger.projections import build_report
+from benchledger.projections.report import Report
+from benchledger.projections.scorecard import render_scorecard
 
 __all__ = ["report_for", "show_report", "write_json_atomic"]
 

@@ -1,13 +1,8 @@
-"""The ledger: append-only, hash-chained SQLite events, and the run that writes them.
+"""The ledger: the append-only, hash-chained event store, and nothing above it.
 
-`ledger.events` holds the typed events; `ledger.store` the SQLite store (writer and reader);
-`ledger.run` the stages of a benchmark run that emit events. Projections over the events live in
-the top-level `projections` package.
+`benchledger.ledger.events` holds the typed events; `benchledger.ledger.store` the SQLite store
+(writer and reader); `verify`, `chain`, `blobs`, `mapper` and `migrations` what they say. The
+store imports only the bottom layer (`benchledger.errors`, `benchledger.clock`,
+`benchledger.values`); runs are orchestrated in `benchledger.orchestration`, and folds over the
+events live in `benchledger.projections`.
 """
-
-from importlib.metadata import PackageNotFoundError, version as _version
-
-try:
-    __version__ = _version("benchledger")
-except PackageNotFoundError:  # running from a checkout that is not installed
-    __version__ = "0.0.0+checkout"

@@ -11,7 +11,7 @@ import sqlite3
 import zlib
 from hashlib import sha256
 
-from ledger.errors import LedgerError
+from benchledger.errors import LedgerError
 
 __all__ = ["INSERT_SQL", "digest_of", "encode", "fetch", "check"]
 

@@ -21,8 +21,8 @@ import sqlite3
 import time
 from pathlib import Path
 
-from ledger import migrations
-from ledger.errors import LedgerError, NotALedger
+from benchledger.ledger import migrations
+from benchledger.errors import LedgerError, NotALedger
 
 __all__ = ["BUSY_TIMEOUT_MS", "connect"]
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ledger.errors import LedgerError
-from ledger.events import EVENT_TYPES, AnyEvent, Event, any_event_adapter
+from benchledger.errors import LedgerError
+from benchledger.ledger.events import EVENT_TYPES, AnyEvent, Event, any_event_adapter
 
 __all__ = [
     "StoredEvent", "Upcaster", "UPCASTERS", "upcaster", "ROW_COLUMNS", "row_to_stored",

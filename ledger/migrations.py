@@ -17,8 +17,8 @@ from __future__ import annotations
 import sqlite3
 from typing import NamedTuple
 
-from ledger import clock
-from ledger.errors import LedgerError
+from benchledger import clock
+from benchledger.errors import LedgerError
 
 __all__ = [
     "APPLICATION_ID", "FORMAT", "Migration", "MIGRATIONS", "GUARD_TRIGGERS", "applied", "migrate",

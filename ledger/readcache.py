@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from ledger.mapper import StoredEvent
+from benchledger.ledger.mapper import StoredEvent
 
 __all__ = ["RunCache"]
 

@@ -7,10 +7,9 @@ event, its RunStarted (found through the partial index on run markers) and its l
 from __future__ import annotations
 
 import sqlite3
-
 from pydantic import BaseModel, ConfigDict
 
-from ledger.errors import AmbiguousRun, RunNotFound
+from benchledger.errors import AmbiguousRun, RunNotFound
 
 __all__ = ["RunSummary", "list_runs", "resolve_run"]
 

@@ -25,15 +25,16 @@ from pathlib import Path
 
 from pydantic_core import to_json
 
-from ledger import blobs as blob_table, clock
-from ledger.chain import GENESIS, batch_linker
-from ledger.connection import connect
-from ledger.errors import ConcurrencyConflict, LedgerError
-from ledger.events import Event
-from ledger.mapper import ROW_COLUMNS, StoredEvent, event_row, row_to_stored, stored_event
-from ledger.readcache import RunCache
-from ledger.runs import RunSummary, list_runs, resolve_run
-from ledger.verify import Refold, VerifyResult, verify_ledger
+from benchledger import clock
+from benchledger.ledger import blobs as blob_table
+from benchledger.ledger.chain import GENESIS, batch_linker
+from benchledger.ledger.connection import connect
+from benchledger.errors import ConcurrencyConflict, LedgerError
+from benchledger.ledger.events import Event
+from benchledger.ledger.mapper import ROW_COLUMNS, StoredEvent, event_row, row_to_stored, stored_event
+from benchledger.ledger.readcache import RunCache
+from benchledger.ledger.runs import RunSummary, list_runs, resolve_run
+from benchledger.ledger.verify import Refold, VerifyResult, verify_ledger
 
 __all__ = ["Ledger", "StoredEvent", "RunSummary", "VerifyResult", "MAX_APPEND_ATTEMPTS"]
 

@@ -21,9 +21,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 from pydantic_core import to_json
 
-from ledger import blobs, migrations
-from ledger.chain import GENESIS, link_hash
-from ledger.errors import RunNotFound
+from benchledger.ledger import blobs, migrations
+from benchledger.ledger.chain import GENESIS, link_hash
+from benchledger.errors import RunNotFound
 
 __all__ = ["VerifyResult", "Refold", "check_guards", "verify_ledger"]
 

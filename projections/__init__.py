@@ -5,7 +5,7 @@ events (anything with `.event`, `.hash`, `.seq`, `.position`) and returns a valu
 be rebuilt from zero, to any point, by anyone holding the ledger.
 """
 
-from projections.report import PROJECTION_VERSIONS, Report, build_report
-from projections.state import QuestionState, RunState, fold_run
+from benchledger.projections.report import PROJECTION_VERSIONS, Report, build_report
+from benchledger.projections.state import QuestionState, RunState, fold_run
 
 __all__ = ["PROJECTION_VERSIONS", "Report", "build_report", "QuestionState", "RunState", "fold_run"]

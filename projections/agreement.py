@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from ledger.errors import BadInput
-from projections.state import RunState
-from projections.stats import cohen_kappa
+from benchledger.errors import BadInput
+from benchledger.projections.state import RunState
+from benchledger.projections.stats import cohen_kappa
 
 __all__ = ["AGREEMENT_VERSION", "AgreementSlice", "Disagreement", "Agreement", "judge_agreement", "pick_scorer_pair"]
 

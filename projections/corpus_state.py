@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from projections.state import RunState
+from benchledger.projections.state import RunState
 
 __all__ = ["CORPUS_STATE_VERSION", "ScopeStatus", "CorpusState", "corpus_state"]
 

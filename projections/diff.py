@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from ledger.errors import BadInput
-from projections.state import QuestionState, RunState
-from projections.stats import mcnemar_exact, paired_bootstrap_diff
+from benchledger.errors import BadInput
+from benchledger.projections.state import QuestionState, RunState
+from benchledger.projections.stats import mcnemar_exact, paired_bootstrap_diff
 
 __all__ = [
     "DIFF_VERSION", "BOOTSTRAP_SEED", "BOOTSTRAP_RESAMPLES", "DiffSlice", "ExcludedQuestion",

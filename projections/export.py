@@ -13,11 +13,11 @@ import io
 import json
 from typing import Any, Callable
 
-from ledger.errors import BadInput
-from projections.diff import pick_scorer
-from projections.export_html import render_html
-from projections.report import Report, report_from_state
-from projections.state import QuestionState, RunState
+from benchledger.errors import BadInput
+from benchledger.projections.diff import pick_scorer
+from benchledger.projections.export_html import render_html
+from benchledger.projections.report import Report, report_from_state
+from benchledger.projections.state import QuestionState, RunState
 
 __all__ = [
     "EXPORT_VERSION", "FORMATS", "ROW_FIELDS", "CSV_FIELDS", "export_rows", "export_json", "export_csv",

@@ -13,12 +13,12 @@ from importlib.resources import files
 from string import Template
 from typing import Any
 
-from projections.report import Report
-from projections.tallies import KindTally
+from benchledger.projections.report import Report
+from benchledger.projections.tallies import KindTally
 
 __all__ = ["render_html", "accuracy_chart"]
 
-_PAGE = Template(files("projections").joinpath("export_page.html").read_text(encoding="utf-8"))
+_PAGE = Template(files(__package__).joinpath("export_page.html").read_text(encoding="utf-8"))
 
 # Chart geometry (SVG user units; the SVG scales to the page width).
 _W, _H = 1000, 340

@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from adapters.benchmarks.base import Criterion
-from projections.state import fold_run
+from benchledger.values import Criterion
+from benchledger.projections.state import fold_run
 
 __all__ = ["FAMA_VERSION", "QuestionFama", "score_question", "aggregate", "fama_from_events"]
 

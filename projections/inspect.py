@@ -9,8 +9,8 @@ from collections import Counter
 
 from pydantic import BaseModel, ConfigDict
 
-from ledger.events import ContextRecalled, Judged, QuestionAnswered
-from projections.state import RunState
+from benchledger.ledger.events import ContextRecalled, Judged, QuestionAnswered
+from benchledger.projections.state import RunState
 
 __all__ = ["FailureEntry", "failure_entries", "group_failures", "QuestionDetail", "question_detail"]
 

@@ -16,8 +16,8 @@ from typing import Callable
 
 from pydantic import BaseModel, ConfigDict
 
-from projections.state import RunState
-from projections.tallies import KindTally
+from benchledger.projections.state import RunState
+from benchledger.projections.tallies import KindTally
 
 __all__ = [
     "PUBLISHABLE_VERSION", "Condition", "CONDITIONS", "conditions_for", "RELEASED_GROUPMEM_PROMPTS",

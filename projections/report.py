@@ -16,11 +16,11 @@ from typing import Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, model_serializer
 
-from projections.corpus_state import CORPUS_STATE_VERSION, CorpusState, corpus_state
-from projections.fama import FAMA_VERSION, aggregate, score_question
-from projections.publishable import PUBLISHABLE_VERSION, Condition, conditions_for
-from projections.state import FOLD_VERSION, RunState, fold_run
-from projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES, KindTally, tally
+from benchledger.projections.corpus_state import CORPUS_STATE_VERSION, CorpusState, corpus_state
+from benchledger.projections.fama import FAMA_VERSION, aggregate, score_question
+from benchledger.projections.publishable import PUBLISHABLE_VERSION, Condition, conditions_for
+from benchledger.projections.state import FOLD_VERSION, RunState, fold_run
+from benchledger.projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES, KindTally, tally
 
 __all__ = ["PROJECTION_VERSIONS", "REPORT_VERSION", "FailureRow", "Report", "build_report", "report_from_state"]
 

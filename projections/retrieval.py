@@ -20,7 +20,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from projections.state import fold_run
+from benchledger.projections.state import fold_run
 
 __all__ = [
     "RETRIEVAL_VERSION", "QuestionRetrieval", "score_question", "aggregate", "retrieval_metrics",

@@ -7,7 +7,7 @@ accuracy (correct over planned) stands beside accuracy over judged.
 
 from __future__ import annotations
 
-from projections.report import Report
+from benchledger.projections.report import Report
 
 __all__ = ["render_scorecard"]
 

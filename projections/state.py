@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from ledger.errors import BadInput
-from ledger.events import (
+from benchledger.errors import BadInput
+from benchledger.ledger.events import (
     ChunkExtracted, ContextRecalled, CorpusFingerprinted, Failed, Judged, MessagesIngested,
     PlannedQuestion, QuestionAnswered, QuestionsPlanned, RunFinished, RunResumed, RunStarted,
     ScopePurged, ScopeVerified, ScorerStarted,

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
-from projections.state import RunState
-from projections.stats import wilson_interval
+from benchledger.projections.state import RunState
+from benchledger.projections.stats import wilson_interval
 
 __all__ = ["SCORING_RULES", "CURRENT_SCORING_RULE", "KindTally", "tally"]
 

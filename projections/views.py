@@ -10,7 +10,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Iterable, Sequence
 
-from projections.report import REPORT_VERSION, build_report
+from benchledger.projections.report import REPORT_VERSION, build_report
 
 __all__ = ["SCORECARD_VIEW", "scorecard_value", "views_after", "refold_views"]
 

@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 REPO = Path(__file__).resolve().parents[1]
 
 

@@ -34,8 +34,8 @@ def event_count(ledger: Path) -> int:
 
 def run_and_kill_at(ledger: Path, args: list[str], target: int, *, deadline_s: float = 120) -> bool:
     """Start `benchledger --ledger LEDGER ARGS`, SIGKILL it at >= target events. True if killed."""
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "--ledger", str(ledger), *args],
+    env = dict(os.environ)
+    proc = subprocess.Popen([sys.executable, "-m", "benchledger.cli.main", "--ledger", str(ledger), *args],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=ledger.parent)
     started = time.monotonic()
     try:

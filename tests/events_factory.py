@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from ledger.events import (
+from benchledger.ledger.events import (
     CorpusFingerprinted, Failed, Judged, PlannedQuestion, Provenance, QuestionAnswered, QuestionsPlanned,
     RunConfig, RunFinished, RunStarted, ScopeVerified, ScorerStarted,
 )

@@ -18,11 +18,10 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-
-from adapters.benchmarks.base import Document
-from adapters.memory.evalstore import MARKER_TABLE
-from adapters.memory.protocol import Candidate, MemorySystem, estimate_tokens
-from ledger.errors import NotAnEvaluationStore
+from benchledger.adapters.benchmarks.base import Document
+from benchledger.adapters.memory.evalstore import MARKER_TABLE
+from benchledger.adapters.memory.protocol import Candidate, MemorySystem, estimate_tokens
+from benchledger.errors import NotAnEvaluationStore
 
 __all__ = ["MemoryContract", "MemoryFactory", "contract_corpus", "SCOPE", "OTHER_SCOPE"]
 

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-
-from ledger.events import Judged, ScorerStarted
-from ledger.store import Ledger
-from projections.agreement import judge_agreement
+from benchledger.ledger.events import Judged, ScorerStarted
+from benchledger.ledger.store import Ledger
+from benchledger.projections.agreement import judge_agreement
 from test_diff import append_run, fold, invoke, real_run
 
 

@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from adapters.benchmarks.groupmem import KINDS, corpus_path
-from adapters.benchmarks.groupmem_schema import ABSTENTION_GOLD
-from adapters.benchmarks.groupmem_write import write_release
-from cli.main import cli
-from ledger.store import Ledger
+from benchledger.adapters.benchmarks.groupmem import KINDS, corpus_path
+from benchledger.adapters.benchmarks.groupmem_schema import ABSTENTION_GOLD
+from benchledger.adapters.benchmarks.groupmem_write import write_release
+from benchledger.cli.main import cli
+from benchledger.ledger.store import Ledger
 
 T0 = datetime(2025, 3, 3, 8, 0)
 

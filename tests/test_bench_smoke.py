@@ -1,4 +1,4 @@
-"""`python -m bench --quick --json` runs every benchmark and prints every named figure.
+"""`python -m benchledger.bench --quick --json` runs every benchmark and prints every named figure.
 
 A smoke test, not a speed test: it checks that the entry point runs end to end in a real
 subprocess (its scratch files under this test's tmp_path) and that each figure the performance
@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 pytestmark = pytest.mark.slow
 
 NAMED_FIGURES = (
@@ -29,8 +28,8 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_quick_bench_prints_one_json_object_with_every_named_figure(tmp_path: Path) -> None:
-    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(REPO_ROOT)}
-    done = subprocess.run([sys.executable, "-m", "bench", "--quick", "--json"], cwd=tmp_path, env=env,
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "benchledger.bench", "--quick", "--json"], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.strip().splitlines()

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import sqlite3
 import zlib
-
 import pytest
 from hypothesis import given, strategies as st
 
-from ledger.chain import GENESIS, batch_linker, canonical_bytes, link_hash
-from ledger.errors import RunNotFound
-from ledger.events import Failed
-from ledger.migrations import GUARD_TRIGGERS
-from ledger.store import Ledger
+from benchledger.ledger.chain import GENESIS, batch_linker, canonical_bytes, link_hash
+from benchledger.errors import RunNotFound
+from benchledger.ledger.events import Failed
+from benchledger.ledger.migrations import GUARD_TRIGGERS
+from benchledger.ledger.store import Ledger
 
 
 def failed(qid: str) -> Failed:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from click.testing import CliRunner
 
-from cli.main import cli
+from benchledger.cli.main import cli
 
 
 def walk(group: click.Group, prefix=()):

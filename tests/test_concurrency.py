@@ -10,9 +10,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
-from ledger.events import Failed
-from ledger.store import Ledger
+from benchledger.ledger.events import Failed
+from benchledger.ledger.store import Ledger
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -22,8 +21,8 @@ REPO = Path(__file__).resolve().parents[1]
 WRITER = r"""
 import json, sys, time
 from pathlib import Path
-from ledger.events import Failed
-from ledger.store import Ledger
+from benchledger.ledger.events import Failed
+from benchledger.ledger.store import Ledger
 
 path, writer, count, shared = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 start = Path(path + ".start")

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from adapters.benchmarks.groupmem_synth import synthesize_groupmem
-from cli.main import cli
+from benchledger.adapters.benchmarks.groupmem_synth import synthesize_groupmem
+from benchledger.cli.main import cli
 from conftest import REPO
-from ledger.store import Ledger
+from benchledger.ledger.store import Ledger
 
 pytestmark = pytest.mark.slow
 
@@ -32,9 +32,9 @@ def run_args(release: Path, domain: str) -> list[str]:
 
 
 def start(ledger: Path, args: list[str]) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "cli.main", "--ledger", str(ledger), *args],
+    return subprocess.Popen([sys.executable, "-m", "benchledger.cli.main", "--ledger", str(ledger), *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ledger.parent,
-                            env={**os.environ, "PYTHONPATH": str(REPO)})
+                            env=dict(os.environ))
 
 
 def summary(ledger: Path) -> dict[str, tuple[Counter, dict[str, str], list[int]]]:

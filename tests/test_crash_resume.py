@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from adapters.benchmarks.groupmem_synth import synthesize_groupmem
-from cli.main import cli
+from benchledger.adapters.benchmarks.groupmem_synth import synthesize_groupmem
+from benchledger.cli.main import cli
 from crash_harness import event_count, normalised, run_and_kill_at
-from ledger.store import Ledger
+from benchledger.ledger.store import Ledger
 
 pytestmark = pytest.mark.slow
 

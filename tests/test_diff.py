@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import json
 import math
-
 from click.testing import CliRunner
 
-from cli.main import cli
-from ledger.events import (
+from benchledger.cli.main import cli
+from benchledger.ledger.events import (
     ContextRecalled, CorpusFingerprinted, Failed, Judged, PlannedQuestion, Provenance, QuestionAnswered,
     QuestionsPlanned, RecalledItem, RunConfig, RunFinished, RunStarted, ScorerStarted,
 )
-from ledger.store import Ledger
-from projections.diff import diff_runs
-from projections.state import fold_run
+from benchledger.ledger.store import Ledger
+from benchledger.projections.diff import diff_runs
+from benchledger.projections.state import fold_run
 
 __all__ = ["append_run", "invoke", "real_run", "fold"]
 

@@ -9,9 +9,9 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-from ledger.store import Ledger
-from projections.export import CSV_FIELDS, export_rows
-from projections.report import Report, report_from_state
+from benchledger.ledger.store import Ledger
+from benchledger.projections.export import CSV_FIELDS, export_rows
+from benchledger.projections.report import Report, report_from_state
 from test_diff import append_run, fold, invoke, real_run
 
 NASTY = "<script>alert(1)</script>\"&'"

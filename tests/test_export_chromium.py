@@ -16,7 +16,6 @@ import zlib
 from pathlib import Path
 
 import pytest
-
 from test_diff import invoke, real_run
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -10,11 +10,11 @@ import pytest
 from click.testing import CliRunner
 from structlog.testing import capture_logs
 
-from adapters.benchmarks.groupmem import KINDS, corpus_path, load_groupmem
-from adapters.benchmarks.groupmem_schema import ABSTENTION_GOLD
-from adapters.benchmarks.groupmem_write import write_release
-from cli.main import cli
-from ledger.errors import BadInput
+from benchledger.adapters.benchmarks.groupmem import KINDS, corpus_path, load_groupmem
+from benchledger.adapters.benchmarks.groupmem_schema import ABSTENTION_GOLD
+from benchledger.adapters.benchmarks.groupmem_write import write_release
+from benchledger.cli.main import cli
+from benchledger.errors import BadInput
 
 T0 = datetime(2025, 5, 1, 9, 0)
 

@@ -11,9 +11,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters.benchmarks.groupmem import KINDS, corpus_path, load_groupmem
-from adapters.benchmarks.groupmem_write import MESSAGE_FIELDS, write_release
-from ledger.errors import BadInput
+from benchledger.adapters.benchmarks.groupmem import KINDS, corpus_path, load_groupmem
+from benchledger.adapters.benchmarks.groupmem_write import MESSAGE_FIELDS, write_release
+from benchledger.errors import BadInput
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()

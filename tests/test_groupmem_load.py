@@ -6,14 +6,13 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-
-from adapters.benchmarks.groupmem import (
+from benchledger.adapters.benchmarks.groupmem import (
     ADAPTER_VERSION, KINDS, SOLVABILITY_FILTERED_DOMAINS, load_groupmem, natural_key,
     read_questions,
 )
-from adapters.benchmarks.groupmem_schema import ABSTENTION_GOLD
-from adapters.benchmarks.groupmem_write import write_release
-from ledger.errors import BadInput
+from benchledger.adapters.benchmarks.groupmem_schema import ABSTENTION_GOLD
+from benchledger.adapters.benchmarks.groupmem_write import write_release
+from benchledger.errors import BadInput
 
 REPO = Path(__file__).resolve().parents[1]
 MINI = REPO / "examples" / "groupmem-mini"

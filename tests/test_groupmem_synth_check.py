@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from adapters.benchmarks.groupmem import KINDS, corpus_path, load_groupmem
-from adapters.benchmarks.groupmem_check import check_groupmem
-from adapters.benchmarks.groupmem_schema import ABSTENTION_GOLD
-from adapters.benchmarks.groupmem_synth import synthesize_groupmem
-from cli.main import cli
-from ledger.errors import BadInput
+from benchledger.adapters.benchmarks.groupmem import KINDS, corpus_path, load_groupmem
+from benchledger.adapters.benchmarks.groupmem_check import check_groupmem
+from benchledger.adapters.benchmarks.groupmem_schema import ABSTENTION_GOLD
+from benchledger.adapters.benchmarks.groupmem_synth import synthesize_groupmem
+from benchledger.cli.main import cli
+from benchledger.errors import BadInput
 
 REAL_COUNTS = {"Finance": 214, "Healthcare": 145, "Manufacturing": 173, "Technology": 213}
 

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import REPO
-from cli.main import cli
+from benchledger.cli.main import cli
 
 FIXTURE = REPO / "tests" / "fixtures" / "ledger-v1"
 COMPLETED = ("01M8QFHX2T07J7S07DPSPP75MT", "01M8QFHY7DFZE3K5QWNSFT79TB")

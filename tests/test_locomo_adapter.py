@@ -10,11 +10,10 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-
-from adapters.benchmarks.locomo import (
+from benchledger.adapters.benchmarks.locomo import (
     ABSTENTION_ANSWER, CATEGORY_NAMES, load_locomo, parse_session_datetime,
 )
-from ledger.errors import BadInput
+from benchledger.errors import BadInput
 
 
 @functools.lru_cache(maxsize=1)

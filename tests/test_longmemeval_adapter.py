@@ -7,9 +7,8 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-
-from adapters.benchmarks.longmemeval import load_longmemeval
-from ledger.errors import BadInput
+from benchledger.adapters.benchmarks.longmemeval import load_longmemeval
+from benchledger.errors import BadInput
 
 FIXTURE = Path(__file__).parent / "fixtures" / "longmemeval" / "longmemeval_fixture.json"
 

@@ -8,9 +8,8 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-
-from adapters.benchmarks.memora import load_memora
-from ledger.errors import BadInput
+from benchledger.adapters.benchmarks.memora import load_memora
+from benchledger.errors import BadInput
 
 FIXTURE = Path(__file__).parent / "fixtures" / "memora"
 

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from adapters.benchmarks.base import Criterion
-from projections.fama import QuestionFama, aggregate, score_question
+from benchledger.adapters.benchmarks.base import Criterion
+from benchledger.projections.fama import QuestionFama, aggregate, score_question
 
 
 def _c(cid: str, kind: str, expected: str = "yes") -> Criterion:

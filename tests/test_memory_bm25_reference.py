@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapters.benchmarks.base import Document
-from adapters.memory.bm25_reference import BM25ReferenceMemory, reference_query, tokenize
+from benchledger.adapters.benchmarks.base import Document
+from benchledger.adapters.memory.bm25_reference import BM25ReferenceMemory, reference_query, tokenize
 
 SCOPE = "benchmark:bm25:Demo:00"
 

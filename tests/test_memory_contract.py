@@ -9,8 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from adapters.memory.registry import available_memories, open_memory
+from benchledger.adapters.memory.registry import available_memories, open_memory
 from memory_contract import MemoryContract
 
 # `http` needs a server; the same contract runs over HTTP in test_memory_http_contract.py.

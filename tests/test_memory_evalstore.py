@@ -6,13 +6,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
-from adapters.memory.evalstore import (
+from benchledger.adapters.memory.evalstore import (
     APPLICATION_ID, MARKER_TABLE, STORE_KIND, is_evaluation_store, open_eval_store, purge_scope,
     reset, transaction,
 )
-from adapters.memory.sqlite_fts import SqliteMemory
-from ledger.errors import NotAnEvaluationStore
+from benchledger.adapters.memory.sqlite_fts import SqliteMemory
+from benchledger.errors import NotAnEvaluationStore
 from memory_contract import SCOPE, contract_corpus
 
 

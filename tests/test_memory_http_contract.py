@@ -11,10 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from adapters.memory.http_client import HttpMemory
-from adapters.memory.http_server import MemoryServer
-from adapters.memory.registry import available_memories, open_memory
+from benchledger.adapters.memory.http_client import HttpMemory
+from benchledger.adapters.memory.http_server import MemoryServer
+from benchledger.adapters.memory.registry import available_memories, open_memory
 from memory_contract import MemoryContract
 
 SERVED = ["sqlite", "bm25-reference", "structured"]

@@ -19,17 +19,17 @@ import httpx2
 import pytest
 from click.testing import CliRunner
 
-from adapters.benchmarks.groupmem import load_groupmem
-from adapters.memory.http_client import (
+from benchledger.adapters.benchmarks.groupmem import load_groupmem
+from benchledger.adapters.memory.http_client import (
     BuildStalled, DocumentsLost, HttpMemory, MalformedReply, MemoryRejected, MemoryUnauthorized,
     MemoryUnavailable, ProtocolMismatch,
 )
-from adapters.memory.http_server import MemoryServer
-from adapters.memory.protocol import MemoryError_
-from adapters.memory.registry import open_memory
-from cli.main import cli
+from benchledger.adapters.memory.http_server import MemoryServer
+from benchledger.adapters.memory.protocol import MemoryError_
+from benchledger.adapters.memory.registry import open_memory
+from benchledger.cli.main import cli
 from conftest import REPO
-from ledger.store import Ledger
+from benchledger.ledger.store import Ledger
 from memory_contract import SCOPE, contract_corpus
 
 MINI = REPO / "examples" / "groupmem-mini"

@@ -8,12 +8,11 @@ from pathlib import Path
 
 import httpx2
 import pytest
-
-from adapters.memory.http_protocol import ERROR_STATUS, PROTOCOL_VERSION, scope_path
-from adapters.memory.http_server import MemoryServer
-from adapters.memory.protocol import MemoryError_
-from adapters.memory.registry import available_memories, open_memory
-from adapters.memory.sqlite_fts import SqliteMemory
+from benchledger.adapters.memory.http_protocol import ERROR_STATUS, PROTOCOL_VERSION, scope_path
+from benchledger.adapters.memory.http_server import MemoryServer
+from benchledger.adapters.memory.protocol import MemoryError_
+from benchledger.adapters.memory.registry import available_memories, open_memory
+from benchledger.adapters.memory.sqlite_fts import SqliteMemory
 from memory_contract import SCOPE, contract_corpus
 
 TOKEN = "s3cret-token-value"

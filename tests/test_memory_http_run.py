@@ -19,10 +19,10 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from adapters.memory.registry import available_memories
-from cli.main import cli
+from benchledger.adapters.memory.registry import available_memories
+from benchledger.cli.main import cli
 from conftest import REPO
-from ledger.store import Ledger
+from benchledger.ledger.store import Ledger
 
 MINI = REPO / "examples" / "groupmem-mini"
 TOKEN = "tok-9f8e7d6c5b4a"
@@ -31,7 +31,7 @@ TOKEN = "tok-9f8e7d6c5b4a"
 @contextmanager
 def serve_memory(cwd: Path, *args: str, env: dict | None = None) -> Iterator[str]:
     """Start `benchledger serve-memory ... --port 0`, yield its URL, stop it with SIGTERM."""
-    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "serve-memory", "--port", "0", *args],
+    proc = subprocess.Popen([sys.executable, "-m", "benchledger.cli.main", "serve-memory", "--port", "0", *args],
                             cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         first = proc.stdout.readline()

@@ -9,16 +9,16 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from adapters.memory.bm25_reference import BM25ReferenceMemory
-from adapters.memory.registry import GROUP, available_memories, open_memory
-from adapters.memory.sqlite_fts import SqliteMemory
-from cli.main import cli
-from ledger.errors import BadInput
+from benchledger.adapters.memory.bm25_reference import BM25ReferenceMemory
+from benchledger.adapters.memory.registry import GROUP, available_memories, open_memory
+from benchledger.adapters.memory.sqlite_fts import SqliteMemory
+from benchledger.cli.main import cli
+from benchledger.errors import BadInput
 from memory_contract import SCOPE, contract_corpus
 
 _PLUGIN = '''
 from pathlib import Path
-from adapters.memory.sqlite_fts import SqliteMemory
+from benchledger.adapters.memory.sqlite_fts import SqliteMemory
 
 class EchoMemory(SqliteMemory):
     name = "echo"

@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from adapters.benchmarks.base import Document
-from adapters.memory.sqlite_fts import SqliteMemory, fts_query
+from benchledger.adapters.benchmarks.base import Document
+from benchledger.adapters.memory.sqlite_fts import SqliteMemory, fts_query
 from memory_contract import SCOPE, contract_corpus
 
 

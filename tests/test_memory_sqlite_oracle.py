@@ -13,9 +13,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
-from adapters.benchmarks.base import Document
-from adapters.memory.sqlite_fts import SqliteMemory, fts_query
+from benchledger.adapters.benchmarks.base import Document
+from benchledger.adapters.memory.sqlite_fts import SqliteMemory, fts_query
 from memory_contract import OTHER_SCOPE, SCOPE
 
 _COMMON = ["the", "a", "to", "on", "is", "for", "what", "did", "user_1", "user_2"]

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import sqlite3
-
 import pytest
-
-from ledger import migrations
-from ledger.errors import LedgerError
-from ledger.store import Ledger
+from benchledger.ledger import migrations
+from benchledger.errors import LedgerError
+from benchledger.ledger.store import Ledger
 
 
 def schema(path) -> dict[str, dict[str, str]]:

@@ -7,14 +7,13 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-
-from adapters.models.base import (
+from benchledger.adapters.models.base import (
     EmptyResponseError, ModelError, ModelParseError, TransientModelError,
 )
-from adapters.models.loopback import LoopbackOpenAI
-from adapters.models.openai_chat import ChatClient, redact
-from adapters.models.response_cache import InMemoryResponseCache, cache_key
-from ledger.errors import BadInput
+from benchledger.adapters.models.loopback import LoopbackOpenAI
+from benchledger.adapters.models.openai_chat import ChatClient, redact
+from benchledger.adapters.models.response_cache import InMemoryResponseCache, cache_key
+from benchledger.errors import BadInput
 
 KEY = "sk-test-Zq81kLmN0pQrStUv"
 

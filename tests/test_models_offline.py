@@ -6,18 +6,17 @@ import json
 from pathlib import Path
 
 import pytest
-
-from adapters.benchmarks.base import Document, Prompts, Question
-from adapters.memory.protocol import Candidate
-from adapters.models.abstention import ABSTENTION_ANSWER, is_abstention
-from adapters.models.base import Answer
-from adapters.models.factory import build_models
-from adapters.models.offline import (
+from benchledger.adapters.benchmarks.base import Document, Prompts, Question
+from benchledger.adapters.memory.protocol import Candidate
+from benchledger.adapters.models.abstention import ABSTENTION_ANSWER, is_abstention
+from benchledger.adapters.models.base import Answer
+from benchledger.adapters.models.factory import build_models
+from benchledger.adapters.models.offline import (
     OFFLINE_ANSWERER, OFFLINE_JUDGE, OfflineExtractiveAnswerer, OfflineLexicalJudge, extractive_answer,
 )
-from adapters.models.reference import ReferenceAnswerModel, ReferenceJudgeModel
-from adapters.models.typed import TypedAnswerModel, TypedJudgeModel
-from ledger.errors import BadInput
+from benchledger.adapters.models.reference import ReferenceAnswerModel, ReferenceJudgeModel
+from benchledger.adapters.models.typed import TypedAnswerModel, TypedJudgeModel
+from benchledger.errors import BadInput
 
 PASSAGES = [
     "Kickoff went well. Reporting must validate fit against the ESG policy standard by 2025-07-18.",

@@ -7,19 +7,18 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-
-from adapters.benchmarks.base import Document, Prompts, Question
-from adapters.memory.protocol import Candidate
-from adapters.models.abstention import ABSTENTION_ANSWER
-from adapters.models.base import Answer, ModelParseError
-from adapters.models.factory import build_models
-from adapters.models.loopback import LoopbackOpenAI
-from adapters.models.response_cache import InMemoryResponseCache
-from adapters.models.reference import (
+from benchledger.adapters.benchmarks.base import Document, Prompts, Question
+from benchledger.adapters.memory.protocol import Candidate
+from benchledger.adapters.models.abstention import ABSTENTION_ANSWER
+from benchledger.adapters.models.base import Answer, ModelParseError
+from benchledger.adapters.models.factory import build_models
+from benchledger.adapters.models.loopback import LoopbackOpenAI
+from benchledger.adapters.models.response_cache import InMemoryResponseCache
+from benchledger.adapters.models.reference import (
     agent_user_prompt, format_passage, judge_user_prompt, parse_final, parse_verdict, release_call_shape,
 )
-from adapters.models.typed import TYPED_PROMPT_HASHES, TypedAnswer
-from ledger.errors import BadInput
+from benchledger.adapters.models.typed import TYPED_PROMPT_HASHES, TypedAnswer
+from benchledger.errors import BadInput
 
 KEY = "sk-test-protocols-0123456789"
 FULL = Document(doc_id="Msg_12", text=" The ESG sign-off deadline is 2025-07-18. Finance confirms. ",
@@ -175,8 +174,8 @@ def test_typed_replies_that_break_the_schema_are_parse_errors(server, kind):
 
 
 def test_the_ledger_cache_lets_a_later_session_rejudge_without_asking_again(server, prompts, tmp_path):
-    from ledger.store import Ledger
-    from adapters.models.response_cache import ledger_cache
+    from benchledger.ledger.store import Ledger
+    from benchledger.adapters.models.response_cache import ledger_cache
 
     def judge_once(path):
         with Ledger.open(path) as ledger:

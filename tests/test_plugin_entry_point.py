@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from adapters.memory.registry import GROUP, available_memories, open_memory
-from cli.main import cli
+from benchledger.adapters.memory.registry import GROUP, available_memories, open_memory
+from benchledger.cli.main import cli
 from conftest import REPO
-from ledger.store import Ledger
+from benchledger.ledger.store import Ledger
 from memory_contract import MemoryContract
 
 MINI = REPO / "examples" / "groupmem-mini"
@@ -30,10 +30,10 @@ _TOY = '''
 import re
 from pathlib import Path
 
-from adapters.benchmarks.base import Document
-from adapters.memory.documents import DocumentTable, pack_candidates
-from adapters.memory.evalstore import open_eval_store, purge_scope, transaction
-from adapters.memory.protocol import ScopeState
+from benchledger.adapters.benchmarks.base import Document
+from benchledger.adapters.memory.documents import DocumentTable, pack_candidates
+from benchledger.adapters.memory.evalstore import open_eval_store, purge_scope, transaction
+from benchledger.adapters.memory.protocol import ScopeState
 
 _WORD = re.compile(r"\\w+")
 
@@ -143,7 +143,7 @@ def test_a_fresh_interpreter_finds_the_plugin_on_pythonpath(tmp_path: Path) -> N
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
 
     def benchledger(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "cli.main", *args], cwd=tmp_path, env=env,
+        return subprocess.run([sys.executable, "-m", "benchledger.cli.main", *args], cwd=tmp_path, env=env,
                               capture_output=True, text=True, timeout=300)
 
     listed = benchledger("memories")

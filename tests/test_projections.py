@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
-
 from events_factory import config, stored, stream
-from adapters.benchmarks.groupmem import read_questions
-from ledger.events import Judged, PlannedQuestion, QuestionAnswered, RunResumed, ScorerStarted
-from projections import build_report
-from projections.stats import cohen_kappa, mcnemar_exact, paired_bootstrap_diff, wilson_interval
+from benchledger.adapters.benchmarks.groupmem import read_questions
+from benchledger.ledger.events import Judged, PlannedQuestion, QuestionAnswered, RunResumed, ScorerStarted
+from benchledger.projections import build_report
+from benchledger.projections.stats import cohen_kappa, mcnemar_exact, paired_bootstrap_diff, wilson_interval
 
 
 def _report(events, **kw):
@@ -139,7 +138,7 @@ def test_exact_mcnemar_and_kappa_and_bootstrap():
 
 
 def test_a_purge_failure_stands_until_its_scope_is_purged():
-    from ledger.events import Failed, ScopePurged
+    from benchledger.ledger.events import Failed, ScopePurged
 
     events = stream({"a": ("temporal", "correct")})
     failed = events + [Failed(stage="purge", scope_key="default", error_class="OSError", message="disk")]

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from adapters.memory.registry import open_memory
-from cli.main import cli
+from benchledger.adapters.memory.registry import open_memory
+from benchledger.cli.main import cli
 from conftest import REPO
-from ledger.store import Ledger
+from benchledger.ledger.store import Ledger
 
 MINI = REPO / "examples" / "groupmem-mini"
 
@@ -42,7 +42,7 @@ def test_purge_removes_a_kept_scope_and_records_it(tmp_path):
 
 
 def test_a_resume_that_prepares_again_purges_again_and_records_it(tmp_path, monkeypatch):
-    from adapters.models.loopback import LoopbackOpenAI
+    from benchledger.adapters.models.loopback import LoopbackOpenAI
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-purge-test-0000")
     with LoopbackOpenAI() as server:

@@ -21,11 +21,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from cli.main import cli
+from benchledger.cli.main import cli
 from conftest import REPO
-from ledger.chain import link_hash
-from ledger.migrations import GUARD_TRIGGERS
-from ledger.store import Ledger
+from benchledger.ledger.chain import link_hash
+from benchledger.ledger.migrations import GUARD_TRIGGERS
+from benchledger.ledger.store import Ledger
 
 MINI = REPO / "examples" / "groupmem-mini"
 
@@ -190,8 +190,8 @@ def test_a_consistently_rewritten_chain_is_only_caught_by_an_external_anchor(fin
 
 _WRITER = """
 import os, signal, sys
-from ledger.events import Failed
-from ledger.store import Ledger
+from benchledger.ledger.events import Failed
+from benchledger.ledger.store import Ledger
 
 ledger = Ledger.open(sys.argv[1])
 def commit(n):
@@ -210,11 +210,11 @@ def test_committed_events_survive_sigkill_after_another_process_read_the_ledger(
     ledger = tmp_path / "ledger.db"
     writer = subprocess.Popen([sys.executable, "-c", _WRITER, str(ledger)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True, cwd=tmp_path,
-                              env={**os.environ, "PYTHONPATH": str(REPO)})
+                              env=dict(os.environ))
     try:
         assert writer.stdout.readline().strip() == "ready"
-        reader = subprocess.run([sys.executable, "-m", "cli.main", "--ledger", str(ledger), "runs"],
-                                capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+        reader = subprocess.run([sys.executable, "-m", "benchledger.cli.main", "--ledger", str(ledger), "runs"],
+                                capture_output=True, text=True, env=dict(os.environ))
         assert reader.returncode == 0 and "probe" in reader.stdout
         writer.stdin.write("\n")
         writer.stdin.flush()

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from adapters.models.loopback import LoopbackOpenAI
-from cli.main import cli
+from benchledger.adapters.models.loopback import LoopbackOpenAI
+from benchledger.cli.main import cli
 from conftest import REPO
-from ledger.store import Ledger
+from benchledger.ledger.store import Ledger
 
 pytestmark = pytest.mark.slow
 

@@ -4,14 +4,13 @@ OpenAI-compatible server on loopback."""
 from __future__ import annotations
 
 import json
-
 import pytest
 from click.testing import CliRunner
 
-from adapters.models.loopback import LoopbackOpenAI
-from cli.main import cli
+from benchledger.adapters.models.loopback import LoopbackOpenAI
+from benchledger.cli.main import cli
 from conftest import REPO
-from ledger.store import Ledger
+from benchledger.ledger.store import Ledger
 
 MINI = REPO / "examples" / "groupmem-mini"
 

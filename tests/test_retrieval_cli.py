@@ -7,8 +7,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from cli.main import cli
-from ledger.store import Ledger
+from benchledger.cli.main import cli
+from benchledger.ledger.store import Ledger
 
 LME = Path(__file__).parent / "fixtures" / "longmemeval" / "longmemeval_fixture.json"
 MEMORA = Path(__file__).parent / "fixtures" / "memora"

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import math
-
 import pytest
 from hypothesis import given, strategies as st
 
-from projections.retrieval import QuestionRetrieval, aggregate, score_question
+from benchledger.projections.retrieval import QuestionRetrieval, aggregate, score_question
 
 
 def _dcg(*ranks: int) -> float:

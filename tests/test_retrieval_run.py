@@ -15,17 +15,16 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-
-from adapters.benchmarks.base import Document
-from adapters.benchmarks.locomo import load_locomo
-from adapters.benchmarks.longmemeval import load_longmemeval
-from adapters.benchmarks.memora import load_memora
-from adapters.memory.protocol import Candidate, MemorySystem, ScopeState
-from adapters.memory.registry import open_memory
-from ledger.errors import RunAborted
-from ledger.retrieval_run import run_retrieval
-from ledger.store import Ledger
-from projections.retrieval import retrieval_metrics, score_question
+from benchledger.adapters.benchmarks.base import Document
+from benchledger.adapters.benchmarks.locomo import load_locomo
+from benchledger.adapters.benchmarks.longmemeval import load_longmemeval
+from benchledger.adapters.benchmarks.memora import load_memora
+from benchledger.adapters.memory.protocol import Candidate, MemorySystem, ScopeState
+from benchledger.adapters.memory.registry import open_memory
+from benchledger.errors import RunAborted
+from benchledger.orchestration.retrieval import run_retrieval
+from benchledger.ledger.store import Ledger
+from benchledger.projections.retrieval import retrieval_metrics, score_question
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LME = FIXTURES / "longmemeval" / "longmemeval_fixture.json"
@@ -263,7 +262,7 @@ def test_bm25_reference_reproduces_the_locomo_baseline(shared_data, tmp_path) ->
 
 
 def test_a_locomo_selection_is_recorded_so_the_dataset_can_be_reloaded(shared_data, tmp_path) -> None:
-    from adapters.benchmarks.loaders import reload_dataset
+    from benchledger.adapters.benchmarks.loaders import reload_dataset
 
     path = shared_data / "locomo" / "locomo-dev.json"
     dataset = load_locomo(path, categories=["temporal"], question_limit=4, conversation_ids=["conv-30"])

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-
 from click.testing import CliRunner
 
-from cli.main import cli
+from benchledger.cli.main import cli
 
 
 def invoke(*args: str):

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from adapters.models.loopback import LoopbackOpenAI
-from cli.main import cli
-from ledger.store import Ledger
+from benchledger.adapters.models.loopback import LoopbackOpenAI
+from benchledger.cli.main import cli
+from benchledger.ledger.store import Ledger
 
 # The category numbers of the release, spelled out here (not imported) so the test pins the mapping.
 CATEGORY = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop", 5: "adversarial"}

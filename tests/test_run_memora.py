@@ -9,11 +9,11 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from adapters.models.loopback import LoopbackOpenAI
-from cli.main import cli
-from projections import build_report
+from benchledger.adapters.models.loopback import LoopbackOpenAI
+from benchledger.cli.main import cli
+from benchledger.projections import build_report
 from conftest import REPO
-from ledger.store import Ledger
+from benchledger.ledger.store import Ledger
 
 FIXTURE = REPO / "tests" / "fixtures" / "memora"
 

@@ -4,13 +4,12 @@ reference and typed judges' per-criterion calls (and their parse failures) again
 from __future__ import annotations
 
 import pytest
-
-from adapters.benchmarks.base import Criterion, Question
-from adapters.models.base import Answer, ModelParseError
-from adapters.models.criteria import parse_yes_no, verdict_from_criteria
-from adapters.models.factory import build_models
-from adapters.models.loopback import LoopbackOpenAI
-from adapters.models.offline import OfflineLexicalJudge, lexical_criterion
+from benchledger.adapters.benchmarks.base import Criterion, Question
+from benchledger.adapters.models.base import Answer, ModelParseError
+from benchledger.adapters.models.criteria import parse_yes_no, verdict_from_criteria
+from benchledger.adapters.models.factory import build_models
+from benchledger.adapters.models.loopback import LoopbackOpenAI
+from benchledger.adapters.models.offline import OfflineLexicalJudge, lexical_criterion
 
 PRESENT = Criterion(criterion_id="p", question="Does the response mention repairing the water butt lid?",
                     expected="yes", kind="memory_presence")

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
-
 import pytest
 from click.testing import CliRunner
 
-from cli.main import cli
+from benchledger.cli.main import cli
 from conftest import REPO
-from ledger.errors import RunBusy
-from ledger.run.ownership import run_writer
-from ledger.store import Ledger
+from benchledger.errors import RunBusy
+from benchledger.orchestration.ownership import run_writer
+from benchledger.ledger.store import Ledger
 
 MINI = REPO / "examples" / "groupmem-mini"
 
@@ -26,10 +25,11 @@ def test_the_lock_is_exclusive_and_released_when_the_holder_exits(tmp_path):
             with run_writer(ledger, "RUN2"):  # other runs are not affected
                 pass
         holder = subprocess.run(
-            [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]);"
-             "from ledger.store import Ledger; from ledger.run.ownership import run_writer;"
-             "l = Ledger.open(sys.argv[2]); ctx = run_writer(l, 'RUN1'); ctx.__enter__(); import os; os._exit(0)",
-             str(REPO), str(tmp_path / "l.db")], check=True)
+            [sys.executable, "-c", "import sys;"
+             "from benchledger.ledger.store import Ledger;"
+             "from benchledger.orchestration.ownership import run_writer;"
+             "l = Ledger.open(sys.argv[1]); ctx = run_writer(l, 'RUN1'); ctx.__enter__(); import os; os._exit(0)",
+             str(tmp_path / "l.db")], check=True)
         assert holder.returncode == 0
         with run_writer(ledger, "RUN1"):  # a holder that died (without unlocking) left no lock behind
             pass

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from cli.main import cli
+from benchledger.cli.main import cli
 from conftest import REPO
-from ledger.run.leases import ScopeLeases
-from ledger.store import Ledger
+from benchledger.orchestration.leases import ScopeLeases
+from benchledger.ledger.store import Ledger
 
 MINI = REPO / "examples" / "groupmem-mini"
 

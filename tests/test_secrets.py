@@ -19,8 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from adapters.models.loopback import LoopbackOpenAI
+from benchledger.adapters.models.loopback import LoopbackOpenAI
 from conftest import REPO
 
 pytestmark = pytest.mark.slow
@@ -32,9 +31,9 @@ NEEDLES = (KEY.encode(), SECRET_CORE.encode(), SECRET_CORE[:12].encode())
 
 
 def bl(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cli.main", "--ledger", str(tmp_path / "ledger.db"), *args],
+    return subprocess.run([sys.executable, "-m", "benchledger.cli.main", "--ledger", str(tmp_path / "ledger.db"), *args],
                           capture_output=True, cwd=tmp_path, timeout=300,
-                          env={**os.environ, "PYTHONPATH": str(REPO), "OPENAI_API_KEY": KEY})
+                          env={**os.environ, "OPENAI_API_KEY": KEY})
 
 
 def leaks(data: bytes) -> list[bytes]:

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
-
 import pytest
 from freezegun import freeze_time
 
-from ledger import mapper
-from ledger.chain import GENESIS, link_hash
-from ledger.errors import AmbiguousRun, ConcurrencyConflict, LedgerError, NotALedger, RunNotFound
-from ledger.events import Failed, Judged, Provenance, RunConfig, RunFinished, RunStarted
-from ledger.store import Ledger, RunSummary, StoredEvent
+from benchledger.ledger import mapper
+from benchledger.ledger.chain import GENESIS, link_hash
+from benchledger.errors import AmbiguousRun, ConcurrencyConflict, LedgerError, NotALedger, RunNotFound
+from benchledger.ledger.events import Failed, Judged, Provenance, RunConfig, RunFinished, RunStarted
+from benchledger.ledger.store import Ledger, RunSummary, StoredEvent
 
 
 def failed(qid: str, attempt: int = 1) -> Failed:
@@ -166,7 +165,7 @@ def test_head_is_the_hash_of_the_runs_last_event(ledger):
 
 
 def test_iter_all_pages_through_every_event_in_seq_order(ledger, monkeypatch):
-    monkeypatch.setattr("ledger.store._PAGE", 3)
+    monkeypatch.setattr("benchledger.ledger.store._PAGE", 3)
     for index in range(7):
         ledger.append("run-a" if index % 2 else "run-b", [failed(f"q{index}")])
     assert [e.seq for e in ledger.iter_all()] == list(range(1, 8))

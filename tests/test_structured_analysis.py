@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from adapters.memory.structured.analysis import analyze, question_intent, tokenize
-from adapters.memory.structured.temporal import date_closeness, dates_named, has_time_cue
+from benchledger.adapters.memory.structured.analysis import analyze, question_intent, tokenize
+from benchledger.adapters.memory.structured.temporal import date_closeness, dates_named, has_time_cue
 
 
 def test_tokenize_drops_possessives_and_keeps_contractions() -> None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adapters.benchmarks.locomo import load_locomo
-from adapters.memory.registry import open_memory
+from benchledger.adapters.benchmarks.locomo import load_locomo
+from benchledger.adapters.memory.registry import open_memory
 
 
 def _recall_at(name: str, dataset, store: Path, k: int = 10) -> dict[str, float]:

@@ -11,9 +11,8 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-
-from adapters.benchmarks.base import Document
-from adapters.memory.structured import RankingOptions, StructuredMemory
+from benchledger.adapters.benchmarks.base import Document
+from benchledger.adapters.memory.structured import RankingOptions, StructuredMemory
 
 SCOPE = "benchmark:test:structured:0"
 _WHEN = datetime(2023, 5, 8, 13, 56)

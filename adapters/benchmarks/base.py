@@ -13,9 +13,10 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import datetime
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from benchledger.values import Criterion
 
 __all__ = ["Document", "Criterion", "Question", "Prompts", "Dataset", "fingerprint_documents"]
 
@@ -53,15 +54,6 @@ class Document(_Frozen):
     """Order of the unit within its scope after the adapter's canonical sort."""
     extra: dict[str, str] = Field(default_factory=dict)
     """Other released fields kept verbatim as strings (e.g. LoCoMo blip_caption)."""
-
-
-class Criterion(_Frozen):
-    """One Memora evaluation question asked about a candidate answer."""
-
-    criterion_id: str
-    question: str
-    expected: Literal["yes", "no"]
-    kind: Literal["memory_presence", "forgetting_absence"]
 
 
 class Question(_Frozen):

@@ -33,15 +33,15 @@ from pathlib import Path
 import structlog
 from pydantic import ValidationError
 
-from adapters.benchmarks.base import Dataset, Document, Prompts, Question
-from adapters.benchmarks.groupmem_files import (
+from benchledger.adapters.benchmarks.base import Dataset, Document, Prompts, Question
+from benchledger.adapters.benchmarks.groupmem_files import (
     check_domain, line_at, read_text, scan_channels,
 )
-from adapters.benchmarks.groupmem_schema import (
+from benchledger.adapters.benchmarks.groupmem_schema import (
     ABSTENTION_GOLD, KINDS, SURROGATE_ESCAPE, RawMessage, RawQuestion, extras_as_strings,
     is_encodable,
 )
-from ledger.errors import BadInput
+from benchledger.errors import BadInput
 
 __all__ = [
     "ADAPTER_VERSION", "BENCHMARK", "KINDS", "ABSTENTION_GOLD", "SOLVABILITY_FILTERED_DOMAINS",

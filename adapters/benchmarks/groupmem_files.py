@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ledger.errors import BadInput
+from benchledger.errors import BadInput
 
 __all__ = [
     "DOMAIN_PATTERN", "check_domain", "contained_path", "read_text", "line_at",

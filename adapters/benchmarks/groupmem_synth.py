@@ -26,11 +26,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from adapters.benchmarks import groupmem_synth_text as vocab
-from adapters.benchmarks.groupmem_files import check_domain
-from adapters.benchmarks.groupmem_schema import ABSTENTION_GOLD, KINDS
-from adapters.benchmarks.groupmem_write import write_corpus, write_prompts, write_questions
-from ledger.errors import BadInput
+from benchledger.adapters.benchmarks import groupmem_synth_text as vocab
+from benchledger.adapters.benchmarks.groupmem_files import check_domain
+from benchledger.adapters.benchmarks.groupmem_schema import ABSTENTION_GOLD, KINDS
+from benchledger.adapters.benchmarks.groupmem_write import write_corpus, write_prompts, write_questions
+from benchledger.errors import BadInput
 
 __all__ = ["MIN_MESSAGES", "SynthDomain", "SynthSummary", "synthesize_groupmem"]
 

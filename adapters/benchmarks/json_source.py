@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ledger.errors import BadInput
+from benchledger.errors import BadInput
 
 __all__ = ["read_json", "line_of", "validate", "dotted"]
 

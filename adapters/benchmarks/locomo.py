@@ -29,9 +29,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from adapters.benchmarks.base import Dataset, Document, Question
-from adapters.benchmarks.json_source import line_of, read_json, validate
-from ledger.errors import BadInput
+from benchledger.adapters.benchmarks.base import Dataset, Document, Question
+from benchledger.adapters.benchmarks.json_source import line_of, read_json, validate
+from benchledger.errors import BadInput
 
 __all__ = [
     "ADAPTER_VERSION", "CATEGORY_NAMES", "ABSTENTION_ANSWER", "EVIDENCE_LEVEL", "load_locomo",

@@ -24,9 +24,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from adapters.benchmarks.base import Dataset, Document, Question
-from adapters.benchmarks.json_source import line_of, read_json, validate
-from ledger.errors import BadInput
+from benchledger.adapters.benchmarks.base import Dataset, Document, Question
+from benchledger.adapters.benchmarks.json_source import line_of, read_json, validate
+from benchledger.errors import BadInput
 
 __all__ = ["ADAPTER_VERSION", "EVIDENCE_LEVEL", "load_longmemeval", "parse_longmemeval_date",
            "session_name"]

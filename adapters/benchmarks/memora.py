@@ -24,9 +24,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from adapters.benchmarks.base import Criterion, Dataset, Document, Question
-from adapters.benchmarks.json_source import read_json, validate
-from ledger.errors import BadInput
+from benchledger.adapters.benchmarks.base import Criterion, Dataset, Document, Question
+from benchledger.adapters.benchmarks.json_source import read_json, validate
+from benchledger.errors import BadInput
 
 __all__ = ["ADAPTER_VERSION", "CATEGORIES", "EVIDENCE_LEVEL", "SPLITS", "load_memora", "session_name"]
 

@@ -1,5 +1,5 @@
 """Memory systems under test: the protocol, the evaluation store guard, and the registry."""
 
-from adapters.memory.protocol import Candidate, MemorySystem, ScopeState, estimate_tokens
+from benchledger.adapters.memory.protocol import Candidate, MemorySystem, ScopeState, estimate_tokens
 
 __all__ = ["Candidate", "MemorySystem", "ScopeState", "estimate_tokens"]

@@ -26,10 +26,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from adapters.benchmarks.base import Document
-from adapters.memory.documents import pack_candidates
-from adapters.memory.protocol import Candidate
-from adapters.memory.stored import StoredMemory
+from benchledger.adapters.benchmarks.base import Document
+from benchledger.adapters.memory.documents import pack_candidates
+from benchledger.adapters.memory.protocol import Candidate
+from benchledger.adapters.memory.stored import StoredMemory
 
 __all__ = ["BM25ReferenceMemory", "BM25Index", "tokenize", "reference_query", "K1", "B"]
 

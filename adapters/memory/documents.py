@@ -15,9 +15,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Sequence
 
-from adapters.benchmarks.base import Document
-from adapters.memory.evalstore import transaction
-from adapters.memory.protocol import Candidate, estimate_tokens
+from benchledger.adapters.benchmarks.base import Document
+from benchledger.adapters.memory.evalstore import transaction
+from benchledger.adapters.memory.protocol import Candidate, estimate_tokens
 
 __all__ = ["DocumentTable", "StoredDocument", "pack_candidates"]
 

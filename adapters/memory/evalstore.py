@@ -19,8 +19,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from ledger.clock import now_iso
-from ledger.errors import NotAnEvaluationStore
+from benchledger.clock import now_iso
+from benchledger.errors import NotAnEvaluationStore
 
 __all__ = [
     "APPLICATION_ID", "MARKER_TABLE", "STORE_KIND", "open_eval_store", "is_evaluation_store",

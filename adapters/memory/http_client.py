@@ -31,13 +31,13 @@ from typing import TypeVar
 import httpx2
 from pydantic import BaseModel, ValidationError
 
-from adapters.benchmarks.base import Document
-from adapters.memory.http_protocol import (
+from benchledger.adapters.benchmarks.base import Document
+from benchledger.adapters.memory.http_protocol import (
     PREFIX, PROTOCOL_VERSION, BuildReply, BuildRequest, ErrorReply, Info, IngestReply, IngestRequest,
     PurgeReply, RecallReply, RecallRequest, StateReply, scope_path,
 )
-from adapters.memory.protocol import Candidate, MemoryError_, ScopeState
-from ledger.errors import BadInput, BenchledgerError, NotAnEvaluationStore
+from benchledger.adapters.memory.protocol import Candidate, MemoryError_, ScopeState
+from benchledger.errors import BadInput, BenchledgerError, NotAnEvaluationStore
 
 __all__ = [
     "HttpMemory", "RemoteMemoryError", "MemoryUnavailable", "MemoryRejected", "MemoryUnauthorized",

@@ -24,8 +24,8 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
 
-from adapters.benchmarks.base import Document
-from adapters.memory.protocol import Candidate
+from benchledger.adapters.benchmarks.base import Document
+from benchledger.adapters.memory.protocol import Candidate
 
 __all__ = [
     "PROTOCOL_VERSION", "PREFIX", "ErrorType", "ERROR_STATUS", "ErrorBody", "ErrorReply", "Info",

@@ -26,12 +26,12 @@ from urllib.parse import unquote, urlsplit
 import structlog
 from pydantic import BaseModel, ValidationError
 
-from adapters.memory.http_protocol import (
+from benchledger.adapters.memory.http_protocol import (
     ERROR_STATUS, PROTOCOL_VERSION, BuildReply, BuildRequest, ErrorBody, ErrorReply, Info,
     IngestReply, IngestRequest, PurgeReply, RecallReply, RecallRequest, StateReply,
 )
-from adapters.memory.protocol import MemoryError_, MemorySystem
-from ledger.errors import BadInput, NotAnEvaluationStore
+from benchledger.adapters.memory.protocol import MemoryError_, MemorySystem
+from benchledger.errors import BadInput, NotAnEvaluationStore
 
 __all__ = ["MemoryServer", "MemoryService", "MAX_BODY_BYTES"]
 

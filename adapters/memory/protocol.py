@@ -17,7 +17,7 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
-from adapters.benchmarks.base import Document
+from benchledger.adapters.benchmarks.base import Document
 
 __all__ = ["Candidate", "ScopeState", "MemorySystem", "estimate_tokens", "MemoryError_"]
 

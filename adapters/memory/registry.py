@@ -16,8 +16,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from adapters.memory.protocol import MemorySystem
-from ledger.errors import BadInput
+from benchledger.adapters.memory.protocol import MemorySystem
+from benchledger.errors import BadInput
 
 __all__ = ["GROUP", "MemoryInfo", "available_memories", "load_memory_class", "open_memory"]
 

@@ -35,10 +35,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from adapters.memory.documents import pack_candidates
-from adapters.memory.evalstore import purge_scope
-from adapters.memory.protocol import Candidate
-from adapters.memory.stored import StoredMemory
+from benchledger.adapters.memory.documents import pack_candidates
+from benchledger.adapters.memory.evalstore import purge_scope
+from benchledger.adapters.memory.protocol import Candidate
+from benchledger.adapters.memory.stored import StoredMemory
 
 __all__ = ["SqliteMemory", "fts_query", "query_terms", "K1", "B"]
 

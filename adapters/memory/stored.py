@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import ClassVar, TypeVar
 
-from adapters.benchmarks.base import Document
-from adapters.memory.documents import DocumentTable
-from adapters.memory.evalstore import open_eval_store, purge_scope, transaction
-from adapters.memory.protocol import ScopeState
+from benchledger.adapters.benchmarks.base import Document
+from benchledger.adapters.memory.documents import DocumentTable
+from benchledger.adapters.memory.evalstore import open_eval_store, purge_scope, transaction
+from benchledger.adapters.memory.protocol import ScopeState
 
 __all__ = ["StoredMemory"]
 

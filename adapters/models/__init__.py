@@ -5,15 +5,15 @@ are the two call protocols; `offline` the deterministic models; `openai_chat` th
 retries and the response cache; `loopback` a local OpenAI-compatible server for tests and benches.
 """
 
-from adapters.models.abstention import ABSTENTION_ANSWER, is_abstention
-from adapters.models.base import (
+from benchledger.adapters.models.abstention import ABSTENTION_ANSWER, is_abstention
+from benchledger.adapters.models.base import (
     Answer, AnswerModel, EmptyResponseError, JudgeModel, ModelError, ModelParseError,
     TransientModelError, Usage, Verdict,
 )
-from adapters.models.factory import OFFLINE_NAMES, build_models
-from adapters.models.offline import OFFLINE_ANSWERER, OFFLINE_JUDGE
-from adapters.models.openai_chat import ChatClient, ChatResult, redact
-from adapters.models.response_cache import InMemoryResponseCache, ResponseCache, cache_key, ledger_cache
+from benchledger.adapters.models.factory import OFFLINE_NAMES, build_models
+from benchledger.adapters.models.offline import OFFLINE_ANSWERER, OFFLINE_JUDGE
+from benchledger.adapters.models.openai_chat import ChatClient, ChatResult, redact
+from benchledger.adapters.models.response_cache import InMemoryResponseCache, ResponseCache, cache_key, ledger_cache
 
 __all__ = [
     "Answer", "AnswerModel", "JudgeModel", "ModelError", "Usage", "Verdict",

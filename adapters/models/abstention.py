@@ -12,7 +12,6 @@ questions; the offline answerer says exactly that.
 from __future__ import annotations
 
 import re
-
 __all__ = ["ABSTENTION_ANSWER", "ABSTENTION_PATTERNS", "is_abstention", "ABSTENTION_VOCABULARY"]
 
 ABSTENTION_ANSWER = "There is no information available in the conversation to answer this question."

@@ -15,9 +15,9 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from adapters.benchmarks.base import Prompts, Question
-from adapters.memory.protocol import Candidate
-from ledger.events.base import Usage
+from benchledger.adapters.benchmarks.base import Prompts, Question
+from benchledger.adapters.memory.protocol import Candidate
+from benchledger.values import Usage
 
 __all__ = [
     "Usage", "Answer", "Verdict", "AnswerModel", "JudgeModel",

@@ -39,8 +39,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from adapters.benchmarks.base import Criterion, Question
-from adapters.models.base import Usage, Verdict, Verdict_
+from benchledger.adapters.benchmarks.base import Criterion, Question
+from benchledger.adapters.models.base import Usage, Verdict, Verdict_
 
 __all__ = [
     "CriterionAnswer", "CriterionJudgment", "TypedCriterion", "CRITERION_JUDGE_SYSTEM",

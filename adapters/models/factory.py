@@ -14,16 +14,16 @@ from __future__ import annotations
 
 from typing import Literal
 
-from adapters.benchmarks.base import Prompts
-from adapters.models.base import AnswerModel, JudgeModel
-from adapters.models.offline import (
+from benchledger.adapters.benchmarks.base import Prompts
+from benchledger.adapters.models.base import AnswerModel, JudgeModel
+from benchledger.adapters.models.offline import (
     OFFLINE_ANSWERER, OFFLINE_JUDGE, OfflineExtractiveAnswerer, OfflineLexicalJudge,
 )
-from adapters.models.openai_chat import ChatClient
-from adapters.models.reference import ReferenceAnswerModel, ReferenceJudgeModel
-from adapters.models.response_cache import ResponseCache
-from adapters.models.typed import TypedAnswerModel, TypedJudgeModel
-from ledger.errors import BadInput
+from benchledger.adapters.models.openai_chat import ChatClient
+from benchledger.adapters.models.reference import ReferenceAnswerModel, ReferenceJudgeModel
+from benchledger.adapters.models.response_cache import ResponseCache
+from benchledger.adapters.models.typed import TypedAnswerModel, TypedJudgeModel
+from benchledger.errors import BadInput
 
 __all__ = ["build_models", "OFFLINE_NAMES"]
 

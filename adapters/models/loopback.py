@@ -42,10 +42,10 @@ import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from adapters.memory.protocol import estimate_tokens
-from adapters.models.abstention import is_abstention
-from adapters.models.loopback_faults import Fault, FaultScript
-from adapters.models.offline import extractive_answer, lexical_criterion, lexical_verdict
+from benchledger.adapters.memory.protocol import estimate_tokens
+from benchledger.adapters.models.abstention import is_abstention
+from benchledger.adapters.models.loopback_faults import Fault, FaultScript
+from benchledger.adapters.models.offline import extractive_answer, lexical_criterion, lexical_verdict
 
 __all__ = ["LoopbackOpenAI", "reply_for", "role_of"]
 
@@ -269,7 +269,6 @@ class _InFlight:
 
 if __name__ == "__main__":  # `python -m adapters.models.loopback`: a deterministic endpoint for demos
     import sys
-
     server = LoopbackOpenAI(keep_bodies=False).start()
     print(f"serving a deterministic OpenAI-compatible endpoint at {server.base_url} (Ctrl-C stops it)",
           flush=True)

@@ -35,12 +35,11 @@ import threading
 from collections import Counter
 
 import snowballstemmer
-
-from adapters.benchmarks.base import Prompts, Question
-from adapters.memory.protocol import Candidate
-from adapters.models.abstention import ABSTENTION_ANSWER, ABSTENTION_VOCABULARY, is_abstention
-from adapters.models.base import Answer, Verdict, Verdict_
-from adapters.models.criteria import CriterionJudgment, combine_judgments
+from benchledger.adapters.benchmarks.base import Prompts, Question
+from benchledger.adapters.memory.protocol import Candidate
+from benchledger.adapters.models.abstention import ABSTENTION_ANSWER, ABSTENTION_VOCABULARY, is_abstention
+from benchledger.adapters.models.base import Answer, Verdict, Verdict_
+from benchledger.adapters.models.criteria import CriterionJudgment, combine_judgments
 
 __all__ = [
     "OFFLINE_ANSWERER", "OFFLINE_JUDGE", "OfflineExtractiveAnswerer", "OfflineLexicalJudge",

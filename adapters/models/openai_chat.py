@@ -33,13 +33,13 @@ from email.utils import parsedate_to_datetime
 import openai
 from pydantic import BaseModel, ConfigDict
 
-from adapters.models.base import (
+from benchledger.adapters.models.base import (
     EmptyResponseError, ModelError, ModelParseError, TransientModelError, Usage,
 )
-from adapters.models.response_cache import ResponseCache, cache_key
-from ledger.clock import monotonic_ms, now
-from ledger.errors import BadInput
-from ledger.events.base import cap_message
+from benchledger.adapters.models.response_cache import ResponseCache, cache_key
+from benchledger.clock import monotonic_ms, now
+from benchledger.errors import BadInput
+from benchledger.text import cap_message
 
 __all__ = ["ChatResult", "ChatClient", "redact", "DEFAULT_BASE_URL"]
 

@@ -36,17 +36,16 @@ temperature, and gpt-5, whose instructions go in a `developer` message.
 from __future__ import annotations
 
 import re
-
-from adapters.benchmarks.base import Document, Prompts, Question
-from adapters.memory.protocol import Candidate
-from adapters.models.abstention import is_abstention
-from adapters.models.base import Answer, ModelParseError, Verdict, Verdict_
-from adapters.models.criteria import (
+from benchledger.adapters.benchmarks.base import Document, Prompts, Question
+from benchledger.adapters.memory.protocol import Candidate
+from benchledger.adapters.models.abstention import is_abstention
+from benchledger.adapters.models.base import Answer, ModelParseError, Verdict, Verdict_
+from benchledger.adapters.models.criteria import (
     CRITERION_JUDGE_SYSTEM, CRITERION_PROMPT_HASHES, CriterionJudgment, combine_judgments,
     criterion_user_prompt, parse_yes_no,
 )
-from adapters.models.openai_chat import ChatClient
-from ledger.errors import BadInput
+from benchledger.adapters.models.openai_chat import ChatClient
+from benchledger.errors import BadInput
 
 __all__ = [
     "format_passage", "agent_user_prompt", "judge_user_prompt", "parse_final", "parse_verdict",

@@ -19,15 +19,15 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from adapters.benchmarks.base import Prompts, Question
-from adapters.memory.protocol import Candidate
-from adapters.models.base import Answer, ModelParseError, Verdict
-from adapters.models.criteria import (
+from benchledger.adapters.benchmarks.base import Prompts, Question
+from benchledger.adapters.memory.protocol import Candidate
+from benchledger.adapters.models.base import Answer, ModelParseError, Verdict
+from benchledger.adapters.models.criteria import (
     CRITERION_PROMPT_HASHES, TYPED_CRITERION_JUDGE_SYSTEM, CriterionJudgment, TypedCriterion,
     combine_judgments, criterion_user_prompt,
 )
-from adapters.models.openai_chat import ChatClient
-from adapters.models.reference import (
+from benchledger.adapters.models.openai_chat import ChatClient
+from benchledger.adapters.models.reference import (
     AGENT_MAX_TOKENS, JUDGE_MAX_TOKENS, TEMPERATURE, agent_user_prompt, judge_user_prompt,
     release_call_shape,
 )

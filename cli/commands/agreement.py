@@ -7,10 +7,9 @@ and renders it.
 from __future__ import annotations
 
 import click
-
-from cli.common import AppContext, echo_json, json_option, open_ledger, pass_app, run_argument
-from projections.agreement import Agreement, AgreementSlice, judge_agreement
-from projections.state import fold_run
+from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app, run_argument
+from benchledger.projections.agreement import Agreement, AgreementSlice, judge_agreement
+from benchledger.projections.state import fold_run
 
 __all__ = ["COMMANDS", "agreement"]
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import click
 from tabulate import tabulate
 
-from adapters.benchmarks.groupmem_check import CheckReport, check_groupmem
-from adapters.benchmarks.groupmem_schema import KINDS
-from cli.common import echo_json, json_option
+from benchledger.adapters.benchmarks.groupmem_check import CheckReport, check_groupmem
+from benchledger.adapters.benchmarks.groupmem_schema import KINDS
+from benchledger.cli.common import echo_json, json_option
 
 __all__ = ["COMMANDS", "check"]
 

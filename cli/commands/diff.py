@@ -8,10 +8,9 @@ renders the result. Runs over different corpora or questions are refused unless
 from __future__ import annotations
 
 import click
-
-from cli.common import AppContext, echo_json, json_option, open_ledger, pass_app
-from projections.diff import DiffSlice, RunDiff, diff_runs
-from projections.state import fold_run
+from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app
+from benchledger.projections.diff import DiffSlice, RunDiff, diff_runs
+from benchledger.projections.state import fold_run
 
 __all__ = ["COMMANDS", "diff"]
 

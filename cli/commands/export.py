@@ -12,11 +12,10 @@ import tempfile
 from pathlib import Path
 
 import click
-
-from cli.common import AppContext, open_ledger, pass_app, run_argument
-from ledger.errors import BadInput
-from projections.export import FORMATS, export_run
-from projections.state import fold_run
+from benchledger.cli.common import AppContext, open_ledger, pass_app, run_argument
+from benchledger.errors import BadInput
+from benchledger.projections.export import FORMATS, export_run
+from benchledger.projections.state import fold_run
 
 __all__ = ["COMMANDS", "export"]
 

@@ -9,16 +9,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-
-from cli.common import AppContext, echo_json, json_option, open_ledger, pass_app, run_argument
-from cli.commands.retrieval import render_metrics
-from cli.render import show_report, write_json_atomic
-from ledger.errors import BadInput
-from ledger.events import EVENT_TYPES
-from projections.inspect import failure_entries, group_failures, question_detail
-from projections.report import report_from_state
-from projections.retrieval import retrieval_metrics
-from projections.state import fold_run
+from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app, run_argument
+from benchledger.cli.commands.retrieval import render_metrics
+from benchledger.cli.render import show_report, write_json_atomic
+from benchledger.errors import BadInput
+from benchledger.ledger.events import EVENT_TYPES
+from benchledger.projections.inspect import failure_entries, group_failures, question_detail
+from benchledger.projections.report import report_from_state
+from benchledger.projections.retrieval import retrieval_metrics
+from benchledger.projections.state import fold_run
 
 __all__ = ["COMMANDS"]
 

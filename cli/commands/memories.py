@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 from tabulate import tabulate
 
-from adapters.memory.registry import available_memories
-from cli.common import echo_json, json_option
+from benchledger.adapters.memory.registry import available_memories
+from benchledger.cli.common import echo_json, json_option
 
 __all__ = ["COMMANDS", "memories"]
 

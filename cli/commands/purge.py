@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import click
-
-from cli.common import AppContext, open_ledger, pass_app, run_argument
-from cli.logging_setup import redact
-from ledger.run.purge import purge_run
+from benchledger.cli.common import AppContext, open_ledger, pass_app, run_argument
+from benchledger.cli.logging_setup import redact
+from benchledger.orchestration.purge import purge_run
 
 __all__ = ["COMMANDS"]
 

@@ -11,11 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-
-from cli.common import AppContext, echo_json, json_option, open_ledger, pass_app
-from cli.options import memory_from_options, memory_options, split_csv
-from cli.progress import make_progress
-from ledger.retrieval_run import run_retrieval_named
+from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app
+from benchledger.cli.options import memory_from_options, memory_options, split_csv
+from benchledger.cli.progress import make_progress
+from benchledger.orchestration.retrieval import run_retrieval_named
 
 __all__ = ["COMMANDS", "retrieval", "render_metrics"]
 
@@ -79,7 +78,7 @@ def _execute(app: AppContext, dataset, opts: dict) -> None:
 def retrieval_locomo(app: AppContext, file: Path, categories: tuple[str, ...],
                      question_limit: int | None, **opts) -> None:
     """Evidence recall on a LoCoMo release FILE (e.g. locomo10.json)."""
-    from adapters.benchmarks.locomo import load_locomo
+    from benchledger.adapters.benchmarks.locomo import load_locomo
 
     dataset = load_locomo(file, categories=split_csv(categories) or None,
                           question_limit=question_limit)
@@ -96,7 +95,7 @@ def retrieval_locomo(app: AppContext, file: Path, categories: tuple[str, ...],
 @pass_app
 def retrieval_longmemeval(app: AppContext, file: Path, question_limit: int | None, **opts) -> None:
     """Session-level evidence recall on a LongMemEval FILE (e.g. longmemeval_s.json)."""
-    from adapters.benchmarks.longmemeval import load_longmemeval
+    from benchledger.adapters.benchmarks.longmemeval import load_longmemeval
 
     _execute(app, load_longmemeval(file, question_limit=question_limit), opts)
 
@@ -112,7 +111,7 @@ def retrieval_longmemeval(app: AppContext, file: Path, question_limit: int | Non
 @pass_app
 def retrieval_memora(app: AppContext, root: Path, split: str, **opts) -> None:
     """Session-level recall of memory_evidence on a Memora release folder ROOT."""
-    from adapters.benchmarks.memora import load_memora
+    from benchledger.adapters.benchmarks.memora import load_memora
 
     _execute(app, load_memora(root, split=split), opts)  # type: ignore[arg-type]
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-
-from cli.common import AppContext, open_ledger, pass_app
-from cli.logging_setup import redact, register_secret_env
-from cli.options import memory_options, model_options, run_options, settings_from_options, split_csv
-from cli.progress import make_progress
-from cli.render import report_for, show_report
-from ledger.errors import RunAborted
-from ledger.run.session import run_dataset
+from benchledger.cli.common import AppContext, open_ledger, pass_app
+from benchledger.cli.logging_setup import redact, register_secret_env
+from benchledger.cli.options import memory_options, model_options, run_options, settings_from_options, split_csv
+from benchledger.cli.progress import make_progress
+from benchledger.cli.render import report_for, show_report
+from benchledger.errors import RunAborted
+from benchledger.orchestration.session import run_dataset
 
 __all__ = ["COMMANDS", "run", "execute_run"]
 
@@ -55,7 +54,7 @@ def execute_run(app: AppContext, dataset, opts: dict) -> None:
 def run_groupmem(app: AppContext, corpus_dir: Path, domain: str, kinds: tuple[str, ...],
                  message_limit: int | None, question_limit: int | None, **opts) -> None:
     """Run GroupMemBench (CORPUS_DIR holds data/final, questions and prompts) for one domain."""
-    from adapters.benchmarks.groupmem import load_groupmem
+    from benchledger.adapters.benchmarks.groupmem import load_groupmem
 
     dataset = load_groupmem(corpus_dir, domain, kinds=split_csv(kinds) or None,
                             message_limit=message_limit, question_limit=question_limit)

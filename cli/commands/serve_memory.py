@@ -14,11 +14,10 @@ import threading
 from pathlib import Path
 
 import click
-
-from adapters.memory.http_server import MemoryServer
-from adapters.memory.registry import open_memory
-from cli.common import AppContext, pass_app
-from ledger.errors import BadInput
+from benchledger.adapters.memory.http_server import MemoryServer
+from benchledger.adapters.memory.registry import open_memory
+from benchledger.cli.common import AppContext, pass_app
+from benchledger.errors import BadInput
 
 __all__ = ["COMMANDS", "serve_memory"]
 

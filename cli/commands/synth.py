@@ -9,9 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-
-from adapters.benchmarks.groupmem_synth import MIN_MESSAGES, synthesize_groupmem
-from cli.common import echo_json, json_option
+from benchledger.adapters.benchmarks.groupmem_synth import MIN_MESSAGES, synthesize_groupmem
+from benchledger.cli.common import echo_json, json_option
 
 __all__ = ["COMMANDS", "synth"]
 

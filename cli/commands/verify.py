@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import click
-
-from cli.common import AppContext, echo_json, json_option, open_ledger, pass_app
-from ledger.errors import CheckFailed
-from projections.views import refold_views
+from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app
+from benchledger.errors import CheckFailed
+from benchledger.projections.views import refold_views
 
 __all__ = ["COMMANDS"]
 

@@ -6,14 +6,14 @@ from typing import Annotated, Union
 
 from pydantic import Field, TypeAdapter
 
-from ledger.events.base import Event, Usage, cap_message
-from ledger.events.corpus import (
+from benchledger.ledger.events.base import Event, Usage, cap_message
+from benchledger.ledger.events.corpus import (
     ChunkExtracted, CorpusFingerprinted, MessagesIngested, RunResumed, ScopePurged, ScopeVerified,
 )
-from ledger.events.question import (
+from benchledger.ledger.events.question import (
     STAGES, ContextRecalled, Failed, Judged, QuestionAnswered, RecalledItem, ScorerStarted,
 )
-from ledger.events.run import (
+from benchledger.ledger.events.run import (
     PlannedQuestion, Provenance, QuestionsPlanned, RunConfig, RunFinished, RunStarted,
 )
 

@@ -11,9 +11,10 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["Event", "Usage", "cap_message", "MESSAGE_CAP"]
+from benchledger.text import MESSAGE_CAP, cap_message
+from benchledger.values import Usage
 
-MESSAGE_CAP = 500
+__all__ = ["Event", "Usage", "cap_message", "MESSAGE_CAP"]
 
 
 class Event(BaseModel):
@@ -24,15 +25,3 @@ class Event(BaseModel):
     def idempotency_key(self) -> str | None:
         """A deterministic key per stage and item; None when the event may repeat."""
         return None
-
-
-class Usage(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-
-def cap_message(text: str, cap: int = MESSAGE_CAP) -> str:
-    """Cap an error message so a huge exception text never bloats the ledger."""
-    return text if len(text) <= cap else text[: cap - 1] + "…"

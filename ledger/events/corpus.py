@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ledger.events.base import Event
+from benchledger.ledger.events.base import Event
 
 __all__ = [
     "CorpusFingerprinted", "MessagesIngested", "ChunkExtracted", "ScopeVerified",

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ledger.events.base import Event, Usage
+from benchledger.ledger.events.base import Event, Usage
 
 __all__ = [
     "RecalledItem", "ContextRecalled", "QuestionAnswered", "ScorerStarted", "Judged", "Failed",

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ledger.events.base import Event
+from benchledger.ledger.events.base import Event
 
 __all__ = ["Provenance", "RunConfig", "RunStarted", "PlannedQuestion", "QuestionsPlanned", "RunFinished"]
 

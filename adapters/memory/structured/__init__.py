@@ -1,6 +1,6 @@
 """The structure-aware memory system, registered as `structured` (see `system` for the design)."""
 
-from adapters.memory.structured.ranking import RankingOptions
-from adapters.memory.structured.system import StructuredMemory
+from benchledger.adapters.memory.structured.ranking import RankingOptions
+from benchledger.adapters.memory.structured.system import StructuredMemory
 
 __all__ = ["StructuredMemory", "RankingOptions"]

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import snowballstemmer
-
 __all__ = [
     "STOPWORDS", "tokenize", "stem", "analyze", "QuestionIntent", "question_intent",
 ]

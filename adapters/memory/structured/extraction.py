@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-from adapters.benchmarks.base import Document
-from adapters.memory.structured.analysis import analyze
-from adapters.memory.structured.ranking import IndexedDoc
-from adapters.memory.structured.temporal import has_time_cue
+from benchledger.adapters.benchmarks.base import Document
+from benchledger.adapters.memory.structured.analysis import analyze
+from benchledger.adapters.memory.structured.ranking import IndexedDoc
+from benchledger.adapters.memory.structured.temporal import has_time_cue
 
 __all__ = ["IMAGE_FIELDS", "extract", "to_json", "from_json"]
 

@@ -29,8 +29,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from adapters.memory.structured.analysis import analyze, question_intent, stem, tokenize
-from adapters.memory.structured.temporal import date_closeness, dates_named
+from benchledger.adapters.memory.structured.analysis import analyze, question_intent, stem, tokenize
+from benchledger.adapters.memory.structured.temporal import date_closeness, dates_named
 
 __all__ = ["RankingOptions", "IndexedDoc", "ScopeIndex"]
 

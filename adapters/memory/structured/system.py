@@ -13,12 +13,12 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from adapters.memory.documents import pack_candidates
-from adapters.memory.evalstore import purge_scope
-from adapters.memory.protocol import Candidate
-from adapters.memory.stored import StoredMemory
-from adapters.memory.structured.extraction import extract, from_json, to_json
-from adapters.memory.structured.ranking import RankingOptions, ScopeIndex
+from benchledger.adapters.memory.documents import pack_candidates
+from benchledger.adapters.memory.evalstore import purge_scope
+from benchledger.adapters.memory.protocol import Candidate
+from benchledger.adapters.memory.stored import StoredMemory
+from benchledger.adapters.memory.structured.extraction import extract, from_json, to_json
+from benchledger.adapters.memory.structured.ranking import RankingOptions, ScopeIndex
 
 __all__ = ["StructuredMemory"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from adapters.memory.structured.analysis import tokenize
+from benchledger.adapters.memory.structured.analysis import tokenize
 
 __all__ = ["MONTHS", "has_time_cue", "dates_named", "date_closeness"]
 

@@ -7,12 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ledger import __version__
-from ledger.events import Provenance
+from benchledger import __version__
+from benchledger.ledger.events import Provenance
 
 __all__ = ["collect_provenance"]
 
-_REPO = Path(__file__).resolve().parents[2]
+_REPO = Path(__file__).resolve().parents[1]
 
 
 def _git(*args: str) -> str | None:

@@ -12,19 +12,18 @@ from collections.abc import Callable
 from pathlib import Path
 
 import structlog
-
-from adapters.benchmarks.base import Dataset
-from adapters.benchmarks.loaders import reload_dataset
-from adapters.memory.registry import open_memory
-from ledger.errors import BadInput, CorpusChanged
-from ledger.events import RunResumed
-from ledger.run.prepare import scope_names
-from ledger.run.ownership import run_writer
-from ledger.run.rejudge import dataset_from_plan
-from ledger.run.runner import execute
-from ledger.run.session import open_models
-from ledger.run.settings import RunSettings
-from projections.state import RunState, fold_run
+from benchledger.adapters.benchmarks.base import Dataset
+from benchledger.adapters.benchmarks.loaders import reload_dataset
+from benchledger.adapters.memory.registry import open_memory
+from benchledger.errors import BadInput, CorpusChanged
+from benchledger.ledger.events import RunResumed
+from benchledger.orchestration.prepare import scope_names
+from benchledger.orchestration.ownership import run_writer
+from benchledger.orchestration.rejudge import dataset_from_plan
+from benchledger.orchestration.runner import execute
+from benchledger.orchestration.session import open_models
+from benchledger.orchestration.settings import RunSettings
+from benchledger.projections.state import RunState, fold_run
 
 __all__ = ["ResumeOutcome", "settings_of", "resume_run", "resume_memory_options", "later_scorers_behind"]
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import structlog
-
-from adapters.benchmarks.base import Dataset
-from adapters.memory.protocol import MemorySystem
-from ledger.events import (
+from benchledger.adapters.benchmarks.base import Dataset
+from benchledger.adapters.memory.protocol import MemorySystem
+from benchledger.ledger.events import (
     ChunkExtracted, CorpusFingerprinted, Failed, MessagesIngested, ScopePurged, ScopeVerified, cap_message,
 )
 

@@ -6,13 +6,13 @@ the same leases as a run's end, so a scope another live run still holds is left 
 
 from __future__ import annotations
 
-from adapters.memory.registry import open_memory
-from ledger.errors import BadInput
-from ledger.events import Failed, ScopePurged, cap_message
-from ledger.run.leases import ScopeLeases
-from ledger.run.ownership import run_writer
-from ledger.run.resume import settings_of
-from projections.state import fold_run
+from benchledger.adapters.memory.registry import open_memory
+from benchledger.errors import BadInput
+from benchledger.ledger.events import Failed, ScopePurged, cap_message
+from benchledger.orchestration.leases import ScopeLeases
+from benchledger.orchestration.ownership import run_writer
+from benchledger.orchestration.resume import settings_of
+from benchledger.projections.state import fold_run
 
 __all__ = ["purge_run"]
 

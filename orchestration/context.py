@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from adapters.memory.protocol import Candidate
-from adapters.models.reference import format_passage
+from benchledger.adapters.memory.protocol import Candidate
+from benchledger.adapters.models.reference import format_passage
 
 __all__ = ["render_context"]
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from adapters.benchmarks.base import Dataset
-from adapters.memory.registry import open_memory
-from adapters.models.factory import build_models
-from adapters.models.response_cache import ledger_cache
-from ledger.run.runner import start_run
-from ledger.run.settings import RunSettings
+from benchledger.adapters.benchmarks.base import Dataset
+from benchledger.adapters.memory.registry import open_memory
+from benchledger.adapters.models.factory import build_models
+from benchledger.adapters.models.response_cache import ledger_cache
+from benchledger.orchestration.runner import start_run
+from benchledger.orchestration.settings import RunSettings
 
 __all__ = ["run_dataset", "open_models", "prompt_hashes_of"]
 

@@ -18,21 +18,20 @@ from collections.abc import Callable
 from pathlib import Path
 
 import structlog
-
-from adapters.benchmarks.base import Dataset, Question
-from adapters.memory.protocol import MemorySystem, estimate_tokens
-from adapters.memory.registry import open_memory
-from ledger.clock import monotonic_ms, new_run_id
-from ledger.errors import RunAborted
-from ledger.events import (
+from benchledger.adapters.benchmarks.base import Dataset, Question
+from benchledger.adapters.memory.protocol import MemorySystem, estimate_tokens
+from benchledger.adapters.memory.registry import open_memory
+from benchledger.clock import monotonic_ms, new_run_id
+from benchledger.errors import RunAborted
+from benchledger.ledger.events import (
     ContextRecalled, CorpusFingerprinted, Failed, PlannedQuestion, QuestionsPlanned, RecalledItem,
     RunConfig, RunFinished, RunStarted, cap_message,
 )
-from ledger.run.context import render_context
-from ledger.run.leases import ScopeLeases
-from ledger.run.prepare import prepare_scopes, purge_scopes, scope_names, verify_scopes
-from ledger.run.provenance import collect_provenance
-from projections.retrieval import retrieval_metrics
+from benchledger.orchestration.context import render_context
+from benchledger.orchestration.leases import ScopeLeases
+from benchledger.orchestration.prepare import prepare_scopes, purge_scopes, scope_names, verify_scopes
+from benchledger.orchestration.provenance import collect_provenance
+from benchledger.projections.retrieval import retrieval_metrics
 
 __all__ = ["run_retrieval", "run_retrieval_named", "retrieval_start_events", "BATCH_SIZE"]
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ledger.errors import RunBusy
+from benchledger.errors import RunBusy
 
 __all__ = ["run_writer"]
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from adapters.benchmarks.base import Criterion, Dataset, Prompts, Question
-from adapters.models.factory import build_models
-from adapters.models.offline import OFFLINE_ANSWERER
-from ledger.errors import BadInput, ConcurrencyConflict
-from ledger.events import ScorerStarted
-from ledger.run.ownership import run_writer
-from ledger.run.questions import QuestionJob, ask_questions
-from adapters.models.response_cache import ledger_cache
-from projections.state import RunState, fold_run
+from benchledger.adapters.benchmarks.base import Criterion, Dataset, Prompts, Question
+from benchledger.adapters.models.factory import build_models
+from benchledger.adapters.models.offline import OFFLINE_ANSWERER
+from benchledger.errors import BadInput, ConcurrencyConflict
+from benchledger.ledger.events import ScorerStarted
+from benchledger.orchestration.ownership import run_writer
+from benchledger.orchestration.questions import QuestionJob, ask_questions
+from benchledger.adapters.models.response_cache import ledger_cache
+from benchledger.projections.state import RunState, fold_run
 
 __all__ = ["dataset_from_plan", "rejudge_run"]
 

@@ -19,15 +19,14 @@ from contextlib import suppress
 from dataclasses import dataclass
 
 import structlog
-
-from adapters.benchmarks.base import Dataset, Prompts, Question
-from adapters.memory.protocol import Candidate, MemorySystem, estimate_tokens
-from adapters.models.base import Answer, AnswerModel, JudgeModel
-from ledger.clock import monotonic_ms
-from ledger.events import ContextRecalled, Failed, Judged, QuestionAnswered, RecalledItem, cap_message
-from ledger.run.context import render_context
-from ledger.run.prepare import scope_names
-from projections.state import RunState
+from benchledger.adapters.benchmarks.base import Dataset, Prompts, Question
+from benchledger.adapters.memory.protocol import Candidate, MemorySystem, estimate_tokens
+from benchledger.adapters.models.base import Answer, AnswerModel, JudgeModel
+from benchledger.clock import monotonic_ms
+from benchledger.ledger.events import ContextRecalled, Failed, Judged, QuestionAnswered, RecalledItem, cap_message
+from benchledger.orchestration.context import render_context
+from benchledger.orchestration.prepare import scope_names
+from benchledger.projections.state import RunState
 
 __all__ = ["QuestionJob", "ask_questions", "GROUP_COMMIT_EVENTS", "GROUP_COMMIT_SECONDS"]
 
@@ -83,7 +82,6 @@ def _recall(job: QuestionJob, question: Question, scope: str) -> tuple[list[Cand
 
 def _sha(data: bytes) -> str:
     import hashlib
-
     return hashlib.sha256(data).hexdigest()
 
 

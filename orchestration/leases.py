@@ -17,7 +17,7 @@ import socket
 import sqlite3
 from pathlib import Path
 
-from ledger.clock import now_iso
+from benchledger.clock import now_iso
 
 __all__ = ["ScopeLeases"]
 

@@ -12,23 +12,22 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import structlog
-
-from adapters.benchmarks.base import Dataset
-from adapters.memory.protocol import MemorySystem
-from adapters.models.base import AnswerModel, JudgeModel
-from ledger.errors import ConcurrencyConflict, RunAborted
-from ledger.events import (
+from benchledger.adapters.benchmarks.base import Dataset
+from benchledger.adapters.memory.protocol import MemorySystem
+from benchledger.adapters.models.base import AnswerModel, JudgeModel
+from benchledger.errors import ConcurrencyConflict, RunAborted
+from benchledger.ledger.events import (
     Failed, PlannedQuestion, QuestionsPlanned, RunConfig, RunFinished, RunStarted, ScorerStarted,
 )
-from ledger.clock import new_run_id
-from ledger.run.leases import ScopeLeases
-from ledger.run.ownership import run_writer
-from ledger.run.prepare import fingerprint_event, prepare_scopes, purge_scopes, scope_names, verify_scopes
-from ledger.run.provenance import collect_provenance
-from ledger.run.questions import QuestionJob, ask_questions
-from ledger.run.settings import RunSettings
-from projections.state import fold_run
-from projections.views import views_after
+from benchledger.clock import new_run_id
+from benchledger.orchestration.leases import ScopeLeases
+from benchledger.orchestration.ownership import run_writer
+from benchledger.orchestration.prepare import fingerprint_event, prepare_scopes, purge_scopes, scope_names, verify_scopes
+from benchledger.orchestration.provenance import collect_provenance
+from benchledger.orchestration.questions import QuestionJob, ask_questions
+from benchledger.orchestration.settings import RunSettings
+from benchledger.projections.state import fold_run
+from benchledger.projections.views import views_after
 
 __all__ = ["plan_events", "start_run", "execute"]
 
@@ -159,7 +158,7 @@ def _finish(ledger, run_id: str, events: list) -> None:
 
 def _abort(ledger, run_id: str, stage: str, err: BaseException, attempt: int, redact, *,
            error_class: str | None = None) -> None:
-    from ledger.events import cap_message
+    from benchledger.ledger.events import cap_message
 
     message = cap_message(redact(str(err)))
     _finish(ledger, run_id, [

@@ -1,0 +1,55 @@
+"""Installed, benchledger is one import name: the wheel's top level holds `benchledger` alone.
+
+The folders stay at the top of the repository (`ledger/`, `adapters/`, ...); `pyproject.toml` maps
+each to a subpackage of `benchledger`. These tests build the real wheel and read its file list.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+MAPPED = ("benchledger", "ledger", "projections", "adapters", "orchestration", "cli", "bench")
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(REPO)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (found,) = out.glob("benchledger-*.whl")
+    return found
+
+
+@pytest.mark.slow
+def test_the_wheel_adds_exactly_one_top_level_name(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    top = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
+    assert top == {"benchledger"}
+    for folder in MAPPED[1:]:
+        assert f"benchledger/{folder}/__init__.py" in names
+    assert "benchledger/projections/export_page.html" in names  # package data travels too
+    entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+    text = zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "benchledger = benchledger.cli.main:cli" in text
+    assert "sqlite = benchledger.adapters.memory.sqlite_fts:SqliteMemory" in text
+
+
+def test_every_package_folder_is_listed_in_pyproject() -> None:
+    """A new subpackage folder that pyproject.toml does not list would be missing from the wheel."""
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = set()
+    for folder in MAPPED:
+        for init in (REPO / folder).rglob("__init__.py"):
+            rel = init.parent.relative_to(REPO / folder).parts
+            prefix = ["benchledger"] if folder == "benchledger" else ["benchledger", folder]
+            found.add(".".join(prefix + list(rel)))
+    assert found == listed
