@@ -15,8 +15,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from benchledger.adapters.benchmarks.base import Dataset
-from benchledger.adapters.benchmarks.groupmem import load_groupmem
-from benchledger.adapters.benchmarks.groupmem_synth import synthesize_groupmem
+from benchledger.adapters.benchmarks.groupmem.loader import load_groupmem
+from benchledger.adapters.benchmarks.groupmem.synth import synthesize_groupmem
 
 __all__ = ["DOMAIN", "scratch_dir", "synth_release", "synth_dataset", "with_questions"]
 

@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from benchledger.adapters.benchmarks.base import Dataset
-from benchledger.adapters.benchmarks.locomo import load_locomo
+from benchledger.adapters.benchmarks.locomo.loader import load_locomo
 from benchledger.adapters.memory.protocol import MemorySystem
 from benchledger.adapters.memory.registry import open_memory
 from benchledger.adapters.memory.structured import StructuredMemory

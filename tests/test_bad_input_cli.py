@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from benchledger.adapters.benchmarks.groupmem import KINDS, corpus_path
-from benchledger.adapters.benchmarks.groupmem_schema import ABSTENTION_GOLD
-from benchledger.adapters.benchmarks.groupmem_write import write_release
+from benchledger.adapters.benchmarks.groupmem.loader import KINDS, corpus_path
+from benchledger.adapters.benchmarks.groupmem.schema import ABSTENTION_GOLD
+from benchledger.adapters.benchmarks.groupmem.write import write_release
 from benchledger.cli.main import cli
 from benchledger.ledger.store import Ledger
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from benchledger.adapters.benchmarks.groupmem_synth import synthesize_groupmem
+from benchledger.adapters.benchmarks.groupmem.synth import synthesize_groupmem
 from benchledger.cli.main import cli
 from conftest import REPO
 from benchledger.ledger.store import Ledger

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from benchledger.adapters.benchmarks.groupmem_synth import synthesize_groupmem
+from benchledger.adapters.benchmarks.groupmem.synth import synthesize_groupmem
 from benchledger.cli.main import cli
 from crash_harness import event_count, normalised, run_and_kill_at
 from benchledger.ledger.store import Ledger

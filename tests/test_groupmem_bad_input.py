@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 from structlog.testing import capture_logs
 
-from benchledger.adapters.benchmarks.groupmem import KINDS, corpus_path, load_groupmem
-from benchledger.adapters.benchmarks.groupmem_schema import ABSTENTION_GOLD
-from benchledger.adapters.benchmarks.groupmem_write import write_release
+from benchledger.adapters.benchmarks.groupmem.loader import KINDS, corpus_path, load_groupmem
+from benchledger.adapters.benchmarks.groupmem.schema import ABSTENTION_GOLD
+from benchledger.adapters.benchmarks.groupmem.write import write_release
 from benchledger.cli.main import cli
 from benchledger.errors import BadInput
 

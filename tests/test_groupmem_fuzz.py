@@ -11,8 +11,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from benchledger.adapters.benchmarks.groupmem import KINDS, corpus_path, load_groupmem
-from benchledger.adapters.benchmarks.groupmem_write import MESSAGE_FIELDS, write_release
+from benchledger.adapters.benchmarks.groupmem.loader import KINDS, corpus_path, load_groupmem
+from benchledger.adapters.benchmarks.groupmem.write import MESSAGE_FIELDS, write_release
 from benchledger.errors import BadInput
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -6,12 +6,12 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from benchledger.adapters.benchmarks.groupmem import (
+from benchledger.adapters.benchmarks.groupmem.loader import (
     ADAPTER_VERSION, KINDS, SOLVABILITY_FILTERED_DOMAINS, load_groupmem, natural_key,
     read_questions,
 )
-from benchledger.adapters.benchmarks.groupmem_schema import ABSTENTION_GOLD
-from benchledger.adapters.benchmarks.groupmem_write import write_release
+from benchledger.adapters.benchmarks.groupmem.schema import ABSTENTION_GOLD
+from benchledger.adapters.benchmarks.groupmem.write import write_release
 from benchledger.errors import BadInput
 
 REPO = Path(__file__).resolve().parents[1]

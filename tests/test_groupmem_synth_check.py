@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from benchledger.adapters.benchmarks.groupmem import KINDS, corpus_path, load_groupmem
-from benchledger.adapters.benchmarks.groupmem_check import check_groupmem
-from benchledger.adapters.benchmarks.groupmem_schema import ABSTENTION_GOLD
-from benchledger.adapters.benchmarks.groupmem_synth import synthesize_groupmem
+from benchledger.adapters.benchmarks.groupmem.loader import KINDS, corpus_path, load_groupmem
+from benchledger.adapters.benchmarks.groupmem.check import check_groupmem
+from benchledger.adapters.benchmarks.groupmem.schema import ABSTENTION_GOLD
+from benchledger.adapters.benchmarks.groupmem.synth import synthesize_groupmem
 from benchledger.cli.main import cli
 from benchledger.errors import BadInput
 

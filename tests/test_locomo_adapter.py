@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from benchledger.adapters.benchmarks.locomo import (
+from benchledger.adapters.benchmarks.locomo.loader import (
     ABSTENTION_ANSWER, CATEGORY_NAMES, load_locomo, parse_session_datetime,
 )
 from benchledger.errors import BadInput

@@ -7,7 +7,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from benchledger.adapters.benchmarks.longmemeval import load_longmemeval
+from benchledger.adapters.benchmarks.longmemeval.loader import load_longmemeval
 from benchledger.errors import BadInput
 
 FIXTURE = Path(__file__).parent / "fixtures" / "longmemeval" / "longmemeval_fixture.json"

@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from benchledger.adapters.benchmarks.memora import load_memora
+from benchledger.adapters.benchmarks.memora.loader import load_memora
 from benchledger.errors import BadInput
 
 FIXTURE = Path(__file__).parent / "fixtures" / "memora"

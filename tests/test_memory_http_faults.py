@@ -19,7 +19,7 @@ import httpx2
 import pytest
 from click.testing import CliRunner
 
-from benchledger.adapters.benchmarks.groupmem import load_groupmem
+from benchledger.adapters.benchmarks.groupmem.loader import load_groupmem
 from benchledger.adapters.memory.http_client import (
     BuildStalled, DocumentsLost, HttpMemory, MalformedReply, MemoryRejected, MemoryUnauthorized,
     MemoryUnavailable, ProtocolMismatch,

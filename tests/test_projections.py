@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from events_factory import config, stored, stream
-from benchledger.adapters.benchmarks.groupmem import read_questions
+from benchledger.adapters.benchmarks.groupmem.loader import read_questions
 from benchledger.ledger.events import Judged, PlannedQuestion, QuestionAnswered, RunResumed, ScorerStarted
 from benchledger.projections import build_report
 from benchledger.projections.stats import cohen_kappa, mcnemar_exact, paired_bootstrap_diff, wilson_interval

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 from benchledger.adapters.benchmarks.base import Document
-from benchledger.adapters.benchmarks.locomo import load_locomo
-from benchledger.adapters.benchmarks.longmemeval import load_longmemeval
-from benchledger.adapters.benchmarks.memora import load_memora
+from benchledger.adapters.benchmarks.locomo.loader import load_locomo
+from benchledger.adapters.benchmarks.longmemeval.loader import load_longmemeval
+from benchledger.adapters.benchmarks.memora.loader import load_memora
 from benchledger.adapters.memory.protocol import Candidate, MemorySystem, ScopeState
 from benchledger.adapters.memory.registry import open_memory
 from benchledger.errors import RunAborted

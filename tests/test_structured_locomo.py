@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchledger.adapters.benchmarks.locomo import load_locomo
+from benchledger.adapters.benchmarks.locomo.loader import load_locomo
 from benchledger.adapters.memory.registry import open_memory
 
 

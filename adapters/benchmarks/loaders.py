@@ -16,14 +16,14 @@ __all__ = ["reload_dataset", "LOADERS"]
 
 
 def _groupmem(cfg) -> Dataset:
-    from benchledger.adapters.benchmarks.groupmem import load_groupmem
+    from benchledger.adapters.benchmarks.groupmem.loader import load_groupmem
 
     return load_groupmem(Path(cfg.corpus_path), cfg.subset, kinds=list(cfg.kinds) or None,
                          message_limit=cfg.message_limit, question_limit=cfg.question_limit)
 
 
 def _locomo(cfg) -> Dataset:
-    from benchledger.adapters.benchmarks.locomo import load_locomo
+    from benchledger.adapters.benchmarks.locomo.loader import load_locomo
 
     conversations = cfg.extra.get("conversation_ids")
     return load_locomo(Path(cfg.corpus_path), categories=list(cfg.kinds) or None,
@@ -32,13 +32,13 @@ def _locomo(cfg) -> Dataset:
 
 
 def _longmemeval(cfg) -> Dataset:
-    from benchledger.adapters.benchmarks.longmemeval import load_longmemeval
+    from benchledger.adapters.benchmarks.longmemeval.loader import load_longmemeval
 
     return load_longmemeval(Path(cfg.corpus_path), question_limit=cfg.question_limit)
 
 
 def _memora(cfg) -> Dataset:
-    from benchledger.adapters.benchmarks.memora import load_memora
+    from benchledger.adapters.benchmarks.memora.loader import load_memora
 
     return load_memora(Path(cfg.corpus_path), split=cfg.subset)  # type: ignore[arg-type]
 

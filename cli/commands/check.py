@@ -12,8 +12,8 @@ from pathlib import Path
 import click
 from tabulate import tabulate
 
-from benchledger.adapters.benchmarks.groupmem_check import CheckReport, check_groupmem
-from benchledger.adapters.benchmarks.groupmem_schema import KINDS
+from benchledger.adapters.benchmarks.groupmem.check import CheckReport, check_groupmem
+from benchledger.adapters.benchmarks.groupmem.schema import KINDS
 from benchledger.cli.common import echo_json, json_option
 
 __all__ = ["COMMANDS", "check"]

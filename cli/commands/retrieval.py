@@ -78,7 +78,7 @@ def _execute(app: AppContext, dataset, opts: dict) -> None:
 def retrieval_locomo(app: AppContext, file: Path, categories: tuple[str, ...],
                      question_limit: int | None, **opts) -> None:
     """Evidence recall on a LoCoMo release FILE (e.g. locomo10.json)."""
-    from benchledger.adapters.benchmarks.locomo import load_locomo
+    from benchledger.adapters.benchmarks.locomo.loader import load_locomo
 
     dataset = load_locomo(file, categories=split_csv(categories) or None,
                           question_limit=question_limit)
@@ -95,7 +95,7 @@ def retrieval_locomo(app: AppContext, file: Path, categories: tuple[str, ...],
 @pass_app
 def retrieval_longmemeval(app: AppContext, file: Path, question_limit: int | None, **opts) -> None:
     """Session-level evidence recall on a LongMemEval FILE (e.g. longmemeval_s.json)."""
-    from benchledger.adapters.benchmarks.longmemeval import load_longmemeval
+    from benchledger.adapters.benchmarks.longmemeval.loader import load_longmemeval
 
     _execute(app, load_longmemeval(file, question_limit=question_limit), opts)
 
@@ -111,7 +111,7 @@ def retrieval_longmemeval(app: AppContext, file: Path, question_limit: int | Non
 @pass_app
 def retrieval_memora(app: AppContext, root: Path, split: str, **opts) -> None:
     """Session-level recall of memory_evidence on a Memora release folder ROOT."""
-    from benchledger.adapters.benchmarks.memora import load_memora
+    from benchledger.adapters.benchmarks.memora.loader import load_memora
 
     _execute(app, load_memora(root, split=split), opts)  # type: ignore[arg-type]
 

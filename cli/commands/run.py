@@ -54,7 +54,7 @@ def execute_run(app: AppContext, dataset, opts: dict) -> None:
 def run_groupmem(app: AppContext, corpus_dir: Path, domain: str, kinds: tuple[str, ...],
                  message_limit: int | None, question_limit: int | None, **opts) -> None:
     """Run GroupMemBench (CORPUS_DIR holds data/final, questions and prompts) for one domain."""
-    from benchledger.adapters.benchmarks.groupmem import load_groupmem
+    from benchledger.adapters.benchmarks.groupmem.loader import load_groupmem
 
     dataset = load_groupmem(corpus_dir, domain, kinds=split_csv(kinds) or None,
                             message_limit=message_limit, question_limit=question_limit)

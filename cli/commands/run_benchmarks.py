@@ -60,7 +60,7 @@ def _categories(values: tuple[str, ...]) -> list[str | int] | None:
 def run_locomo(app: AppContext, file: Path, categories: tuple[str, ...], question_limit: int | None,
                conversations: tuple[str, ...], **opts) -> None:
     """Run LoCoMo from a release FILE (locomo10.json format); each conversation is its own scope."""
-    from benchledger.adapters.benchmarks.locomo import load_locomo
+    from benchledger.adapters.benchmarks.locomo.loader import load_locomo
 
     dataset = load_locomo(file, categories=_categories(categories), question_limit=question_limit,
                           conversation_ids=split_csv(conversations) or None)
@@ -78,7 +78,7 @@ def run_locomo(app: AppContext, file: Path, categories: tuple[str, ...], questio
 @pass_app
 def run_longmemeval(app: AppContext, file: Path, question_limit: int | None, **opts) -> None:
     """Run LongMemEval from a release FILE (longmemeval_s/_m/_oracle.json); each question is its own scope."""
-    from benchledger.adapters.benchmarks.longmemeval import load_longmemeval
+    from benchledger.adapters.benchmarks.longmemeval.loader import load_longmemeval
 
     dataset = load_longmemeval(file, question_limit=question_limit)
     require_prompts_for_reference(dataset, opts)
@@ -95,7 +95,7 @@ def run_longmemeval(app: AppContext, file: Path, question_limit: int | None, **o
 @pass_app
 def run_memora(app: AppContext, root: Path, split: str, **opts) -> None:
     """Run one split of a Memora release folder ROOT; judged per criterion, scored with FAMA."""
-    from benchledger.adapters.benchmarks.memora import load_memora
+    from benchledger.adapters.benchmarks.memora.loader import load_memora
 
     dataset = load_memora(root, split=split)  # type: ignore[arg-type]
     require_prompts_for_reference(dataset, opts)

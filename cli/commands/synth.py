@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from benchledger.adapters.benchmarks.groupmem_synth import MIN_MESSAGES, synthesize_groupmem
+from benchledger.adapters.benchmarks.groupmem.synth import MIN_MESSAGES, synthesize_groupmem
 from benchledger.cli.common import echo_json, json_option
 
 __all__ = ["COMMANDS", "synth"]

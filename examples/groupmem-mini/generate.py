@@ -15,8 +15,8 @@ import random
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-from benchledger.adapters.benchmarks.groupmem_schema import ABSTENTION_GOLD
-from benchledger.adapters.benchmarks.groupmem_write import write_release
+from benchledger.adapters.benchmarks.groupmem.schema import ABSTENTION_GOLD
+from benchledger.adapters.benchmarks.groupmem.write import write_release
 
 HERE = Path(__file__).resolve().parent
 DOMAIN = "Demo"

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchledger.adapters.benchmarks.groupmem_files import check_domain
+from benchledger.adapters.benchmarks.groupmem.files import check_domain
 
 __all__ = ["MESSAGE_FIELDS", "write_release", "write_corpus", "write_questions", "write_prompts"]
 

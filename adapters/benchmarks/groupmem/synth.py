@@ -26,10 +26,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from benchledger.adapters.benchmarks import groupmem_synth_text as vocab
-from benchledger.adapters.benchmarks.groupmem_files import check_domain
-from benchledger.adapters.benchmarks.groupmem_schema import ABSTENTION_GOLD, KINDS
-from benchledger.adapters.benchmarks.groupmem_write import write_corpus, write_prompts, write_questions
+from benchledger.adapters.benchmarks.groupmem import synth_text as vocab
+from benchledger.adapters.benchmarks.groupmem.files import check_domain
+from benchledger.adapters.benchmarks.groupmem.schema import ABSTENTION_GOLD, KINDS
+from benchledger.adapters.benchmarks.groupmem.write import write_corpus, write_prompts, write_questions
 from benchledger.errors import BadInput
 
 __all__ = ["MIN_MESSAGES", "SynthDomain", "SynthSummary", "synthesize_groupmem"]

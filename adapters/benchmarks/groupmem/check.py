@@ -14,10 +14,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, computed_field
 
-from benchledger.adapters.benchmarks.groupmem import (
+from benchledger.adapters.benchmarks.groupmem.loader import (
     KINDS, corpus_path, parse_question_file, questions_dir, read_corpus, unknown_kind_files,
 )
-from benchledger.adapters.benchmarks.groupmem_files import DOMAIN_PATTERN, check_domain
+from benchledger.adapters.benchmarks.groupmem.files import DOMAIN_PATTERN, check_domain
 from benchledger.errors import BadInput
 
 __all__ = ["DomainCheck", "CheckReport", "check_groupmem"]

@@ -34,10 +34,10 @@ import structlog
 from pydantic import ValidationError
 
 from benchledger.adapters.benchmarks.base import Dataset, Document, Prompts, Question
-from benchledger.adapters.benchmarks.groupmem_files import (
+from benchledger.adapters.benchmarks.groupmem.files import (
     check_domain, line_at, read_text, scan_channels,
 )
-from benchledger.adapters.benchmarks.groupmem_schema import (
+from benchledger.adapters.benchmarks.groupmem.schema import (
     ABSTENTION_GOLD, KINDS, SURROGATE_ESCAPE, RawMessage, RawQuestion, extras_as_strings,
     is_encodable,
 )

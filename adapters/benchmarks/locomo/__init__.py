@@ -1,0 +1,1 @@
+"""LoCoMo: very long two-person conversations, five QA categories, evidence labels per turn."""

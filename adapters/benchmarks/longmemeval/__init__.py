@@ -1,0 +1,1 @@
+"""LongMemEval: one haystack of chat sessions per question, six question types plus abstention."""

@@ -1,0 +1,1 @@
+"""Memora: persona histories by period, judged per criterion and scored with FAMA."""
