@@ -1,0 +1,156 @@
+"""Conformance: recompute the official evaluation code's outputs with benchledger's own code.
+
+`../shared/data/conformance/` holds inputs and the outputs each benchmark's official code produced
+on them. A benchmark folder that can be checked has a `conformance` module exposing `CHECKS`, a
+tuple of `FixtureCheck`s. Each check claims fixture files by name pattern (and, where names are
+ambiguous, by a key the JSON must hold), recomputes every case with benchledger's scorers,
+parsers and metric code, and returns a `FixtureResult`: how many cases, how many matched exactly
+(counts and strings exactly, floats within `FLOAT_TOLERANCE`), and the first mismatch.
+
+`run_conformance(folder)` finds the fixtures under a folder whatever prefix their files carry and
+runs every check that claims them; `benchledger conformance DIR` prints the table and exits 1 on
+any mismatch.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+import json
+import math
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "FLOAT_TOLERANCE", "ConformanceOptions", "FixtureCheck", "FixtureResult", "Comparison",
+    "same_value", "run_conformance", "all_checks",
+]
+
+FLOAT_TOLERANCE = 1e-12
+BENCHMARK_PACKAGES = ("groupmem", "locomo", "longmemeval", "memora")
+
+
+@dataclass(frozen=True)
+class ConformanceOptions:
+    """What a check may need besides its fixture files."""
+
+    locomo_release: Path | None = None
+    """The LoCoMo release file the LoCoMo predictions point into (`--locomo-release`)."""
+
+
+@dataclass
+class FixtureResult:
+    """One fixture file checked: its cases, the exact matches, and the first mismatch if any."""
+
+    file: str
+    check: str
+    cases: int = 0
+    matches: int = 0
+    first_mismatch: str | None = None
+    skipped: str | None = None
+    """Why the file could not be checked (a missing release file, say); counts as a failure."""
+
+    @property
+    def ok(self) -> bool:
+        return self.skipped is None and self.cases > 0 and self.matches == self.cases
+
+
+@dataclass
+class Comparison:
+    """Accumulates case comparisons for one fixture file, keeping the first mismatch."""
+
+    result: FixtureResult
+    _case_failed: bool = field(default=False, repr=False)
+
+    def case(self, case_id: str, pairs: Iterable[tuple[str, Any, Any]]) -> bool:
+        """Compare (what, expected, got) triples of one case; True when all match."""
+        self.result.cases += 1
+        for what, expected, got in pairs:
+            if not same_value(expected, got):
+                if self.result.first_mismatch is None:
+                    self.result.first_mismatch = (
+                        f"{case_id}: {what} expected {_show(expected)}, got {_show(got)}")
+                return False
+        self.result.matches += 1
+        return True
+
+
+@dataclass(frozen=True)
+class FixtureCheck:
+    """Claims fixture files by name (and a JSON key where names are ambiguous) and checks them."""
+
+    name: str
+    """What is checked, e.g. "locomo.qa_scores"."""
+    pattern: str
+    """fnmatch pattern on the file name, e.g. "*-evidence-recall.json"."""
+    run: Callable[[Path, ConformanceOptions], FixtureResult]
+    requires_key: str | None = None
+    """A top-level key the JSON object must hold for this check to claim the file."""
+
+    def claims(self, path: Path) -> bool:
+        if not fnmatch.fnmatch(path.name, self.pattern):
+            return False
+        if self.requires_key is None:
+            return True
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+        return isinstance(data, dict) and self.requires_key in data
+
+
+def same_value(expected: Any, got: Any) -> bool:
+    """Counts and strings exactly, floats within FLOAT_TOLERANCE, containers element by element."""
+    if isinstance(expected, bool) or isinstance(got, bool):
+        return expected is got or (type(expected) is type(got) and expected == got)
+    if isinstance(expected, float) or isinstance(got, float):
+        if expected is None or got is None or isinstance(expected, str) or isinstance(got, str):
+            return False
+        if math.isnan(expected) or math.isnan(got):
+            return math.isnan(expected) and math.isnan(got)
+        return abs(float(expected) - float(got)) <= FLOAT_TOLERANCE
+    if isinstance(expected, dict) and isinstance(got, dict):
+        return expected.keys() == got.keys() and all(same_value(expected[k], got[k]) for k in expected)
+    if isinstance(expected, (list, tuple)) and isinstance(got, (list, tuple)):
+        return len(expected) == len(got) and all(same_value(e, g) for e, g in zip(expected, got))
+    return type(expected) is type(got) and expected == got
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def all_checks() -> list[FixtureCheck]:
+    """Every benchmark's checks, from the `conformance` module of each benchmark folder."""
+    checks: list[FixtureCheck] = []
+    for package in BENCHMARK_PACKAGES:
+        try:
+            module = importlib.import_module(f"{__package__}.{package}.conformance")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__package__}.{package}.conformance":
+                raise
+            continue
+        checks.extend(module.CHECKS)
+    return checks
+
+
+def _files(folder: Path) -> Iterator[Path]:
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and "release" not in path.relative_to(folder).parts:
+            yield path
+
+
+def run_conformance(folder: Path, options: ConformanceOptions | None = None,
+                    checks: list[FixtureCheck] | None = None) -> list[FixtureResult]:
+    """Run every check on every fixture file under `folder` that it claims, in path order."""
+    options = options or ConformanceOptions()
+    checks = all_checks() if checks is None else checks
+    results = []
+    for path in _files(folder):
+        for check in checks:
+            if check.claims(path):
+                results.append(check.run(path, options))
+    return results
