@@ -11,6 +11,8 @@ retried, and the finish), and read back once. The figure is the time of the proj
 from __future__ import annotations
 
 import time
+
+from benchledger.adapters.benchmarks.groupmem.publishable import CONDITIONS as GROUPMEM_CONDITIONS
 from benchledger.bench import register
 from benchledger.bench.corpus import scratch_dir
 from benchledger.bench.synthetic import question_events, run_started
@@ -71,8 +73,8 @@ def fold_50k_s(quick: bool) -> dict[str, float]:
         raise RuntimeError(f"stored {len(stored)} events, expected {n_events}")
 
     def project() -> None:
-        report = build_report(run_id, stored)
-        scorecard_value(run_id, stored)
+        report = build_report(run_id, stored, conditions=GROUPMEM_CONDITIONS)
+        scorecard_value(run_id, stored, GROUPMEM_CONDITIONS)
         entries = failure_entries(fold_run(run_id, stored))
         if report.run_status != "completed" or not entries:
             raise RuntimeError("the synthetic run did not fold as a completed run with failures")

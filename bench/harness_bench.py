@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import os
 import time
+
 from benchledger.bench import register
 from benchledger.bench.corpus import scratch_dir, synth_dataset, with_questions
 from benchledger.bench.loopback_process import served_loopback
 from benchledger.cli.logging_setup import configure_logging
-from benchledger.orchestration.session import run_dataset
-from benchledger.orchestration.settings import RunSettings
 from benchledger.ledger.store import Ledger
+from benchledger.orchestration.session import run_dataset
+from benchledger.settings import RunSettings
 
 __all__ = ["timed_run", "harness_questions_per_s", "concurrency_efficiency"]
 

@@ -11,10 +11,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from benchledger.ledger.events import (
-    ContextRecalled, Event, Judged, PlannedQuestion, Provenance, QuestionAnswered,
+    ContextRecalled, Event, Judged, Provenance, QuestionAnswered,
     QuestionsPlanned, RecalledItem, RunConfig, RunStarted,
 )
 from benchledger.ledger.store import Ledger
+from benchledger.settings import RunSettings, Selection
+from benchledger.values import Question
 
 __all__ = ["run_started", "question_events", "fill_ledger"]
 
@@ -24,10 +26,11 @@ _DIGEST = "ab" * 32
 def run_started(questions: int) -> list[Event]:
     """RunStarted and QuestionsPlanned for a synthetic run of `questions` questions."""
     config = RunConfig(benchmark="GroupMemBench", subset="Finance", corpus_path="/data/gm",
+                       selection=Selection(domain="Finance"), settings=RunSettings(memory_store=Path("/m.db")),
                        memory="sqlite", memory_version="1", agent_model="offline-agent",
-                       judge_model="offline-judge", offline_models=True, protocol="typed", k=10)
+                       judge_model="offline-judge", offline_models=True)
     provenance = Provenance(package_version="0.1.0", python="3.11")
-    planned = tuple(PlannedQuestion(question_id=f"q{i:06d}", kind="single_hop",
+    planned = tuple(Question(question_id=f"q{i:06d}", kind="single_hop",
                                     text=f"What did User_{i % 40} decide about budget line {i}?",
                                     gold=f"Line {i} was approved.") for i in range(questions))
     return [RunStarted(config=config, provenance=provenance),

@@ -1,4 +1,4 @@
-"""Typed errors, translated to one CLI line in one place (`cli.errors`).
+"""Typed errors, translated to one CLI line in one place (`benchledger.cli.main`).
 
 Every error carries the exit code the CLI should use and a message that says what to do next.
 Code never branches on an error's text.

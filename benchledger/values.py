@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["Usage", "Criterion"]
+__all__ = ["Usage", "Criterion", "Question"]
 
 
 class Usage(BaseModel):
     """Tokens a model call used, as the endpoint reported them."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
 
     prompt_tokens: int = 0
     """Tokens of the request (system prompt, context, question)."""
@@ -23,7 +24,7 @@ class Usage(BaseModel):
 class Criterion(BaseModel):
     """One Memora evaluation question asked about a candidate answer."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     criterion_id: str
     """The release's evaluation_question_id."""
@@ -33,3 +34,34 @@ class Criterion(BaseModel):
     """The answer a correct candidate earns."""
     kind: Literal["memory_presence", "forgetting_absence"]
     """memory_presence (something must be remembered) or forgetting_absence (something must not be)."""
+
+
+class Question(BaseModel):
+    """One scored item, as a benchmark adapter reads it and as `QuestionsPlanned` records it.
+
+    Gold, evidence and criteria are kept on the ledger (so rejudge needs no corpus) and never
+    reach a memory system.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    question_id: str
+    """Id unique within the dataset (GroupMemBench ids are prefixed by kind already)."""
+    kind: str
+    """The benchmark's question category (GroupMemBench kind, LoCoMo mapped category)."""
+    text: str
+    """The question as released."""
+    asking_user: str | None = None
+    """The user who asks; recall and answering happen as this user."""
+    gold: str
+    """The released gold answer, as a string."""
+    abstention: bool = False
+    """True when the correct behaviour is to say the information is not there."""
+    scope_key: str = "default"
+    """Which scope of the dataset holds this question's memory."""
+    evidence: tuple[str, ...] = ()
+    """doc_ids (or session ids) the release labels as evidence."""
+    question_time: datetime | None = None
+    """When the question is asked, if the release says."""
+    criteria: tuple[Criterion, ...] = ()
+    """Memora evaluation questions; empty elsewhere."""

@@ -1,34 +1,51 @@
-"""Option blocks shared by every `run` subcommand (and resume/rejudge), defined once.
+"""Option blocks shared by every `run` and `retrieval` subcommand (and resume/rejudge), defined once.
 
-Flag names match `RunSettings` field names, so `settings_from_options` is a plain mapping.
+Flag names match `RunSettings` field names and every default is read from `RunSettings`
+(`benchledger.settings`), so the CLI, resume and library callers share one set of defaults. A
+benchmark's selection options are built from its declared selection model: each field becomes an
+option named after it (its kinds option after the benchmark's `kind_label`), typed and documented
+by the field.
 """
 
 from __future__ import annotations
 
+import types
+import typing
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Literal
 
 import click
+from pydantic.fields import FieldInfo
+
+from benchledger.adapters.benchmarks.registry import Benchmark
 from benchledger.cli.common import AppContext
 from benchledger.cli.logging_setup import register_secret_env
 from benchledger.errors import BadInput
-from benchledger.orchestration.settings import RunSettings
+from benchledger.settings import Mode, RunSettings, Selection, setting_default
 
-__all__ = ["memory_options", "model_options", "run_options", "memory_from_options", "settings_from_options",
-           "split_csv"]
+__all__ = [
+    "memory_options", "model_options", "run_options", "k_option", "keep_option", "selection_options",
+    "selection_from_options", "memory_from_options", "settings_from_options", "split_csv",
+]
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
-def _stack(*decorators: Callable) -> Callable:
-    def apply(fn: Callable) -> Callable:
+def _stack(*decorators: Decorator) -> Decorator:
+    def apply(fn: Callable[..., Any]) -> Callable[..., Any]:
         for decorator in reversed(decorators):
             fn = decorator(fn)
         return fn
     return apply
 
 
+def _help(name: str) -> str:
+    return RunSettings.model_fields[name].description or ""
+
+
 memory_options = _stack(
-    click.option("--memory", default="sqlite", show_default=True,
-                 help="Memory system under test (see `benchledger memories`)."),
+    click.option("--memory", default=setting_default("memory"), show_default=True, help=_help("memory")),
     click.option("--memory-url", default=None,
                  help="For --memory http: the server's base URL (see `benchledger serve-memory`)."),
     click.option("--memory-token-env", default=None,
@@ -38,32 +55,35 @@ memory_options = _stack(
 )
 
 model_options = _stack(
-    click.option("--agent-model", default=None,
-                 help="Answer model at --base-url; none means the offline extractive baseline."),
-    click.option("--judge-model", default=None, help="Judge model [default: the agent model]."),
+    click.option("--agent-model", default=None, help=_help("agent_model")),
+    click.option("--judge-model", default=None, help=_help("judge_model")),
     click.option("--base-url", default=None, envvar="OPENAI_BASE_URL",
                  help="OpenAI-compatible endpoint (also $OPENAI_BASE_URL)."),
-    click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
-                 help="Environment variable holding the API key (its value is never recorded)."),
-    click.option("--protocol", type=click.Choice(["reference", "typed"]), default="reference", show_default=True,
-                 help="reference: the release's prompts and Final: lines; typed: JSON-schema answers."),
-    click.option("--concurrency", type=click.IntRange(1, 256), default=4, show_default=True,
-                 help="Model calls in flight at once."),
-    click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
-                 help="Seconds before a model call times out (then it is retried)."),
-    click.option("--max-attempts", type=click.IntRange(1, 20), default=6, show_default=True,
-                 help="Attempts per model call on 429, 5xx, timeouts and resets (with backoff)."),
-    click.option("--backoff-base", type=click.FloatRange(min=0.01), default=0.5, show_default=True,
-                 help="First retry wait in seconds; doubles each attempt (a Retry-After is always honoured)."),
+    click.option("--api-key-env", default=setting_default("api_key_env"), show_default=True,
+                 help=_help("api_key_env")),
+    click.option("--protocol", type=click.Choice(["reference", "typed", "official"]), default=None,
+                 help="reference: the release's prompts and Final: lines; typed: JSON-schema answers; "
+                      "official: the benchmark's own evaluation protocol [default: the benchmark's]."),
+    click.option("--concurrency", type=click.IntRange(1, 256), default=setting_default("concurrency"),
+                 show_default=True, help=_help("concurrency")),
+    click.option("--timeout", type=click.FloatRange(min=0.1), default=setting_default("timeout"),
+                 show_default=True, help=_help("timeout")),
+    click.option("--max-attempts", type=click.IntRange(1, 20), default=setting_default("max_attempts"),
+                 show_default=True, help=_help("max_attempts")),
+    click.option("--backoff-base", type=click.FloatRange(min=0.01), default=setting_default("backoff_base"),
+                 show_default=True, help=_help("backoff_base")),
 )
 
+k_option = click.option("--k", type=click.IntRange(min=1), default=setting_default("k"), show_default=True,
+                        help=_help("k"))
+keep_option = click.option("--keep", is_flag=True, help=_help("keep"))
+
 run_options = _stack(
-    click.option("--k", type=click.IntRange(min=1), default=10, show_default=True, help="Candidates recalled."),
-    click.option("--token-budget", type=click.IntRange(min=1), default=None,
-                 help="Estimated-token budget for the packed context."),
-    click.option("--prepare/--no-prepare", default=True, show_default=True,
-                 help="--no-prepare reuses a kept scope after the same completeness check."),
-    click.option("--keep", is_flag=True, help="Keep the memory scope after the run (default: purge it)."),
+    k_option,
+    click.option("--token-budget", type=click.IntRange(min=1), default=None, help=_help("token_budget")),
+    click.option("--prepare/--no-prepare", default=setting_default("prepare"), show_default=True,
+                 help=_help("prepare")),
+    keep_option,
     click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
                  help="Write the report JSON here."),
 )
@@ -72,6 +92,71 @@ run_options = _stack(
 def split_csv(values: tuple[str, ...]) -> list[str]:
     """--kinds a,b --kinds c -> [a, b, c]."""
     return [v.strip() for value in values for v in value.split(",") if v.strip()]
+
+
+# -- a benchmark's selection as options ---------------------------------------------------------
+
+
+def _option_name(benchmark: Benchmark, field: str, info: FieldInfo) -> str:
+    extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+    if isinstance(extra.get("option"), str):
+        return str(extra["option"])
+    return benchmark.kind_label if field == "kinds" else field.replace("_", "-")
+
+
+def _is_list(annotation: Any) -> bool:
+    return typing.get_origin(annotation) in (tuple, list)
+
+
+def _option_for(benchmark: Benchmark, field: str, info: FieldInfo) -> Decorator | None:
+    annotation = info.annotation
+    if annotation is type(None):  # a shared field this benchmark does not offer
+        return None
+    name = _option_name(benchmark, field, info)
+    help_text = info.description or ""
+    if field == "kinds":
+        listed = ", ".join(benchmark.kinds) if benchmark.kinds else "see the release"
+        help_text = f"{benchmark.kind_label.capitalize()} to ask (comma-separated or repeated): {listed} [default: all]."
+    elif field == "question_limit":
+        help_text = f"Ask only {benchmark.question_limit_means} (diagnostic)."
+    if _is_list(annotation):
+        return click.option(f"--{name}", field, multiple=True, help=help_text)
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    base = args[0] if isinstance(annotation, types.UnionType) and len(args) == 1 else annotation
+    required = info.is_required()
+    if typing.get_origin(base) is Literal:
+        return click.option(f"--{name}", field, type=click.Choice([str(a) for a in typing.get_args(base)]),
+                            required=required, help=help_text)
+    if base is int:
+        minimum = next((getattr(m, "ge") for m in info.metadata if hasattr(m, "ge")), None)
+        return click.option(f"--{name}", field, type=click.IntRange(min=minimum), default=None,
+                            required=required, help=help_text)
+    return click.option(f"--{name}", field, type=str, required=required, default=None, help=help_text)
+
+
+def selection_options(benchmark: Benchmark) -> Decorator:
+    """The click options of a benchmark's selection fields."""
+    fields = benchmark.selection_model.model_fields
+    own_first = sorted(fields, key=lambda name: name in Selection.model_fields)  # the benchmark's own first
+    options = [option for field in own_first if (option := _option_for(benchmark, field, fields[field])) is not None]
+    return _stack(*options)
+
+
+def selection_from_options(benchmark: Benchmark, opts: dict[str, Any]) -> Selection:
+    """The benchmark's typed selection from the option values (taken out of `opts`)."""
+    values: dict[str, Any] = {}
+    for field, info in benchmark.selection_model.model_fields.items():
+        if field not in opts:
+            continue
+        value = opts.pop(field)
+        if _is_list(info.annotation):
+            value = tuple(split_csv(value))
+        if value is not None and value != ():
+            values[field] = value
+    return benchmark.selection_of(values)
+
+
+# -- settings -----------------------------------------------------------------------------------
 
 
 def memory_from_options(app: AppContext, opts: dict[str, Any]) -> tuple[str, Path, dict[str, str]]:
@@ -89,12 +174,9 @@ def memory_from_options(app: AppContext, opts: dict[str, Any]) -> tuple[str, Pat
     return memory, store, memory_options
 
 
-def settings_from_options(app: AppContext, opts: dict[str, Any]) -> RunSettings:
+def settings_from_options(app: AppContext, opts: dict[str, Any], *, mode: Mode = "qa") -> RunSettings:
+    """RunSettings from the option blocks; options a command does not offer keep their defaults."""
     memory, store, memory_options = memory_from_options(app, opts)
-    return RunSettings(
-        memory=memory, memory_store=store, memory_options=memory_options, k=opts["k"],
-        token_budget=opts.get("token_budget"), protocol=opts["protocol"], agent_model=opts.get("agent_model"),
-        judge_model=opts.get("judge_model"), base_url=opts.get("base_url"), api_key_env=opts["api_key_env"],
-        concurrency=opts["concurrency"], prepare=opts["prepare"], keep=opts["keep"], timeout=opts["timeout"],
-        max_attempts=opts["max_attempts"], backoff_base=opts["backoff_base"],
-    )
+    given = {name: opts[name] for name in RunSettings.model_fields if name in opts and opts[name] is not None}
+    given.update(mode=mode, memory=memory, memory_store=store, memory_options=memory_options)
+    return RunSettings.model_validate(given)

@@ -12,12 +12,12 @@ from typing import Callable
 
 import click
 import structlog
-__all__ = ["Progress", "make_progress"]
+__all__ = ["ProgressDisplay", "make_progress"]
 
 log = structlog.get_logger("benchledger.progress")
 
 
-class Progress:
+class ProgressDisplay:
     def __init__(self, log_format: str, stream=None) -> None:
         self.log_format = log_format
         self.stream = stream or sys.stderr
@@ -56,4 +56,4 @@ class Progress:
 
 
 def make_progress(log_format: str) -> Callable[[str, int, int], None]:
-    return Progress(log_format)
+    return ProgressDisplay(log_format)

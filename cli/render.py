@@ -8,18 +8,18 @@ import tempfile
 from pathlib import Path
 
 import click
-from benchledger.projections import build_report
+from benchledger.orchestration.reports import report_of
 from benchledger.projections.report import Report
+from benchledger.projections.state import fold_run
 from benchledger.projections.scorecard import render_scorecard
 
 __all__ = ["report_for", "show_report", "write_json_atomic"]
 
 
 def report_for(ledger, run_id: str, *, scorer_id: str | None = None, scoring_rule: int | None = None) -> Report:
-    kwargs = {"scorer_id": scorer_id}
-    if scoring_rule is not None:
-        kwargs["scoring_rule"] = scoring_rule
-    return build_report(run_id, ledger.events(run_id), **kwargs)
+    """The report of a recorded run under its benchmark's conditions."""
+    rule = {"scoring_rule": scoring_rule} if scoring_rule is not None else {}
+    return report_of(fold_run(run_id, ledger.events(run_id)), scorer_id=scorer_id, **rule)
 
 
 def write_json_atomic(path: Path, value) -> None:

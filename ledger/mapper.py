@@ -4,29 +4,21 @@ The stored row is not the domain event: `StoredEvent` is the row (seq, run, posi
 hashes, the stored `schema_version`) holding the typed event read from its JSON payload. A row
 written under an older `schema_version` of its event class is passed through the registered
 upcasters one version at a time (`UPCASTERS[(type, from_version)]`, a pure dict -> dict
-function) before it is validated; the row itself is never rewritten, so its hash still holds.
+function, `benchledger.ledger.upcasts`) before it is validated; the row itself is never
+rewritten, so its hash still holds.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from benchledger.errors import LedgerError
 from benchledger.ledger.events import EVENT_TYPES, AnyEvent, Event, any_event_adapter
+from benchledger.ledger.upcasts import UPCASTERS
 
-__all__ = [
-    "StoredEvent", "Upcaster", "UPCASTERS", "upcaster", "ROW_COLUMNS", "row_to_stored",
-    "event_row", "stored_event",
-]
-
-Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
-
-UPCASTERS: dict[tuple[str, int], Upcaster] = {}
-"""(event type, schema version it reads) -> function returning the payload one version later."""
+__all__ = ["StoredEvent", "ROW_COLUMNS", "row_to_stored", "event_row", "stored_event"]
 
 ROW_COLUMNS = ("seq, run_id, position, type, schema_version, recorded_at, idempotency_key, "
                "payload, prev_hash, hash")
@@ -75,14 +67,6 @@ def stored_event(seq: int, run_id: str, position: int, type_: str, schema_versio
     _set(stored, "__pydantic_extra__", None)
     _set(stored, "__pydantic_private__", None)
     return stored
-
-
-def upcaster(event_type: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
-    """Register a function that lifts a payload of `event_type` from `from_version` by one."""
-    def register(function: Upcaster) -> Upcaster:
-        UPCASTERS[(event_type, from_version)] = function
-        return function
-    return register
 
 
 def _read_event(type_: str, schema_version: int, payload: str) -> Event:

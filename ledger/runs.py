@@ -17,7 +17,8 @@ _RUNS = """SELECT r.run_id, r.n,
     COALESCE(s.recorded_at, (SELECT f.recorded_at FROM events f WHERE f.seq = r.first_seq)),
     json_extract(s.payload, '$.config.benchmark'), json_extract(s.payload, '$.config.subset'),
     json_extract(s.payload, '$.config.memory'),
-    COALESCE(json_extract(s.payload, '$.config.extra.mode'), 'qa'),
+    COALESCE(json_extract(s.payload, '$.config.settings.mode'), json_extract(s.payload, '$.config.extra.mode'),
+             'qa'),
     (SELECT json_extract(x.payload, '$.status') FROM events x
      WHERE x.run_id = r.run_id AND x.type = 'RunFinished' ORDER BY x.position DESC LIMIT 1)
   FROM (SELECT run_id, MIN(seq) AS first_seq, COUNT(*) AS n FROM events GROUP BY run_id) AS r

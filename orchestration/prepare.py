@@ -7,24 +7,20 @@ memory system itself reports at least the selected documents and nothing pending
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import structlog
+
 from benchledger.adapters.benchmarks.base import Dataset
 from benchledger.adapters.memory.protocol import MemorySystem
+from benchledger.callbacks import Progress, Redact, no_progress
 from benchledger.ledger.events import (
     ChunkExtracted, CorpusFingerprinted, Failed, MessagesIngested, ScopePurged, ScopeVerified, cap_message,
 )
+from benchledger.ledger.recorder import EventWriter
+from benchledger.orchestration.leases import ScopeLeases
 
-__all__ = ["scope_names", "dataset_fingerprint", "fingerprint_event", "prepare_scopes", "verify_scopes", "purge_scopes", "Progress"]
+__all__ = ["scope_names", "dataset_fingerprint", "fingerprint_event", "prepare_scopes", "verify_scopes", "purge_scopes"]
 
 log = structlog.get_logger("benchledger.prepare")
-Progress = Callable[[str, int, int], None]
-
-
-def _no_progress(stage: str, done: int, total: int) -> None:
-    return None
-
 
 _last_fingerprint: tuple[Dataset, str] | None = None
 
@@ -54,19 +50,17 @@ def scope_names(dataset: Dataset) -> dict[str, str]:
 
 
 def fingerprint_event(dataset: Dataset) -> CorpusFingerprinted:
-    sel = dataset.selection
-    available = sel.get("messages_available", sel.get("documents_available", dataset.document_count))
     return CorpusFingerprinted(
         fingerprint=dataset_fingerprint(dataset),
         adapter_version=dataset.adapter_version,
         scopes=scope_names(dataset),
         expected_documents={key: len(docs) for key, docs in dataset.scopes.items()},
-        documents_available=int(available),  # type: ignore[arg-type]
+        documents_available=dataset.release.documents_available,
     )
 
 
-def prepare_scopes(ledger, run_id: str, dataset: Dataset, memory: MemorySystem, *, preparation: int,
-                   batch_size: int, progress: Progress = _no_progress) -> None:
+def prepare_scopes(ledger: EventWriter, run_id: str, dataset: Dataset, memory: MemorySystem, *, preparation: int,
+                   batch_size: int, progress: Progress = no_progress) -> None:
     """Ingest every scope in batches, then build it; one event per batch."""
     names = scope_names(dataset)
     total = dataset.document_count
@@ -90,7 +84,7 @@ def prepare_scopes(ledger, run_id: str, dataset: Dataset, memory: MemorySystem, 
             progress("build", built, total)
 
 
-def verify_scopes(ledger, run_id: str, dataset: Dataset, memory: MemorySystem, *, check: int) -> list[str]:
+def verify_scopes(ledger: EventWriter, run_id: str, dataset: Dataset, memory: MemorySystem, *, check: int) -> list[str]:
     """Record the memory system's own state of each scope; return the problems found (empty = ready)."""
     problems: list[str] = []
     names = scope_names(dataset)
@@ -110,9 +104,9 @@ def verify_scopes(ledger, run_id: str, dataset: Dataset, memory: MemorySystem, *
     return problems
 
 
-def purge_scopes(ledger, run_id: str, dataset: Dataset, memory: MemorySystem, *, attempt: int, redact,
-                 leases=None, preparation: int = 1) -> None:
-    """Release this run's leases (`ledger.run.leases`) and purge each scope no other live run holds."""
+def purge_scopes(ledger: EventWriter, run_id: str, dataset: Dataset, memory: MemorySystem, *, attempt: int,
+                 redact: Redact, leases: ScopeLeases | None = None, preparation: int = 1) -> None:
+    """Release this run's leases (`orchestration.leases`) and purge each scope no other live run holds."""
     names = scope_names(dataset)
     for key in dataset.scopes:
         others = leases.release(names[key], run_id) if leases is not None else []

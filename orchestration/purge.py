@@ -7,17 +7,19 @@ the same leases as a run's end, so a scope another live run still holds is left 
 from __future__ import annotations
 
 from benchledger.adapters.memory.registry import open_memory
+from benchledger.callbacks import Redact, no_redaction
 from benchledger.errors import BadInput
 from benchledger.ledger.events import Failed, ScopePurged, cap_message
+from benchledger.ledger.recorder import EventWriter
 from benchledger.orchestration.leases import ScopeLeases
 from benchledger.orchestration.ownership import run_writer
-from benchledger.orchestration.resume import settings_of
+from benchledger.orchestration.resume import recorded_settings
 from benchledger.projections.state import fold_run
 
 __all__ = ["purge_run"]
 
 
-def _purge_run(ledger, run_id: str, *, redact=lambda text: text) -> list[ScopePurged]:
+def _purge_run(ledger: EventWriter, run_id: str, *, redact: Redact = no_redaction) -> list[ScopePurged]:
     """Purge every scope of the run not purged yet; returns the ScopePurged events recorded."""
     state = fold_run(run_id, ledger.events(run_id))
     if state.started is None or state.corpus is None:
@@ -25,7 +27,10 @@ def _purge_run(ledger, run_id: str, *, redact=lambda text: text) -> list[ScopePu
     todo = {key: scope for key, scope in state.corpus.scopes.items() if key not in state.purged}
     if not todo:
         return []
-    settings = settings_of(state)
+    settings = recorded_settings(state)
+    if settings.memory_store is None:
+        raise BadInput(f"run {run_id} did not record its memory store, so its scopes cannot be found",
+                       field="run")
     memory = open_memory(settings.memory, settings.memory_store, **settings.memory_options)
     leases = ScopeLeases(settings.memory_store)
     recorded: list[ScopePurged] = []
@@ -52,7 +57,7 @@ def _purge_run(ledger, run_id: str, *, redact=lambda text: text) -> list[ScopePu
     return recorded
 
 
-def purge_run(ledger, run_id: str, *, redact=lambda text: text) -> list[ScopePurged]:
+def purge_run(ledger: EventWriter, run_id: str, *, redact: Redact = no_redaction) -> list[ScopePurged]:
     """Purge every scope of the run not purged yet, holding the run's writer lock."""
     with run_writer(ledger, run_id):
         return _purge_run(ledger, run_id, redact=redact)

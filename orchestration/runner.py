@@ -2,145 +2,161 @@
 
 The order of events for a run is RunStarted, QuestionsPlanned, CorpusFingerprinted,
 MessagesIngested (batched), ChunkExtracted (batched), ScopeVerified, ScorerStarted, then per
-question ContextRecalled, QuestionAnswered, Judged (or Failed), then ScopePurged and RunFinished.
-If the memory does not hold the selected corpus with nothing pending, scoring is refused: a Failed
-event at stage verify, RunFinished aborted, and `RunAborted` for the caller.
+question ContextRecalled, QuestionAnswered, Judged (or Failed), then ScopePurged and RunFinished
+(saved with the run's view in the same transaction). A retrieval run is the same pipeline with no
+models: no ScorerStarted, no answers, no verdicts. If the memory does not hold the selected corpus
+with nothing pending, scoring is refused: a Failed event at stage verify, RunFinished aborted, and
+`RunAborted` for the caller.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import dataclass
 
 import structlog
+
 from benchledger.adapters.benchmarks.base import Dataset
+from benchledger.adapters.benchmarks.registry import Benchmark
 from benchledger.adapters.memory.protocol import MemorySystem
 from benchledger.adapters.models.base import AnswerModel, JudgeModel
+from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
+from benchledger.clock import new_run_id
 from benchledger.errors import ConcurrencyConflict, RunAborted
 from benchledger.ledger.events import (
-    Failed, PlannedQuestion, QuestionsPlanned, RunConfig, RunFinished, RunStarted, ScorerStarted,
+    Event, Failed, QuestionsPlanned, RunConfig, RunFinished, RunStarted, ScorerStarted, cap_message,
 )
-from benchledger.clock import new_run_id
+from benchledger.ledger.recorder import EventWriter
+from benchledger.orchestration.asker import QuestionAsker, QuestionJob
 from benchledger.orchestration.leases import ScopeLeases
 from benchledger.orchestration.ownership import run_writer
-from benchledger.orchestration.prepare import fingerprint_event, prepare_scopes, purge_scopes, scope_names, verify_scopes
+from benchledger.orchestration.prepare import (
+    fingerprint_event, prepare_scopes, purge_scopes, scope_names, verify_scopes,
+)
 from benchledger.orchestration.provenance import collect_provenance
-from benchledger.orchestration.questions import QuestionJob, ask_questions
-from benchledger.orchestration.settings import RunSettings
 from benchledger.projections.state import fold_run
 from benchledger.projections.views import views_after
+from benchledger.settings import RunSettings
 
-__all__ = ["plan_events", "start_run", "execute"]
+__all__ = ["Models", "RunParts", "plan_events", "start_run", "execute"]
 
 log = structlog.get_logger("benchledger.run")
-Progress = Callable[[str, int, int], None]
+NO_MODEL = "none"
+"""The model name a retrieval run records: it asks no model."""
 
 
-def _planned(dataset: Dataset) -> tuple[PlannedQuestion, ...]:
-    return tuple(
-        PlannedQuestion(
-            question_id=q.question_id, kind=q.kind, text=q.text, asking_user=q.asking_user, gold=q.gold,
-            abstention=q.abstention, scope_key=q.scope_key, evidence=q.evidence,
-            question_time=q.question_time.isoformat() if q.question_time else None,
-            criteria=tuple(c.model_dump() for c in q.criteria),
-        )
-        for q in dataset.questions
-    )
+@dataclass(frozen=True)
+class Models:
+    """The answer and judge models of a question-answering run."""
+
+    answer: AnswerModel
+    judge: JudgeModel
+
+    @property
+    def prompt_hashes(self) -> dict[str, str]:
+        hashes: dict[str, str] = {}
+        for model in (self.answer, self.judge):
+            hashes.update(getattr(model, "prompt_hashes", {}) or {})
+        return hashes
+
+    @property
+    def judge_prompt_hash(self) -> str:
+        return (getattr(self.judge, "prompt_hashes", {}) or {}).get("judge_system", "")
 
 
-def _extra(settings: RunSettings, sel: dict) -> dict[str, str]:
-    """What resume needs to rebuild the same settings and dataset (no secrets: env var names only)."""
-    extra = {"memory_store": str(settings.memory_store), "api_key_env": settings.api_key_env,
-             "timeout": str(settings.timeout), "max_attempts": str(settings.max_attempts),
-             "backoff_base": str(settings.backoff_base),
-             "batch_size": str(settings.batch_size)}
-    if sel.get("conversation_ids"):
-        extra["conversation_ids"] = ",".join(sel["conversation_ids"])  # type: ignore[arg-type]
-    return extra
+@dataclass(frozen=True)
+class RunParts:
+    """What one attempt of a run works with: what to ask, of which memory, with which models."""
+
+    dataset: Dataset
+    benchmark: Benchmark
+    settings: RunSettings
+    """With the protocol resolved (never None)."""
+    memory: MemorySystem
+    models: Models | None
+    """None for a retrieval run."""
+    redact: Redact = no_redaction
+    progress: Progress = no_progress
 
 
-def plan_events(dataset: Dataset, settings: RunSettings, memory: MemorySystem, answer_model: AnswerModel,
-                judge_model: JudgeModel, prompt_hashes: dict[str, str]) -> list:
-    sel = dataset.selection
+def plan_events(parts: RunParts) -> list[Event]:
+    """RunStarted, QuestionsPlanned and CorpusFingerprinted of a new run."""
+    dataset, settings, models, memory = parts.dataset, parts.settings, parts.models, parts.memory
     config = RunConfig(
         benchmark=dataset.benchmark, subset=dataset.subset, corpus_path=dataset.source,
-        memory=memory.name, memory_version=memory.version,
-        memory_model=getattr(memory, "model", None),
-        memory_options=dict(settings.memory_options),  # a URL and env var names, never their values
-        agent_model=answer_model.name, judge_model=judge_model.name,
-        offline_models=bool(answer_model.offline or judge_model.offline),
-        base_url=settings.base_url, protocol=settings.protocol, k=settings.k,
-        token_budget=settings.token_budget, kinds=tuple(sel.get("kinds") or sel.get("categories") or ()),
-        message_limit=sel.get("message_limit"), question_limit=sel.get("question_limit"),
-        concurrency=settings.concurrency, keep=settings.keep, prompt_hashes=prompt_hashes,
+        selection=dataset.selection, settings=settings,
+        memory=memory.name, memory_version=memory.version, memory_model=getattr(memory, "model", None),
+        agent_model=models.answer.name if models else NO_MODEL,
+        judge_model=models.judge.name if models else NO_MODEL,
+        offline_models=bool(models is None or models.answer.offline or models.judge.offline),
+        prompt_hashes=models.prompt_hashes if models else {},
         reference_prompt_hashes=dataset.prompts.hashes if dataset.prompts else {},
-        extra=_extra(settings, sel),
+        evidence_level=dataset.release.evidence_level,
     )
-    plan = QuestionsPlanned(
-        questions=_planned(dataset),
-        available=int(sel.get("questions_available", len(dataset.questions))),
-        kinds_available=tuple(sel.get("kinds_available") or ()),
-    )
+    plan = QuestionsPlanned(questions=dataset.questions, available=dataset.release.questions_available,
+                            kinds_available=dataset.release.kinds_available)
     return [RunStarted(config=config, provenance=collect_provenance()), plan, fingerprint_event(dataset)]
 
 
-def execute(ledger, run_id: str, dataset: Dataset, settings: RunSettings, memory: MemorySystem,
-            answer_model: AnswerModel, judge_model: JudgeModel, *, attempt: int, prepare: bool,
-            redact: Callable[[str], str], progress: Progress) -> None:
+def execute(ledger: EventWriter, run_id: str, parts: RunParts, *, attempt: int, prepare: bool) -> None:
     """Prepare (if asked), verify, ask what is not yet recorded, purge, finish. Shared by run and resume."""
-    leases = ScopeLeases(settings.memory_store)
+    assert parts.settings.memory_store is not None
+    leases = ScopeLeases(parts.settings.memory_store)
     try:
-        _execute(ledger, run_id, dataset, settings, memory, answer_model, judge_model, attempt=attempt,
-                 prepare=prepare, redact=redact, progress=progress, leases=leases)
+        _execute(ledger, run_id, parts, attempt=attempt, prepare=prepare, leases=leases)
     except RunAborted:
-        for scope in scope_names(dataset).values():  # left for resume, no longer held by this process
+        for scope in scope_names(parts.dataset).values():  # left for resume, no longer held by this process
             leases.release(scope, run_id)
         raise
     finally:
         leases.close()
 
 
-def _execute(ledger, run_id, dataset, settings, memory, answer_model, judge_model, *, attempt, prepare,
-             redact, progress, leases) -> None:
+def _execute(ledger: EventWriter, run_id: str, parts: RunParts, *, attempt: int, prepare: bool,
+             leases: ScopeLeases) -> None:
+    dataset, settings, memory = parts.dataset, parts.settings, parts.memory
     for scope in scope_names(dataset).values():
         leases.acquire(scope, run_id)
     state = fold_run(run_id, ledger.events(run_id))
     if prepare:
         try:
             prepare_scopes(ledger, run_id, dataset, memory, preparation=state.preparation + 1,
-                           batch_size=settings.batch_size, progress=progress)
+                           batch_size=settings.batch_size, progress=parts.progress)
         except Exception as err:  # the memory system failed while preparing: record, abort, never score
-            _abort(ledger, run_id, "prepare", err, attempt, redact)
+            _abort(ledger, run_id, parts, "prepare", err, attempt)
     try:
         problems = verify_scopes(ledger, run_id, dataset, memory, check=attempt)
     except Exception as err:  # the memory system could not report its state: never score blind
-        _abort(ledger, run_id, "verify", err, attempt, redact)
+        _abort(ledger, run_id, parts, "verify", err, attempt)
     if problems:
-        _abort(ledger, run_id, "verify", RuntimeError("; ".join(problems)), attempt, redact,
+        _abort(ledger, run_id, parts, "verify", RuntimeError("; ".join(problems)), attempt,
                error_class="CorpusIncomplete")
     state = fold_run(run_id, ledger.events(run_id))
-    scorer_id = next(iter(state.scorers), "s1")  # the run's own scorer; rejudge adds others
-    if scorer_id not in state.scorers:
-        ledger.append(run_id, [ScorerStarted(
-            scorer_id=scorer_id, judge_model=judge_model.name, protocol=settings.protocol,
-            prompt_hash=(getattr(judge_model, "prompt_hashes", {}) or {}).get("judge_system", ""),
-            offline=judge_model.offline)])
-        state = fold_run(run_id, ledger.events(run_id))
-    job = QuestionJob(ledger=ledger, run_id=run_id, dataset=dataset, memory=memory,
-                      answer_model=answer_model, judge_model=judge_model, scorer_id=scorer_id,
-                      k=settings.k, token_budget=settings.token_budget, concurrency=settings.concurrency,
-                      attempt=attempt, redact=redact, progress=progress)
-    ask_questions(job, state)
+    scorer_id = None
+    if parts.models is not None:
+        scorer_id = next(iter(state.scorers), "s1")  # the run's own scorer; rejudge adds others
+        if scorer_id not in state.scorers:
+            ledger.append(run_id, [ScorerStarted(
+                scorer_id=scorer_id, judge_model=parts.models.judge.name, protocol=settings.protocol or "",
+                prompt_hash=parts.models.judge_prompt_hash, offline=parts.models.judge.offline)])
+            state = fold_run(run_id, ledger.events(run_id))
+    job = QuestionJob(
+        ledger=ledger, run_id=run_id, dataset=dataset, memory=memory,
+        answer_model=parts.models.answer if parts.models else None,
+        judge_model=parts.models.judge if parts.models else None, scorer_id=scorer_id,
+        k=settings.k, token_budget=settings.token_budget, concurrency=settings.concurrency,
+        attempt=attempt, redact=parts.redact, progress=parts.progress)
+    QuestionAsker(job).run(state)
     if settings.keep:
         for scope in scope_names(dataset).values():
             leases.release(scope, run_id)
     else:
-        purge_scopes(ledger, run_id, dataset, memory, attempt=attempt, redact=redact, leases=leases,
+        purge_scopes(ledger, run_id, dataset, memory, attempt=attempt, redact=parts.redact, leases=leases,
                      preparation=state.preparation)
-    _finish(ledger, run_id, [RunFinished(status="completed", attempt=attempt)])
+    finish(ledger, run_id, parts.benchmark, [RunFinished(status="completed", attempt=attempt)])
 
 
-def _finish(ledger, run_id: str, events: list) -> None:
-    """Append the closing events with the scorecard view they complete, in one transaction.
+def finish(ledger: EventWriter, run_id: str, benchmark: Benchmark, events: list[Event]) -> None:
+    """Append the closing events with the view they complete, in one transaction.
 
     The view is folded from the events read just before; `expected_position` makes the append fail
     (and this fold again) if another writer appended to the run in between.
@@ -148,7 +164,7 @@ def _finish(ledger, run_id: str, events: list) -> None:
     for _ in range(5):
         stored = ledger.events(run_id)
         try:
-            ledger.append(run_id, events, views=views_after(run_id, stored, events),
+            ledger.append(run_id, events, views=views_after(run_id, stored, events, benchmark.conditions),
                           expected_position=stored[-1].position if stored else 0)
             return
         except ConcurrencyConflict:
@@ -156,30 +172,25 @@ def _finish(ledger, run_id: str, events: list) -> None:
     raise ConcurrencyConflict(f"run {run_id} kept changing while it was being finished; resume it")
 
 
-def _abort(ledger, run_id: str, stage: str, err: BaseException, attempt: int, redact, *,
+def _abort(ledger: EventWriter, run_id: str, parts: RunParts, stage: str, err: BaseException, attempt: int, *,
            error_class: str | None = None) -> None:
-    from benchledger.ledger.events import cap_message
-
-    message = cap_message(redact(str(err)))
-    _finish(ledger, run_id, [
-        Failed(stage=stage, error_class=error_class or type(err).__name__, message=message, attempt=attempt),
+    message = cap_message(parts.redact(str(err)))
+    finish(ledger, run_id, parts.benchmark, [
+        Failed(stage=stage, error_class=error_class or type(err).__name__, message=message, attempt=attempt),  # type: ignore[arg-type]
         RunFinished(status="aborted", reason=f"{stage}: {message}", attempt=attempt),
     ])
     raise RunAborted(f"run {run_id} aborted at {stage}: {message}", run_id=run_id)
 
 
-def start_run(ledger, dataset: Dataset, settings: RunSettings, memory: MemorySystem,
-              answer_model: AnswerModel, judge_model: JudgeModel, *, prompt_hashes: dict[str, str],
-              redact: Callable[[str], str] = lambda s: s, progress: Progress = lambda *a: None,
-              run_id: str | None = None) -> str:
+def start_run(ledger: EventWriter, parts: RunParts, *, run_id: str | None = None) -> str:
     """Record a new run from start to finish; returns its id (also when the run aborts, via RunAborted)."""
     run_id = run_id or new_run_id()
-    prompts = [p.encode() for p in (dataset.prompts.agent_system, dataset.prompts.judge_system)] if dataset.prompts else []
+    dataset = parts.dataset
+    prompts = ([p.encode() for p in (dataset.prompts.agent_system, dataset.prompts.judge_system)]
+               if dataset.prompts else [])
     with run_writer(ledger, run_id):
-        ledger.append(run_id, plan_events(dataset, settings, memory, answer_model, judge_model, prompt_hashes),
-                      blobs=prompts)
+        ledger.append(run_id, plan_events(parts), blobs=prompts)
         log.info("run started", run_id=run_id, benchmark=dataset.benchmark, subset=dataset.subset,
-                 documents=dataset.document_count, questions=len(dataset.questions))
-        execute(ledger, run_id, dataset, settings, memory, answer_model, judge_model, attempt=1,
-                prepare=settings.prepare, redact=redact, progress=progress)
+                 mode=parts.settings.mode, documents=dataset.document_count, questions=len(dataset.questions))
+        execute(ledger, run_id, parts, attempt=1, prepare=parts.settings.prepare)
     return run_id

@@ -1,49 +1,82 @@
-"""Wire a run together: open the memory system and the models a user chose, then start the run.
+"""Wire a run together: the benchmark's declaration, the memory system and the models a user chose.
 
-This is the one call the CLI makes for `benchledger run ...`; tests and other tools can make it too.
+`run_dataset` is the one call the CLI makes for `benchledger run ...` and `benchledger retrieval
+...`; tests and other tools make it too. The settings' mode says which: a question-answering run
+opens an answer and a judge model, a retrieval run opens none.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from benchledger.adapters.benchmarks.base import Dataset
+from benchledger.adapters.benchmarks.base import Dataset, Prompts
+from benchledger.adapters.benchmarks.registry import Benchmark, benchmark_named
+from benchledger.adapters.memory.protocol import MemorySystem
 from benchledger.adapters.memory.registry import open_memory
 from benchledger.adapters.models.factory import build_models
 from benchledger.adapters.models.response_cache import ledger_cache
-from benchledger.orchestration.runner import start_run
-from benchledger.orchestration.settings import RunSettings
+from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
+from benchledger.errors import BadInput
+from benchledger.ledger.recorder import EventWriter
+from benchledger.orchestration.runner import Models, RunParts, start_run
+from benchledger.settings import RunSettings
 
-__all__ = ["run_dataset", "open_models", "prompt_hashes_of"]
+__all__ = ["run_dataset", "run_with", "open_models", "open_run_memory", "resolved_settings"]
 
 
-def open_models(ledger, dataset: Dataset, settings: RunSettings, *, judge_model: str | None = None,
-                protocol: str | None = None):
-    return build_models(
+def resolved_settings(benchmark: Benchmark, settings: RunSettings) -> RunSettings:
+    """The settings as recorded: the protocol resolved against what the benchmark offers."""
+    if settings.memory_store is None:
+        raise BadInput("a run needs an evaluation memory store path (memory_store)", field="memory_store")
+    if settings.mode == "retrieval":
+        if not benchmark.retrieval:
+            raise BadInput(f"{benchmark.name} labels no evidence, so it has no retrieval run", field="benchmark")
+        return settings.model_copy(update={"protocol": None, "agent_model": None, "judge_model": None})
+    return settings.model_copy(update={"protocol": benchmark.check_protocol(settings.protocol)})
+
+
+def open_models(ledger: EventWriter, settings: RunSettings, prompts: Prompts | None, *,
+                judge_model: str | None = None) -> Models:
+    """The answer and judge models the settings name (offline ones when none is named)."""
+    answer, judge = build_models(
         agent_model=settings.agent_model, judge_model=judge_model or settings.judge_model,
-        protocol=protocol or settings.protocol, base_url=settings.base_url,
+        protocol=settings.protocol or "typed", base_url=settings.base_url,  # type: ignore[arg-type]
         api_key_env=settings.api_key_env, cache=ledger_cache(ledger), timeout=settings.timeout,
-        max_attempts=settings.max_attempts, backoff_base=settings.backoff_base, prompts=dataset.prompts,
+        max_attempts=settings.max_attempts, backoff_base=settings.backoff_base, prompts=prompts,
     )
+    return Models(answer=answer, judge=judge)
 
 
-def prompt_hashes_of(answer_model, judge_model) -> dict[str, str]:
-    hashes: dict[str, str] = {}
-    for model in (answer_model, judge_model):
-        hashes.update(getattr(model, "prompt_hashes", {}) or {})
-    return hashes
-
-
-def run_dataset(ledger, dataset: Dataset, settings: RunSettings, *,
-                redact: Callable[[str], str] = lambda s: s,
-                progress: Callable[[str, int, int], None] = lambda *a: None) -> str:
-    """Run `dataset` against the chosen memory and models; returns the run id."""
-    answer_model, judge_model = open_models(ledger, dataset, settings)
+def open_run_memory(settings: RunSettings) -> MemorySystem:
+    """The memory system under test on its evaluation store."""
+    assert settings.memory_store is not None
     settings.memory_store.parent.mkdir(parents=True, exist_ok=True)
-    memory = open_memory(settings.memory, settings.memory_store, **settings.memory_options)
+    return open_memory(settings.memory, settings.memory_store, **settings.memory_options)
+
+
+def run_dataset(ledger: EventWriter, dataset: Dataset, settings: RunSettings, *,
+                redact: Redact = no_redaction, progress: Progress = no_progress) -> str:
+    """Run `dataset` against the memory (and models, in qa mode) the settings name; returns the run id."""
+    benchmark = benchmark_named(dataset.benchmark)
+    settings = resolved_settings(benchmark, settings)
+    models = open_models(ledger, settings, dataset.prompts) if settings.mode == "qa" else None
+    memory = open_run_memory(settings)
     try:
-        return start_run(ledger, dataset, settings, memory, answer_model, judge_model,
-                         prompt_hashes=prompt_hashes_of(answer_model, judge_model),
-                         redact=redact, progress=progress)
+        return run_with(ledger, dataset, settings, memory, models=models, redact=redact, progress=progress)
     finally:
         memory.close()
+
+
+def run_with(ledger: EventWriter, dataset: Dataset, settings: RunSettings, memory: MemorySystem, *,
+             models: Models | None = None, redact: Redact = no_redaction, progress: Progress = no_progress) -> str:
+    """Run `dataset` against a memory system (and models) the caller opened; returns the run id.
+
+    The lower-level entry for tools and tests that hold their own memory system object. In qa mode
+    without `models`, the models the settings name are opened. `settings.memory_store` still names
+    where the scope leases live.
+    """
+    benchmark = benchmark_named(dataset.benchmark)
+    settings = resolved_settings(benchmark, settings)
+    if settings.mode == "qa" and models is None:
+        models = open_models(ledger, settings, dataset.prompts)
+    parts = RunParts(dataset=dataset, benchmark=benchmark, settings=settings, memory=memory,
+                     models=models if settings.mode == "qa" else None, redact=redact, progress=progress)
+    return start_run(ledger, parts)

@@ -11,11 +11,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Any, Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from benchledger.errors import BadInput
 from benchledger.projections.diff import pick_scorer
 from benchledger.projections.export_html import render_html
+from benchledger.projections.publishable import Check
 from benchledger.projections.report import Report, report_from_state
 from benchledger.projections.state import QuestionState, RunState
 
@@ -110,13 +112,16 @@ def export_html(report: Report, rows: list[dict[str, Any]], contexts: dict[str, 
 FORMATS = ("json", "csv", "html")
 
 
-def export_run(state: RunState, get_blob: Callable[[str], bytes], fmt: str, *, scorer_id: str | None = None) -> str:
-    """A run exported in one of FORMATS, for one scorer (default: the newest). Pure but for get_blob."""
+def export_run(state: RunState, get_blob: Callable[[str], bytes], fmt: str, *, conditions: Sequence[Check],
+               scorer_id: str | None = None) -> str:
+    """A run exported in one of FORMATS, for one scorer (default: the newest). Pure but for get_blob.
+
+    `conditions` are the run's benchmark's publishable conditions (the report's verdict)."""
     if fmt not in FORMATS:
         raise BadInput(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}", field="format")
     scorer = pick_scorer(state, scorer_id)
     rows = export_rows(state, get_blob, scorer_id=scorer)
     if fmt == "csv":
         return export_csv(rows)
-    report = report_from_state(state, scorer_id=scorer)
+    report = report_from_state(state, conditions=conditions, scorer_id=scorer)
     return export_json(report, rows) if fmt == "json" else export_html(report, rows)

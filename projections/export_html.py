@@ -34,7 +34,7 @@ def _pct(value: float | None) -> str:
 
 
 def render_html(report: Report, rows: list[dict[str, Any]], contexts: dict[str, str]) -> str:
-    title = f"{report.benchmark} / {report.domain} · run {report.run_id} · benchledger"
+    title = f"{report.benchmark} / {report.subset} · run {report.run_id} · benchledger"
     body = "\n".join([
         _hero(report), _facts(report), _conditions(report),
         "<h2>Accuracy by kind</h2>", f'<div class="card">{accuracy_chart(report)}</div>',
@@ -51,7 +51,7 @@ def _hero(report: Report) -> str:
               ("pending", report.pending)]
     ci = (f"95% CI {_pct(report.ci_low)} – {_pct(report.ci_high)}" if report.ci_low is not None else "nothing judged")
     return (
-        f'<h1>{_e(report.benchmark)} / {_e(report.domain)}</h1>'
+        f'<h1>{_e(report.benchmark)} / {_e(report.subset)}</h1>'
         f'<p class="sub">run <code>{_e(report.run_id)}</code> · memory {_e(report.memory)} '
         f'{_e(report.memory_version)} · scorer {_e(report.scorer_id)}</p>'
         f'<div class="card hero"><div class="big">{_pct(report.accuracy)}<small>accuracy over judged · {ci}'

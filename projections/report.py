@@ -12,19 +12,20 @@ folded with `projections.fama` from the scorer's `Judged.criteria`).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable, Literal
+from collections.abc import Iterable, Sequence
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, model_serializer
 
 from benchledger.projections.corpus_state import CORPUS_STATE_VERSION, CorpusState, corpus_state
 from benchledger.projections.fama import FAMA_VERSION, aggregate, score_question
-from benchledger.projections.publishable import PUBLISHABLE_VERSION, Condition, conditions_for
+from benchledger.projections.publishable import PUBLISHABLE_VERSION, Check, Condition, evaluate_conditions
 from benchledger.projections.state import FOLD_VERSION, RunState, fold_run
 from benchledger.projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES, KindTally, tally
 
 __all__ = ["PROJECTION_VERSIONS", "REPORT_VERSION", "FailureRow", "Report", "build_report", "report_from_state"]
 
-REPORT_VERSION = 2
+REPORT_VERSION = 3
 PROJECTION_VERSIONS = {
     "fold": FOLD_VERSION, "corpus_state": CORPUS_STATE_VERSION, "publishable": PUBLISHABLE_VERSION,
     "report": REPORT_VERSION,
@@ -47,7 +48,8 @@ class Report(BaseModel):
 
     run_id: str
     benchmark: str | None
-    domain: str | None
+    subset: str | None
+    """GroupMemBench domain, LoCoMo or LongMemEval file stem, Memora split."""
     fingerprint: str | None
     status: Literal["publishable", "diagnostic"]
     publishable: bool
@@ -103,24 +105,24 @@ class Report(BaseModel):
         return data
 
 
-def build_report(run_id: str, stored_events: Iterable, *, scorer_id: str | None = None,
-                 scoring_rule: int = CURRENT_SCORING_RULE) -> Report:
-    """Fold a run's stored events into its report. Pure."""
-    return report_from_state(fold_run(run_id, stored_events), scorer_id=scorer_id, scoring_rule=scoring_rule)
+def build_report(run_id: str, stored_events: Iterable, *, conditions: Sequence[Check],
+                 scorer_id: str | None = None, scoring_rule: int = CURRENT_SCORING_RULE) -> Report:
+    """Fold a run's stored events into its report under its benchmark's conditions. Pure."""
+    return report_from_state(fold_run(run_id, stored_events), conditions=conditions, scorer_id=scorer_id,
+                             scoring_rule=scoring_rule)
 
 
-def report_from_state(state: RunState, *, scorer_id: str | None = None,
+def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id: str | None = None,
                       scoring_rule: int = CURRENT_SCORING_RULE) -> Report:
+    """The report of a folded run; `conditions` are its benchmark's publishable conditions."""
     if scoring_rule not in SCORING_RULES:
         raise ValueError(f"unknown scoring rule {scoring_rule}")
     if scorer_id is not None and scorer_id not in state.scorers:
         raise KeyError(scorer_id)
     scorer = scorer_id or state.latest_scorer
     overall, by_kind = tally(state, scorer, scoring_rule)
-    conditions = conditions_for(state, overall, scorer) if state.started else [
-        Condition(name="complete_run", met=False, reason="the run has no RunStarted event")
-    ]
-    publishable = all(c.met for c in conditions)
+    met = evaluate_conditions(state, overall, scorer, conditions)
+    publishable = all(c.met for c in met)
     failures = _unresolved_failures(state, scorer)
     cfg = state.started.config if state.started else None
     fama = _fama(state, scorer)
@@ -129,11 +131,11 @@ def report_from_state(state: RunState, *, scorer_id: str | None = None,
     return Report(
         run_id=state.run_id,
         benchmark=cfg.benchmark if cfg else None,
-        domain=cfg.subset if cfg else None,
+        subset=cfg.subset if cfg else None,
         fingerprint=state.corpus.fingerprint if state.corpus else None,
         status="publishable" if publishable else "diagnostic",
         publishable=publishable,
-        conditions=conditions,
+        conditions=met,
         accuracy=overall.accuracy, ci_low=overall.ci_low, ci_high=overall.ci_high,
         strict_accuracy=overall.strict_accuracy,
         total=overall.planned, answered=overall.answered, judged=overall.judged,
@@ -148,10 +150,10 @@ def report_from_state(state: RunState, *, scorer_id: str | None = None,
         scoring_rule=scoring_rule,
         memory=cfg.memory if cfg else None,
         memory_version=cfg.memory_version if cfg else None,
-        protocol=state.scorers[scorer].protocol if scorer in state.scorers else (cfg.protocol if cfg else None),
-        base_url=cfg.base_url if cfg else None,
-        k=cfg.k if cfg else None,
-        token_budget=cfg.token_budget if cfg else None,
+        protocol=state.scorers[scorer].protocol if scorer in state.scorers else (cfg.settings.protocol if cfg else None),
+        base_url=cfg.settings.base_url if cfg else None,
+        k=cfg.settings.k if cfg else None,
+        token_budget=cfg.settings.token_budget if cfg else None,
         corpus_state=corpus_state(state),
         run_status=finished.status if finished else "unfinished",
         run_reason=finished.reason if finished else "",

@@ -8,7 +8,7 @@ Per question, from its evidence ids and the ranked ids the memory system recalle
   ranking puts min(|evidence|, k) relevant items first.
 
 Evidence is per document (LoCoMo dia_ids) or per session (LongMemEval, Memora), as the run's
-`RunStarted.config.extra["evidence_level"]` says; at session level a recalled document stands for
+`RunStarted.config.evidence_level` says; at session level a recalled document stands for
 its channel, so a session is hit when any of its turns is recalled. Questions the release gives no
 evidence are left out and counted (`excluded`), as are questions whose recall failed
 (`not_recalled`). Everything here is pure: the fold reads only the run's events.
@@ -100,10 +100,11 @@ def retrieval_metrics(stored_events: Iterable, *, k: int | None = None) -> dict[
     if state.started is None or state.plan is None:
         raise ValueError("the run has no RunStarted or QuestionsPlanned event")
     config = state.started.config
-    k = config.k if k is None else k
-    if k > config.k:
-        raise ValueError(f"the run recalled {config.k} items per question; cannot score at k={k}")
-    session_level = config.extra.get("evidence_level") == "session"
+    recalled_k = config.settings.k
+    k = recalled_k if k is None else k
+    if k > recalled_k:
+        raise ValueError(f"the run recalled {recalled_k} items per question; cannot score at k={k}")
+    session_level = config.evidence_level == "session"
     rows: list[tuple[str, QuestionRetrieval | None]] = []
     not_recalled = 0
     for question in state.questions.values():

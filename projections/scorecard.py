@@ -23,7 +23,7 @@ def _ci(low: float | None, high: float | None) -> str:
 def render_scorecard(report: Report) -> str:
     lines = []
     status = report.status.upper()
-    lines.append(f"{status}  {report.benchmark} / {report.domain}  run {report.run_id}")
+    lines.append(f"{status}  {report.benchmark} / {report.subset}  run {report.run_id}")
     if report.run_status != "completed":
         lines.append(f"  RUN {report.run_status.upper()}" + (f": {report.run_reason}" if report.run_reason else ""))
     budget = report.token_budget if report.token_budget is not None else "none"

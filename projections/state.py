@@ -12,9 +12,10 @@ from typing import Iterable
 from benchledger.errors import BadInput
 from benchledger.ledger.events import (
     ChunkExtracted, ContextRecalled, CorpusFingerprinted, Failed, Judged, MessagesIngested,
-    PlannedQuestion, QuestionAnswered, QuestionsPlanned, RunFinished, RunResumed, RunStarted,
+    QuestionAnswered, QuestionsPlanned, RunFinished, RunResumed, RunStarted,
     ScopePurged, ScopeVerified, ScorerStarted,
 )
+from benchledger.values import Question
 
 __all__ = ["FOLD_VERSION", "QuestionState", "RunState", "fold_run", "QUESTION_STAGES"]
 
@@ -24,7 +25,7 @@ QUESTION_STAGES = ("recall", "answer", "judge")
 
 @dataclass
 class QuestionState:
-    planned: PlannedQuestion
+    planned: Question
     recalled: ContextRecalled | None = None
     answered: QuestionAnswered | None = None
     judged: dict[str, Judged] = field(default_factory=dict)
@@ -77,7 +78,7 @@ class RunState:
     @property
     def mode(self) -> str:
         """"retrieval" for a retrieval run (recall only, no answers), else "qa"."""
-        return self.started.config.extra.get("mode", "qa") if self.started else "qa"
+        return self.started.config.settings.mode if self.started else "qa"
 
     def require_answers(self, action: str) -> None:
         """Refuse an answer-level action (rejudge, resume, diff, export...) on a retrieval run."""

@@ -5,21 +5,32 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from benchledger.ledger.events import (
-    CorpusFingerprinted, Failed, Judged, PlannedQuestion, Provenance, QuestionAnswered, QuestionsPlanned,
+    CorpusFingerprinted, Failed, Judged, Provenance, QuestionAnswered, QuestionsPlanned,
     RunConfig, RunFinished, RunStarted, ScopeVerified, ScorerStarted,
 )
+from benchledger.settings import RunSettings, Selection
+from benchledger.values import Question as PlannedQuestion
 
 __all__ = ["config", "stream", "stored"]
 
 
 def config(**overrides) -> RunConfig:
+    """A RunConfig; overrides may name RunConfig, RunSettings or Selection fields alike."""
     base = dict(benchmark="GroupMemBench", subset="Finance", corpus_path="/c", memory="sqlite",
                 memory_version="1", agent_model="gpt-5", judge_model="gpt-5", offline_models=False,
                 protocol="reference", k=10,
                 prompt_hashes={"agent_system": "c2019778844ba90e854d80bf25a9a0a316c50538acb9c12ce6dd070b7013865d",
                                "judge_system": "abcd96fd2df5eff8d4d32d516da7d84847478a03928d39456f54770657966fc1"})
     base.update(overrides)
-    return RunConfig(**base)
+    settings = {name: base.pop(name) for name in list(base) if name in RunSettings.model_fields
+                and name not in RunConfig.model_fields}
+    settings.setdefault("memory_store", "/m/sqlite.sqlite")
+    selection = {name: base.pop(name) for name in list(base) if name in Selection.model_fields}
+    for name in ("agent_model", "judge_model"):
+        settings.setdefault(name, None if base[name].startswith("offline-") else base[name])
+    if base["benchmark"] == "GroupMemBench":
+        selection.setdefault("domain", base["subset"])
+    return RunConfig(**base, settings=RunSettings(**settings), selection=Selection(**selection))
 
 
 def stored(events) -> list:
@@ -42,7 +53,7 @@ def stream(outcomes: dict[str, tuple[str, str]], *, cfg: RunConfig | None = None
                             expected_documents={"default": documents}, documents_available=available),
         ScopeVerified(scope_key="default", scope="s", documents=documents, pending_chunks=0,
                       expected_documents=documents, ok=True),
-        ScorerStarted(scorer_id="s1", judge_model=cfg.judge_model, protocol=cfg.protocol,
+        ScorerStarted(scorer_id="s1", judge_model=cfg.judge_model, protocol=cfg.settings.protocol or "",
                       prompt_hash=cfg.prompt_hashes.get("judge_system", "")),
     ]
     for qid, (_, outcome) in outcomes.items():

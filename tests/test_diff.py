@@ -12,10 +12,12 @@ from click.testing import CliRunner
 
 from benchledger.cli.main import cli
 from benchledger.ledger.events import (
-    ContextRecalled, CorpusFingerprinted, Failed, Judged, PlannedQuestion, Provenance, QuestionAnswered,
-    QuestionsPlanned, RecalledItem, RunConfig, RunFinished, RunStarted, ScorerStarted,
+    ContextRecalled, CorpusFingerprinted, Failed, Judged, Provenance, QuestionAnswered,
+    QuestionsPlanned, RecalledItem, RunFinished, RunStarted, ScorerStarted,
 )
 from benchledger.ledger.store import Ledger
+from benchledger.values import Question
+from events_factory import config as make_config
 from benchledger.projections.diff import diff_runs
 from benchledger.projections.state import fold_run
 
@@ -30,10 +32,9 @@ def append_run(ledger: Ledger, run_id: str, outcomes: dict[str, tuple[str, str]]
                fingerprint: str = "f" * 64, text: str = "What was decided?", gold: str = "the plan",
                answer: str = "an answer", context: str = "[Msg_1] User_1: hello", scorer: str = "s1") -> None:
     """Append a finished run: outcomes maps question id -> (kind, correct|incorrect|unclear|failed:<stage>|pending)."""
-    config = RunConfig(benchmark="GroupMemBench", subset="Synth", corpus_path="/c", memory="sqlite",
-                       memory_version="1", agent_model="offline-extractive/1", judge_model="offline-lexical-judge/1",
-                       offline_models=True, protocol="reference", k=10)
-    planned = tuple(PlannedQuestion(question_id=qid, kind=kind, text=f"{text} ({qid})", gold=gold,
+    config = make_config(subset="Synth", agent_model="offline-extractive/1",
+                         judge_model="offline-lexical-judge/1", offline_models=True)
+    planned = tuple(Question(question_id=qid, kind=kind, text=f"{text} ({qid})", gold=gold,
                                     asking_user="User_1") for qid, (kind, _) in outcomes.items())
     context_hash = ledger.put_blob(context)
     events = [

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from benchledger.ledger.store import Ledger
 from benchledger.projections.export import CSV_FIELDS, export_rows
-from benchledger.projections.report import Report, report_from_state
+from benchledger.orchestration.reports import conditions_of, report_of
+from benchledger.projections.report import Report
 from test_diff import append_run, fold, invoke, real_run
 
 NASTY = "<script>alert(1)</script>\"&'"
@@ -82,7 +83,7 @@ def test_json_export_round_trips(tmp_path):
         expected_rows = export_rows(state, ledger.get_blob)
     assert invoke("export", "R", "--format", "json", "--out", "r.json").exit_code == 0
     document = json.loads(Path("r.json").read_text(encoding="utf-8"))
-    assert Report.model_validate(document["report"]) == report_from_state(state)
+    assert Report.model_validate(document["report"]) == report_of(state)
     assert document["questions"] == expected_rows
     assert document["questions"][0]["context"] == "[Msg_1] User_1: the plan is on\nline two"
     assert document["report"]["failed"] == 1 and document["questions"][2]["failure_stage"] == "judge"
@@ -111,7 +112,7 @@ def test_html_shows_scorecard_conditions_chart_failures_and_every_question(tmp_p
                 "m2": ("multi_hop", "unclear"), "a1": ("abstention", "pending")}
     with Ledger.open(tmp_path / "ledger.db") as ledger:
         append_run(ledger, "R", outcomes)
-        report = report_from_state(fold(ledger, "R"))
+        report = report_of(fold(ledger, "R"))
     assert invoke("export", "R", "--out", "r.html").exit_code == 0
     page = Path("r.html").read_text(encoding="utf-8")
     text = " ".join(parse(page).text)

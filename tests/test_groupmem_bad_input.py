@@ -93,7 +93,7 @@ def test_dangling_reply_is_kept_counted_and_warned(tmp_path):
     root = release(tmp_path, {"ops": [message(1, reply_to="Msg_99"), message(2, reply_to="Msg_1")]})
     with capture_logs() as logs:
         dataset = load_groupmem(root, "D")
-    assert dataset.selection["dangling_replies"] == 1
+    assert dataset.release.dangling_replies == 1
     assert dataset.scopes["default"][0].reply_to == "Msg_99"
     warnings = [entry for entry in logs if entry["log_level"] == "warning"]
     assert warnings and warnings[0]["count"] == 1 and "Msg_1->Msg_99" in warnings[0]["first"]

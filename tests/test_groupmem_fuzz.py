@@ -96,7 +96,7 @@ def test_valid_releases_load_with_every_message_and_question(release):
     assert [d.timestamp for d in docs] == sorted(d.timestamp for d in docs)
     assert len(dataset.questions) == sum(len(items) for items in questions.values())
     ids = set(by_id)
-    assert dataset.selection["dangling_replies"] == sum(
+    assert dataset.release.dangling_replies == sum(
         1 for m in raw if m["reply_to"] is not None and m["reply_to"] not in ids)
 
 

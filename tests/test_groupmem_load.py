@@ -106,7 +106,7 @@ def test_content_is_html_unescaped_and_fields_are_mapped(tmp_path):
     assert first.reply_to == "Msg_2" and first.is_decision and not first.is_noise
     assert first.timestamp == datetime(2025, 5, 1, 9, 1, tzinfo=timezone.utc)
     assert first.extra == {"mood": "calm"} and second.is_noise and second.position == 1
-    assert dataset.selection["extra_fields"]["messages"] == ["mood"]
+    assert dataset.release.extra_fields["messages"] == ("mood",)
 
 
 def test_canonical_order_is_time_then_channel_then_natural_msg_node(tmp_path):
@@ -129,11 +129,12 @@ def test_limits_and_kind_selection(tmp_path):
     assert [d.doc_id for d in cut.scopes["default"]] == [d.doc_id for d in full.scopes["default"][:4]]
     assert [q.question_id for q in cut.questions] == \
         ["multi_hop_1", "multi_hop_2", "temporal_1", "temporal_2"]
-    assert cut.selection["message_limit"] == 4 and cut.selection["question_limit"] == 2
-    assert cut.selection["messages_available"] == 20 and cut.selection["questions_available"] == 6
-    assert cut.selection["kinds"] == ["multi_hop", "temporal"] and not cut.selection["corpus_complete"]
-    assert full.selection["corpus_complete"] and full.selection["dangling_replies"] == 0
-    assert load_groupmem(root, "Small", message_limit=0).document_count == 0
+    assert cut.selection.message_limit == 4 and cut.selection.question_limit == 2
+    assert cut.release.documents_available == 20 and cut.release.questions_available == 6
+    assert cut.selection.kinds == ("temporal", "multi_hop") and cut.document_count < cut.release.documents_available
+    assert full.document_count == full.release.documents_available and full.release.dangling_replies == 0
+    with pytest.raises(BadInput, match="at least 1"):
+        load_groupmem(root, "Small", message_limit=0)
 
 
 def test_fingerprint_tracks_selected_messages_only(tmp_path):

@@ -38,7 +38,7 @@ def test_synthetic_release_loads_and_its_answers_are_in_the_messages(tmp_path):
     dataset = load_groupmem(tmp_path, "Synth")
     docs = dataset.scopes["default"]
     assert len(docs) == 1000 and [d.doc_id for d in docs] == [f"Msg_{i}" for i in range(1, 1001)]
-    assert dataset.selection["dangling_replies"] == 0 and dataset.prompts is not None
+    assert dataset.release.dangling_replies == 0 and dataset.prompts is not None
     assert len({d.channel for d in docs}) == 6 and len({d.phase for d in docs}) == 5
     assert any(d.is_noise for d in docs) and any(d.is_decision for d in docs)
     assert sum(d.reply_to is not None for d in docs) > 100

@@ -20,7 +20,7 @@ FIXTURE = REPO / "tests" / "fixtures" / "ledger-v1"
 COMPLETED = ("01M8QFHX2T07J7S07DPSPP75MT", "01M8QFHY7DFZE3K5QWNSFT79TB")
 RETRIEVAL = "01M8QFJ50MG1GBS83BJK2FJY29"
 INTERRUPTED = "01M8QFJA88VBV50WN8PG2P2829"
-_NUMBERS = ("benchmark", "domain", "fingerprint", "status", "publishable", "accuracy", "strict_accuracy",
+_NUMBERS = ("benchmark", "fingerprint", "status", "publishable", "accuracy", "strict_accuracy",
             "total", "answered", "judged", "correct", "incorrect", "unclear", "failed", "pending")
 
 
@@ -58,6 +58,7 @@ def test_old_runs_report_the_numbers_they_reported_then(old_ledger: Path, run_id
     report, expected = json.loads(result.output), _expected(run_id)
     for field in _NUMBERS:
         assert report[field] == expected[field], field
+    assert report["subset"] == expected["domain"]  # one name for the concept since schema 2
     assert [(c["name"], c["met"]) for c in report["conditions"]] == \
         [(c["name"], c["met"]) for c in expected["conditions"]]
     assert {kind: (t["planned"], t["judged"], t["correct"]) for kind, t in report["by_kind"].items()} == \
@@ -82,3 +83,25 @@ def test_the_interrupted_old_run_resumes_to_completion(old_ledger: Path) -> None
     assert report["judged"] == report["total"] == before["total"]
     assert report["fingerprint"] == before["fingerprint"]
     assert _invoke(old_ledger, "verify").exit_code == 0
+
+
+def test_schema_1_settings_are_upcast_into_the_typed_models(old_ledger: Path) -> None:
+    from benchledger.adapters.benchmarks.registry import benchmark_named
+    from benchledger.ledger.store import Ledger
+
+    with Ledger.open(old_ledger, create=False) as ledger:
+        configs = {run_id: ledger.events(run_id, types=["RunStarted"])[0] for run_id in (*COMPLETED, RETRIEVAL)}
+    groupmem, locomo, retrieval = (configs[r] for r in (*COMPLETED, RETRIEVAL))
+    assert groupmem.schema_version == 1  # the row stays as written; only its reading is lifted
+    settings = groupmem.event.config.settings
+    assert (settings.memory, str(settings.memory_store), settings.timeout, settings.max_attempts,
+            settings.backoff_base, settings.batch_size, settings.api_key_env) == \
+        ("sqlite", "v1.memory/sqlite.sqlite", 60.0, 6, 0.5, 1000, "OPENAI_API_KEY")
+    assert (settings.mode, settings.protocol, settings.k, settings.agent_model) == ("qa", "reference", 10, None)
+    selection = benchmark_named("groupmem").selection_of(groupmem.event.config.selection)
+    assert selection.domain == "Demo" and selection.question_limit == 2
+    loco = benchmark_named("locomo").selection_of(locomo.event.config.selection)
+    assert loco.conversation_ids == ("conv-26",) and loco.question_limit == 6
+    assert locomo.event.config.settings.protocol == "typed" and locomo.event.config.evidence_level == "document"
+    assert retrieval.event.config.settings.mode == "retrieval"
+    assert retrieval.event.config.settings.memory_store is None  # schema-1 retrieval runs did not record it

@@ -107,8 +107,8 @@ def test_malformed_evidence_is_normalised_and_recorded(dataset) -> None:
     assert "D11:26" in _q(dataset, "conv-43:q18").evidence
     assert _q(dataset, "conv-42:q88").evidence == ("D1:18", "D1:20")
     assert "D10:19" not in _q(dataset, "conv-42:q58").evidence
-    repairs = dataset.selection["evidence_repairs"]
-    dropped = {(r["question_id"], r["dropped"]) for r in repairs if "dropped" in r}
+    repairs = dataset.release.evidence_repairs
+    dropped = {(r.question_id, r.dropped) for r in repairs if r.dropped is not None}
     assert dropped == {("conv-42:q58", "D10:19"), ("conv-42:q88", "D"), ("conv-47:q38", "D4:36")}
     for question in dataset.questions:
         known = {d.doc_id for d in dataset.scopes[question.scope_key]}
@@ -121,7 +121,7 @@ def test_selection_by_category_limit_and_conversation(locomo_file) -> None:
     assert [q.question_id.split(":")[0] for q in got.questions] == ["conv-30"] * 5
     assert {q.kind for q in got.questions} <= {"temporal", "multi_hop"}
     assert list(got.scopes) == ["conv-30"]
-    assert got.selection["questions_available"] > 5
+    assert got.release.questions_available > 5
     assert got.fingerprint != load_locomo(locomo_file).fingerprint
 
 

@@ -59,7 +59,7 @@ def test_question_limit(raw) -> None:
     dataset = load_longmemeval(FIXTURE, question_limit=1)
     assert [q.question_id for q in dataset.questions] == ["lme-fx-01"]
     assert list(dataset.scopes) == ["lme-fx-01"]
-    assert dataset.selection["questions_available"] == 3
+    assert dataset.release.questions_available == 3
 
 
 def _write(tmp_path: Path, raw) -> Path:
@@ -97,8 +97,9 @@ def test_answer_session_outside_the_haystack_is_dropped_and_recorded(tmp_path, r
     raw[0]["answer_session_ids"].append("answer_missing")
     dataset = load_longmemeval(_write(tmp_path, raw))
     assert dataset.questions[0].evidence == ("session_1",)
-    assert dataset.selection["evidence_repairs"] == [
-        {"question_id": "lme-fx-01", "dropped": "answer_missing", "reason": "not in haystack_session_ids"}]
+    assert [r.model_dump(exclude_none=True) for r in dataset.release.evidence_repairs] == [
+        {"question_id": "lme-fx-01", "released": "answer_missing", "dropped": "answer_missing",
+         "reason": "not in haystack_session_ids"}]
 
 
 def test_repeated_question_id_and_non_list(tmp_path, raw) -> None:

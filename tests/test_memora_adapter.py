@@ -99,5 +99,6 @@ def test_evidence_naming_a_missing_session_is_dropped_and_recorded(tmp_path) -> 
         {"value": "x", "session_id": 99})
     file.write_text(json.dumps(raw))
     dataset = load_memora(root, split="weekly")
-    assert dataset.selection["evidence_repairs"] == [
-        {"question_id": "choir_librarian:choir_print_1", "dropped": "99", "reason": "no such session"}]
+    assert [r.model_dump(exclude_none=True) for r in dataset.release.evidence_repairs] == [
+        {"question_id": "choir_librarian:choir_print_1", "released": "99", "dropped": "99",
+         "reason": "no such session"}]

@@ -71,7 +71,7 @@ def test_a_run_over_http_matches_the_same_system_in_process(tmp_path: Path) -> N
     assert recalls == local_recalls
     assert verdicts == local_verdicts
     assert (config.memory, config.memory_version) == ("http:sqlite", available_memories()["sqlite"].version)
-    assert config.memory_options == {"url": url}
+    assert config.settings.memory_options == {"url": url}
     # the run makes the folder and its scope leases; the client keeps no store there
     assert [p.name for p in (tmp_path / "remote.memory").iterdir() if ".leases" not in p.name] == []
 
@@ -87,7 +87,7 @@ def test_a_token_guarded_server_serves_a_run_and_the_token_never_reaches_the_led
                                      catch_exceptions=False)
     assert report["failed"] == 0 and report["total"] > 0
     _, _, config = outcome(tmp_path / "l.db", report["run_id"])
-    assert config.memory_options == {"url": url, "token_env": "RUN_TOKEN"}  # the name, never the value
+    assert config.settings.memory_options == {"url": url, "token_env": "RUN_TOKEN"}  # the name, never the value
     for path in tmp_path.rglob("*"):
         if path.is_file():
             assert TOKEN.encode() not in path.read_bytes(), path

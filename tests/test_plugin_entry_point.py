@@ -22,6 +22,7 @@ from benchledger.cli.main import cli
 from conftest import REPO
 from benchledger.ledger.store import Ledger
 from memory_contract import MemoryContract
+from plugin_dist import write_distribution
 
 MINI = REPO / "examples" / "groupmem-mini"
 
@@ -89,12 +90,8 @@ class ToyMemory:
 
 def write_toy_distribution(site: Path) -> Path:
     """What `pip install toy-memory` would leave in site-packages."""
-    dist_info = site / "toy_memory-0.2.0.dist-info"
-    dist_info.mkdir(parents=True)
-    (site / "toy_memory.py").write_text(_TOY)
-    (dist_info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-memory\nVersion: 0.2.0\n")
-    (dist_info / "entry_points.txt").write_text(f"[{GROUP}]\ntoy-memory = toy_memory:ToyMemory\n")
-    return site
+    return write_distribution(site, name="toy-memory", version="0.2.0", module="toy_memory", source=_TOY,
+                              group=GROUP, entry="toy-memory = toy_memory:ToyMemory")
 
 
 @pytest.fixture

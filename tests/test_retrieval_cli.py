@@ -35,7 +35,7 @@ def test_locomo_json_has_the_metric_keys_and_the_run_is_on_the_ledger(shared_dat
     with Ledger.open(ledger_path) as ledger:
         events = ledger.events(data["run_id"])
     assert events[0].event.config.memory == "bm25-reference"
-    assert events[0].event.config.question_limit == 40
+    assert events[0].event.config.selection.question_limit == 40
 
 
 def test_longmemeval_text_table(tmp_path) -> None:

@@ -22,9 +22,10 @@ from benchledger.adapters.benchmarks.memora.loader import load_memora
 from benchledger.adapters.memory.protocol import Candidate, MemorySystem, ScopeState
 from benchledger.adapters.memory.registry import open_memory
 from benchledger.errors import RunAborted
-from benchledger.orchestration.retrieval import run_retrieval
+from benchledger.orchestration.session import run_with
 from benchledger.ledger.store import Ledger
 from benchledger.projections.retrieval import retrieval_metrics, score_question
+from benchledger.settings import RunSettings
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LME = FIXTURES / "longmemeval" / "longmemeval_fixture.json"
@@ -79,6 +80,13 @@ class RecordingMemory:
 
 def test_recording_memory_implements_the_protocol() -> None:
     assert isinstance(RecordingMemory(), MemorySystem)
+
+
+def run_retrieval(ledger: Ledger, dataset, memory, *, k: int) -> tuple[str, dict]:
+    """A retrieval run (the run pipeline in retrieval mode) on a memory object this test holds."""
+    settings = RunSettings(mode="retrieval", k=k, memory_store=ledger.path.with_suffix(".memory"))
+    run_id = run_with(ledger, dataset, settings, memory)
+    return run_id, retrieval_metrics(ledger.events(run_id))
 
 
 def _received(memory: RecordingMemory) -> str:
@@ -206,9 +214,9 @@ def test_run_records_every_stage_and_metrics_fold_from_the_events(tmp_path) -> N
             assert kind in types
         assert types.count("ContextRecalled") == 3
         config = stored[0].event.config
-        assert (config.agent_model, config.judge_model, config.protocol) == ("none", "none", "typed")
-        assert config.offline_models and config.k == 2
-        assert config.extra == {"mode": "retrieval", "evidence_level": "session"}
+        assert (config.agent_model, config.judge_model, config.settings.protocol) == ("none", "none", None)
+        assert config.offline_models and config.settings.k == 2
+        assert config.settings.mode == "retrieval" and config.evidence_level == "session"
         planned = {q.question_id: q for q in stored[1].event.questions}
         assert planned["lme-fx-02"].evidence == ("session_0", "session_2")
         assert ledger.verify(run_id).ok
@@ -262,13 +270,15 @@ def test_bm25_reference_reproduces_the_locomo_baseline(shared_data, tmp_path) ->
 
 
 def test_a_locomo_selection_is_recorded_so_the_dataset_can_be_reloaded(shared_data, tmp_path) -> None:
-    from benchledger.adapters.benchmarks.loaders import reload_dataset
+    from benchledger.adapters.benchmarks.registry import benchmark_named
 
     path = shared_data / "locomo" / "locomo-dev.json"
     dataset = load_locomo(path, categories=["temporal"], question_limit=4, conversation_ids=["conv-30"])
     with Ledger.open(tmp_path / "ledger.db") as ledger:
         run_id, _ = run_retrieval(ledger, dataset, RecordingMemory(), k=3)
         config = ledger.events(run_id)[0].event.config
-    assert config.kinds == ("temporal",) and config.extra["conversation_ids"] == "conv-30"
-    assert reload_dataset(config).fingerprint == dataset.fingerprint
-    assert reload_dataset(config).questions == dataset.questions
+    assert config.selection.kinds == ("temporal",)
+    assert benchmark_named("locomo").selection_of(config.selection).conversation_ids == ("conv-30",)
+    reloaded = benchmark_named(config.benchmark).load(Path(config.corpus_path), config.selection)
+    assert reloaded.fingerprint == dataset.fingerprint
+    assert reloaded.questions == dataset.questions

@@ -58,7 +58,7 @@ def test_offline_slice_shows_named_categories_and_is_diagnostic(dev_file):
     assert list(corpus.scopes) == ["conv-26"] and corpus.expected_documents == {"conv-26": 419}
     recalls = [e for e in events if e.type == "ContextRecalled"]
     assert len(recalls) == 30 and all(e.asking_user is None for e in recalls)  # LoCoMo has no asking user
-    assert events[0].config.benchmark == "LoCoMo" and events[0].config.question_limit == 30
+    assert events[0].config.benchmark == "LoCoMo" and events[0].config.selection.question_limit == 30
     assert invoke("verify").exit_code == 0
 
 
@@ -101,11 +101,11 @@ def test_typed_protocol_through_the_sdk_matches_the_offline_verdicts(dev_file, m
     assert "sk-test-loopback" not in Path("ledger.db").read_bytes().decode("latin-1")
 
 
-def test_reference_protocol_with_a_real_model_is_refused_before_anything_is_written(dev_file, monkeypatch):
+def test_a_protocol_locomo_does_not_declare_is_refused_before_anything_is_written(dev_file, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loopback-0000")
     result = invoke("run", "locomo", str(dev_file), "--question-limit", "2", "--agent-model", "gpt-5",
-                    "--base-url", "http://127.0.0.1:9/v1")
-    assert result.exit_code == 2 and "--protocol typed" in result.output
+                    "--base-url", "http://127.0.0.1:9/v1", "--protocol", "reference")
+    assert result.exit_code == 2 and "LoCoMo runs under the typed protocol, not reference" in result.output
     assert not Path("ledger.db").exists()
 
 

@@ -10,7 +10,8 @@ from click.testing import CliRunner
 
 from benchledger.adapters.models.loopback import LoopbackOpenAI
 from benchledger.cli.main import cli
-from benchledger.projections import build_report
+from benchledger.orchestration.reports import report_of
+from benchledger.projections.state import fold_run
 from conftest import REPO
 from benchledger.ledger.store import Ledger
 
@@ -82,7 +83,7 @@ def test_a_question_that_failed_permanently_is_judged_on_resume(monkeypatch):
     assert resumed.pending_questions == 1 and resumed.reprepared is True
     assert [e.attempt for e in events if e.type == "RunFinished"] == [1, 2]
     with Ledger.open(Path("ledger.db")) as ledger:
-        after = build_report(first["run_id"], ledger.events(first["run_id"])).model_dump(mode="json")
+        after = report_of(fold_run(first["run_id"], ledger.events(first["run_id"]))).model_dump(mode="json")
     assert after["failed"] == 0 and after["judged"] == 3 and after["failures_retried"] == 1
     assert conditions(after)["zero_operational_failures"] is True and conditions(after)["real_models"] is True
     assert invoke("verify").exit_code == 0

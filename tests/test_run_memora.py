@@ -11,7 +11,8 @@ from click.testing import CliRunner
 
 from benchledger.adapters.models.loopback import LoopbackOpenAI
 from benchledger.cli.main import cli
-from benchledger.projections import build_report
+from benchledger.orchestration.reports import report_of
+from benchledger.projections.state import fold_run
 from conftest import REPO
 from benchledger.ledger.store import Ledger
 
@@ -74,7 +75,8 @@ def write_release(root: Path) -> Path:
     return root
 
 
-def hand_fama(planned_criteria: list[dict], answers: dict[str, str]) -> float:
+def hand_fama(planned_criteria: list, answers: dict[str, str]) -> float:
+    planned_criteria = [c if isinstance(c, dict) else c.model_dump() for c in planned_criteria]
     presence = [c for c in planned_criteria if c["kind"] == "memory_presence"]
     forgetting = [c for c in planned_criteria if c["kind"] == "forgetting_absence"]
     mpa = sum(answers[c["criterion_id"]] == c["expected"] for c in presence) / len(presence) if presence else 1.0
@@ -125,7 +127,7 @@ def test_fixture_run_derives_each_verdict_from_fama():
     judged = {e.question_id: e for e in events if e.type == "Judged"}
     assert len(judged) == 3 and set(report["fama"]["by_category"]) == {"remembering", "reasoning", "recommending"}
     for qid, event in judged.items():
-        assert set(event.criteria) == {c["criterion_id"] for c in plan[qid].criteria}
+        assert set(event.criteria) == {c.criterion_id for c in plan[qid].criteria}
         score = hand_fama(list(plan[qid].criteria), event.criteria)
         assert report["fama"]["questions"][qid]["fama"] == score
         assert (event.verdict == "correct") == (score == 1.0)
@@ -156,7 +158,7 @@ def test_typed_run_and_reference_rejudge_ask_one_judge_call_per_criterion(tmp_pa
     by_scorer = {s: {e.question_id: e.criteria for e in judged if e.scorer_id == s} for s in ("s1", "s2")}
     assert by_scorer["s1"] == by_scorer["s2"] and len(by_scorer["s2"]) == 3
     with Ledger.open(Path("ledger.db")) as ledger:
-        rejudged = build_report(offline["run_id"], ledger.events(offline["run_id"]))
+        rejudged = report_of(fold_run(offline["run_id"], ledger.events(offline["run_id"])))
     assert rejudged.scorer_id == "s2" and rejudged.fama["questions"] == offline["fama"]["questions"]
 
 

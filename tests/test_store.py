@@ -9,7 +9,8 @@ from freezegun import freeze_time
 from benchledger.ledger import mapper
 from benchledger.ledger.chain import GENESIS, link_hash
 from benchledger.errors import AmbiguousRun, ConcurrencyConflict, LedgerError, NotALedger, RunNotFound
-from benchledger.ledger.events import Failed, Judged, Provenance, RunConfig, RunFinished, RunStarted
+from benchledger.ledger.events import Failed, Judged, Provenance, RunFinished, RunStarted
+from events_factory import config as make_config
 from benchledger.ledger.store import Ledger, RunSummary, StoredEvent
 
 
@@ -19,9 +20,8 @@ def failed(qid: str, attempt: int = 1) -> Failed:
 
 
 def started(benchmark: str = "GroupMemBench") -> RunStarted:
-    config = RunConfig(benchmark=benchmark, subset="Finance", corpus_path="/c", memory="sqlite",
-                       memory_version="1", agent_model="a", judge_model="j",
-                       offline_models=True, protocol="typed", k=10)
+    config = make_config(benchmark=benchmark, agent_model="a", judge_model="j", offline_models=True,
+                         protocol="typed")
     return RunStarted(config=config, provenance=Provenance(package_version="0", python="3.11"))
 
 
@@ -45,7 +45,7 @@ def test_events_read_back_typed_and_equal_to_what_append_returned(ledger):
     written = ledger.append("run-a", [started(), failed("q1"), RunFinished(status="completed")])
     read = ledger.events("run-a")
     assert read == written
-    assert isinstance(read[0].event, RunStarted) and read[0].event.config.k == 10
+    assert isinstance(read[0].event, RunStarted) and read[0].event.config.settings.k == 10
     assert [e.position for e in ledger.events("run-a", types=["Failed", "RunFinished"])] == [2, 3]
     assert [e.seq for e in ledger.events("run-a", until_seq=2)] == [1, 2]
     assert ledger.events("run-missing") == []

@@ -13,12 +13,17 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import datetime
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 
-from benchledger.values import Criterion
+from benchledger.settings import Selection
+from benchledger.values import Criterion, Question
 
-__all__ = ["Document", "Criterion", "Question", "Prompts", "Dataset", "fingerprint_documents"]
+__all__ = [
+    "Document", "Criterion", "Question", "Prompts", "Dataset", "ReleaseFacts", "EvidenceRepair",
+    "fingerprint_documents",
+]
 
 
 class _Frozen(BaseModel):
@@ -56,30 +61,6 @@ class Document(_Frozen):
     """Other released fields kept verbatim as strings (e.g. LoCoMo blip_caption)."""
 
 
-class Question(_Frozen):
-    """One scored item. Gold, evidence and criteria never reach a memory system."""
-
-    question_id: str
-    """Id unique within the dataset (GroupMemBench ids are prefixed by kind already)."""
-    kind: str
-    """The benchmark's question category (GroupMemBench kind, LoCoMo mapped category)."""
-    text: str
-    asking_user: str | None = None
-    """The user who asks; recall and answering happen as this user."""
-    gold: str
-    """The released gold answer, as a string."""
-    abstention: bool = False
-    """True when the correct behaviour is to say the information is not there."""
-    scope_key: str = "default"
-    """Which scope of the dataset holds this question's memory."""
-    evidence: tuple[str, ...] = ()
-    """doc_ids (or session ids) the release labels as evidence."""
-    question_time: datetime | None = None
-    """When the question is asked, if the release says."""
-    criteria: tuple[Criterion, ...] = ()
-    """Memora evaluation questions; empty elsewhere."""
-
-
 class Prompts(_Frozen):
     """System prompts for the reference protocol, with their SHA-256."""
 
@@ -92,6 +73,38 @@ class Prompts(_Frozen):
             "agent_system": hashlib.sha256(self.agent_system.encode()).hexdigest(),
             "judge_system": hashlib.sha256(self.judge_system.encode()).hexdigest(),
         }
+
+
+class EvidenceRepair(_Frozen):
+    """An evidence label the adapter could not keep exactly as released: repaired or dropped."""
+
+    question_id: str
+    released: str
+    """The label as released."""
+    kept: str | None = None
+    """What the adapter kept instead (a repaired label); None when the label was dropped."""
+    dropped: str | None = None
+    """The part of the label that was dropped; None when it was repaired."""
+    reason: str = ""
+
+
+class ReleaseFacts(_Frozen):
+    """What a release held before any selection: the denominators of completeness."""
+
+    documents_available: int
+    """Documents (messages, turns) in the selected scopes' release before any message limit."""
+    questions_available: int
+    """Questions of the selected kinds before any question limit."""
+    kinds_available: tuple[str, ...] = ()
+    """Every kind the release holds."""
+    evidence_level: Literal["document", "session"] | None = None
+    """What the evidence labels name: documents (turns, messages) or sessions; None: no labels."""
+    dangling_replies: int = 0
+    """Replies naming a message the release does not hold (kept as released)."""
+    evidence_repairs: tuple[EvidenceRepair, ...] = ()
+    """Evidence labels that name nothing in the release, dropped with the reason."""
+    extra_fields: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    """Released fields the adapter does not model, by record type (kept verbatim on documents)."""
 
 
 class Dataset(_Frozen):
@@ -108,8 +121,10 @@ class Dataset(_Frozen):
     """scope_key -> documents in canonical order."""
     questions: tuple[Question, ...]
     prompts: Prompts | None = None
-    selection: dict[str, object] = Field(default_factory=dict)
-    """How the slice was selected: limits, kinds, and whether the release was complete."""
+    selection: SerializeAsAny[Selection] = Field(default_factory=Selection)
+    """How the slice was selected (the benchmark's own selection model)."""
+    release: ReleaseFacts
+    """What the release held before any selection, and what its adapter noticed reading it."""
 
     @property
     def fingerprint(self) -> str:

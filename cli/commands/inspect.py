@@ -15,7 +15,7 @@ from benchledger.cli.render import show_report, write_json_atomic
 from benchledger.errors import BadInput
 from benchledger.ledger.events import EVENT_TYPES
 from benchledger.projections.inspect import failure_entries, group_failures, question_detail
-from benchledger.projections.report import report_from_state
+from benchledger.orchestration.reports import report_of
 from benchledger.projections.retrieval import retrieval_metrics
 from benchledger.projections.state import fold_run
 
@@ -58,7 +58,7 @@ def show(app: AppContext, run_ref: str, scorer_id: str | None, scoring_rule: int
             return
         try:
             rule = {"scoring_rule": scoring_rule} if scoring_rule is not None else {}
-            report = report_from_state(state, scorer_id=scorer_id, **rule)  # the fold already made
+            report = report_of(state, scorer_id=scorer_id, **rule)  # the fold already made
         except KeyError:
             raise BadInput(f"run {run_id} has no scorer {scorer_id!r}; see `benchledger events {run_id} --type ScorerStarted`",
                            field="scorer") from None

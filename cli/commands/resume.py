@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import click
+
 from benchledger.cli.common import AppContext, open_ledger, pass_app, run_argument
 from benchledger.cli.logging_setup import redact, register_secret_env
 from benchledger.cli.progress import make_progress
 from benchledger.cli.render import report_for, show_report
 from benchledger.errors import RunAborted
-from benchledger.orchestration.resume import later_scorers_behind, resume_memory_options, resume_run
+from benchledger.orchestration.resume import later_scorers_behind, recorded_settings, resume_run
 from benchledger.projections.state import fold_run
 
 __all__ = ["COMMANDS"]
@@ -27,12 +28,14 @@ def resume(app: AppContext, run_ref: str, concurrency: int | None, max_attempts:
     """Continue an interrupted run: re-check the corpus, re-prepare if the memory lost it, run what is missing."""
     with open_ledger(app, create=False) as ledger:
         run_id = ledger.resolve_run(run_ref)
-        overrides = {"concurrency": concurrency, "max_attempts": max_attempts, "base_url": base_url}
+        recorded = recorded_settings(fold_run(run_id, ledger.events(run_id, types=["RunStarted"])))
+        overrides: dict[str, object] = {"concurrency": concurrency, "max_attempts": max_attempts,
+                                        "base_url": base_url}
         if memory_url or memory_token_env:
-            recorded = resume_memory_options(ledger, run_id)
-            overrides["memory_options"] = {**recorded, **({"url": memory_url} if memory_url else {}),
+            overrides["memory_options"] = {**recorded.memory_options,
+                                           **({"url": memory_url} if memory_url else {}),
                                            **({"token_env": memory_token_env} if memory_token_env else {})}
-        for name in (memory_token_env, resume_memory_options(ledger, run_id).get("token_env")):
+        for name in (memory_token_env, recorded.memory_options.get("token_env"), recorded.api_key_env):
             if name:
                 register_secret_env(name)
         try:

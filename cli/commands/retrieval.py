@@ -1,29 +1,31 @@
-"""`benchledger retrieval <benchmark> PATH`: evidence recall of a memory system, with no model call.
+"""`benchledger retrieval <benchmark> SOURCE`: evidence recall of a memory system, with no model call.
 
-Each subcommand loads its release (bad input exits 2 before anything is written), makes one
-library call (`ledger.retrieval_run.run_retrieval_named`, which records the run on the ledger and
-folds the metrics back from its events) and prints recall@k, recall_all@k and NDCG@k overall and
-per category; `--json` prints the same numbers with the run id.
+One subcommand per installed benchmark that labels evidence. Each loads its release (bad input
+exits 2 before anything is written), makes one library call (`run_dataset` in retrieval mode,
+which records the run on the ledger like any run) and prints recall@k, recall_all@k and NDCG@k
+overall and per category, folded back from the stored events; `--json` prints the same numbers
+with the run id.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
+
+from benchledger.adapters.benchmarks.registry import Benchmark, available_benchmarks
+from benchledger.cli.commands.run import source_argument
 from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app
-from benchledger.cli.options import memory_from_options, memory_options, split_csv
+from benchledger.cli.logging_setup import redact
+from benchledger.cli.options import (
+    k_option, keep_option, memory_options, selection_from_options, selection_options, settings_from_options,
+)
 from benchledger.cli.progress import make_progress
-from benchledger.orchestration.retrieval import run_retrieval_named
+from benchledger.orchestration.session import resolved_settings, run_dataset
+from benchledger.projections.retrieval import retrieval_metrics
 
 __all__ = ["COMMANDS", "retrieval", "render_metrics"]
-
-_k_option = click.option("--k", type=click.IntRange(min=1), default=10, show_default=True,
-                         help="Candidates recalled per question; metrics are @k.")
-_keep_option = click.option("--keep", is_flag=True,
-                            help="Keep the memory scopes after the run (default: purge them).")
-_limit_option = click.option("--question-limit", type=click.IntRange(min=1), default=None,
-                             help="Ask only the first N questions (diagnostic).")
 
 
 @click.group()
@@ -51,69 +53,32 @@ def render_metrics(metrics: dict, k: int) -> str:
     return "\n".join(lines + [""] + notes)
 
 
-def _execute(app: AppContext, dataset, opts: dict) -> None:
-    memory, store, memory_opts = memory_from_options(app, opts)
+def _execute(app: AppContext, benchmark: Benchmark, source: Path, opts: dict[str, Any]) -> None:
+    dataset = benchmark.load(source, selection_from_options(benchmark, opts))
+    settings = resolved_settings(benchmark, settings_from_options(app, opts, mode="retrieval"))
     with open_ledger(app) as ledger:
-        run_id, metrics = run_retrieval_named(
-            ledger, dataset, memory=memory, memory_store=store, memory_options=memory_opts,
-            k=opts["k"], progress=make_progress(app.log_format), keep=opts["keep"])
+        run_id = run_dataset(ledger, dataset, settings, redact=redact, progress=make_progress(app.log_format))
+        metrics = retrieval_metrics(ledger.events(run_id))
     if opts["as_json"]:
         echo_json({**metrics, "run_id": run_id})
         return
-    click.echo(f"run {run_id}: {dataset.benchmark} {dataset.subset}, memory {memory}, "
+    click.echo(f"run {run_id}: {dataset.benchmark} {dataset.subset}, memory {settings.memory}, "
                f"{len(dataset.questions)} questions")
-    click.echo(render_metrics(metrics, opts["k"]))
+    click.echo(render_metrics(metrics, settings.k))
 
 
-@retrieval.command("locomo")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--categories", multiple=True,
-              help="multi_hop, temporal, open_domain, single_hop, adversarial (comma-separated or repeated).")
-@_limit_option
-@memory_options
-@_k_option
-@_keep_option
-@json_option
-@pass_app
-def retrieval_locomo(app: AppContext, file: Path, categories: tuple[str, ...],
-                     question_limit: int | None, **opts) -> None:
-    """Evidence recall on a LoCoMo release FILE (e.g. locomo10.json)."""
-    from benchledger.adapters.benchmarks.locomo.loader import load_locomo
+def _retrieval_command(benchmark: Benchmark) -> click.Command:
+    def command(app: AppContext, source: Path, **opts: Any) -> None:
+        _execute(app, benchmark, source, opts)
 
-    dataset = load_locomo(file, categories=split_csv(categories) or None,
-                          question_limit=question_limit)
-    _execute(app, dataset, opts)
+    command.__doc__ = f"Evidence recall on {benchmark.name} {benchmark.source_metavar} (no model call)."
+    decorated = pass_app(source_argument(benchmark)(selection_options(benchmark)(memory_options(
+        k_option(keep_option(json_option(command)))))))
+    return click.command(benchmark.command)(decorated)
 
 
-@retrieval.command("longmemeval")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@_limit_option
-@memory_options
-@_k_option
-@_keep_option
-@json_option
-@pass_app
-def retrieval_longmemeval(app: AppContext, file: Path, question_limit: int | None, **opts) -> None:
-    """Session-level evidence recall on a LongMemEval FILE (e.g. longmemeval_s.json)."""
-    from benchledger.adapters.benchmarks.longmemeval.loader import load_longmemeval
-
-    _execute(app, load_longmemeval(file, question_limit=question_limit), opts)
-
-
-@retrieval.command("memora")
-@click.argument("root", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--split", type=click.Choice(["weekly", "monthly", "quarterly"]), required=True,
-              help="Which history length to read.")
-@memory_options
-@_k_option
-@_keep_option
-@json_option
-@pass_app
-def retrieval_memora(app: AppContext, root: Path, split: str, **opts) -> None:
-    """Session-level recall of memory_evidence on a Memora release folder ROOT."""
-    from benchledger.adapters.benchmarks.memora.loader import load_memora
-
-    _execute(app, load_memora(root, split=split), opts)  # type: ignore[arg-type]
-
+for _entry in available_benchmarks():
+    if _entry.benchmark is not None and _entry.benchmark.retrieval:
+        retrieval.add_command(_retrieval_command(_entry.benchmark))
 
 COMMANDS = [retrieval]

@@ -1,24 +1,32 @@
-"""`benchledger run <benchmark> ...`: run a released benchmark against a memory system.
+"""`benchledger run <benchmark> SOURCE ...`: run a released benchmark against a memory system.
 
-Each subcommand loads its release (bad input exits 2 before anything is written), then makes one
-library call (`ledger.run.session.run_dataset`) and prints the scorecard. A run that aborts still
+One subcommand per installed benchmark (`benchledger benchmarks` lists them), built from its
+declaration: SOURCE, its selection options, and the memory, model and run option blocks. Each loads
+its release (bad input exits 2 before anything is written), makes one library call
+(`benchledger.orchestration.session.run_dataset`) and prints the scorecard. A run that aborts still
 prints what the ledger holds, then exits 1.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
+
+from benchledger.adapters.benchmarks.registry import Benchmark, available_benchmarks
 from benchledger.cli.common import AppContext, open_ledger, pass_app
 from benchledger.cli.logging_setup import redact, register_secret_env
-from benchledger.cli.options import memory_options, model_options, run_options, settings_from_options, split_csv
+from benchledger.cli.options import (
+    memory_options, model_options, run_options, selection_from_options, selection_options,
+    settings_from_options,
+)
 from benchledger.cli.progress import make_progress
 from benchledger.cli.render import report_for, show_report
 from benchledger.errors import RunAborted
-from benchledger.orchestration.session import run_dataset
+from benchledger.orchestration.session import resolved_settings, run_dataset
 
-__all__ = ["COMMANDS", "run", "execute_run"]
+__all__ = ["COMMANDS", "run", "source_argument"]
 
 
 @click.group()
@@ -26,9 +34,16 @@ def run() -> None:
     """Run a released benchmark against a memory system and record every stage."""
 
 
-def execute_run(app: AppContext, dataset, opts: dict) -> None:
-    """Shared by every benchmark subcommand: settings, the run, the scorecard."""
-    settings = settings_from_options(app, opts)
+def source_argument(benchmark: Benchmark) -> Any:
+    kind = click.Path(file_okay=False, path_type=Path) if benchmark.source_is_dir else \
+        click.Path(dir_okay=False, path_type=Path)
+    return click.argument("source", metavar=benchmark.source_metavar, type=kind)
+
+
+def _execute_run(app: AppContext, benchmark: Benchmark, source: Path, opts: dict[str, Any]) -> None:
+    selection = selection_from_options(benchmark, opts)
+    dataset = benchmark.load(source, selection)
+    settings = resolved_settings(benchmark, settings_from_options(app, opts))  # refused before any write
     register_secret_env(settings.api_key_env)
     progress = make_progress(app.log_format)
     with open_ledger(app) as ledger:
@@ -41,24 +56,19 @@ def execute_run(app: AppContext, dataset, opts: dict) -> None:
         show_report(report_for(ledger, run_id), out=opts.get("out"))
 
 
-@run.command("groupmem")
-@click.argument("corpus_dir", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--domain", required=True, help="Domain folder name (Finance, Technology, ...).")
-@click.option("--kinds", multiple=True, help="Question kinds to ask (comma-separated or repeated) [default: all six].")
-@click.option("--message-limit", type=click.IntRange(min=0), default=None, help="Ingest only the first N messages (diagnostic).")
-@click.option("--question-limit", type=click.IntRange(min=0), default=None, help="Ask only the first N questions of each kind (diagnostic).")
-@memory_options
-@model_options
-@run_options
-@pass_app
-def run_groupmem(app: AppContext, corpus_dir: Path, domain: str, kinds: tuple[str, ...],
-                 message_limit: int | None, question_limit: int | None, **opts) -> None:
-    """Run GroupMemBench (CORPUS_DIR holds data/final, questions and prompts) for one domain."""
-    from benchledger.adapters.benchmarks.groupmem.loader import load_groupmem
+def _run_command(benchmark: Benchmark) -> click.Command:
+    def command(app: AppContext, source: Path, **opts: Any) -> None:
+        _execute_run(app, benchmark, source, opts)
 
-    dataset = load_groupmem(corpus_dir, domain, kinds=split_csv(kinds) or None,
-                            message_limit=message_limit, question_limit=question_limit)
-    execute_run(app, dataset, opts)
+    command.__doc__ = (f"Run {benchmark.name} ({benchmark.summary}) from {benchmark.source_metavar}; "
+                       f"protocols: {', '.join(benchmark.protocols)}.")
+    decorated = pass_app(source_argument(benchmark)(selection_options(benchmark)(memory_options(
+        model_options(run_options(command))))))
+    return click.command(benchmark.command)(decorated)
 
+
+for _entry in available_benchmarks():
+    if _entry.benchmark is not None:
+        run.add_command(_run_command(_entry.benchmark))
 
 COMMANDS = [run]

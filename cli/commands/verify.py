@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app
 from benchledger.errors import CheckFailed
-from benchledger.projections.views import refold_views
+from benchledger.orchestration.reports import refold_views
 
 __all__ = ["COMMANDS"]
 

@@ -14,7 +14,7 @@ from benchledger.ledger.events.question import (
     STAGES, ContextRecalled, Failed, Judged, QuestionAnswered, RecalledItem, ScorerStarted,
 )
 from benchledger.ledger.events.run import (
-    PlannedQuestion, Provenance, QuestionsPlanned, RunConfig, RunFinished, RunStarted,
+    Provenance, QuestionsPlanned, RunConfig, RunFinished, RunStarted,
 )
 
 EVENT_CLASSES: tuple[type[Event], ...] = (
@@ -33,7 +33,7 @@ any_event_adapter: TypeAdapter[AnyEvent] = TypeAdapter(AnyEvent)
 __all__ = [
     "Event", "Usage", "cap_message", "STAGES", "EVENT_CLASSES", "EVENT_TYPES", "AnyEvent",
     "any_event_adapter",
-    "RunStarted", "RunConfig", "Provenance", "QuestionsPlanned", "PlannedQuestion", "RunFinished",
+    "RunStarted", "RunConfig", "Provenance", "QuestionsPlanned", "RunFinished",
     "CorpusFingerprinted", "MessagesIngested", "ChunkExtracted", "ScopeVerified", "ScopePurged",
     "RunResumed", "ContextRecalled", "RecalledItem", "QuestionAnswered", "ScorerStarted", "Judged",
     "Failed",

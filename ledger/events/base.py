@@ -18,7 +18,7 @@ __all__ = ["Event", "Usage", "cap_message", "MESSAGE_CAP"]
 
 
 class Event(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     schema_version: ClassVar[int] = 1
 

@@ -16,9 +16,11 @@ class CorpusFingerprinted(Event):
     """The exact selected corpus: its fingerprint and how many documents each scope must hold."""
 
     type: Literal["CorpusFingerprinted"] = "CorpusFingerprinted"
+    """The event type."""
     fingerprint: str
     """SHA-256 over the adapter version and the selected documents."""
     adapter_version: str
+    """The benchmark adapter's version, part of the fingerprint."""
     scopes: dict[str, str]
     """scope_key -> memory scope name (benchmark:<name>:<subset>:<fingerprint>[:key])."""
     expected_documents: dict[str, int]
@@ -34,12 +36,17 @@ class MessagesIngested(Event):
     """One batch of documents handed to the memory system."""
 
     type: Literal["MessagesIngested"] = "MessagesIngested"
+    """The event type."""
     scope_key: str
+    """Which scope of the run (default, or a conversation, question or persona id)."""
     batch: int
     """Batch number within the scope, from 0."""
     first_doc_id: str
+    """The first document of the batch."""
     last_doc_id: str
+    """The last document of the batch."""
     count: int
+    """Documents in the batch."""
     new: int
     """How many the memory system reported as not already stored."""
     preparation: int = 1
@@ -53,10 +60,15 @@ class ChunkExtracted(Event):
     """A batch of chunks the memory system extracted during build."""
 
     type: Literal["ChunkExtracted"] = "ChunkExtracted"
+    """The event type."""
     scope_key: str
+    """Which scope of the run."""
     batch: int
+    """Build batch number within the scope, from 0."""
     chunk_ids: tuple[str, ...]
+    """The chunks the memory system extracted in this batch."""
     preparation: int = 1
+    """The preparation this build belongs to (resume re-prepares under a new number)."""
 
     def idempotency_key(self) -> str:
         return f"build:{self.preparation}:{self.scope_key}:{self.batch}"
@@ -66,12 +78,19 @@ class ScopeVerified(Event):
     """The memory system's own account of a scope, checked before any question is scored."""
 
     type: Literal["ScopeVerified"] = "ScopeVerified"
+    """The event type."""
     scope_key: str
+    """Which scope of the run."""
     scope: str
+    """The memory scope's name."""
     documents: int
+    """Documents the memory system reports holding in the scope."""
     pending_chunks: int
+    """Chunks the memory system reports still pending extraction."""
     expected_documents: int
+    """Documents the run selected for the scope."""
     ok: bool
+    """True when the scope holds every selected document and nothing is pending."""
     check: int = 1
     """1 for the first check; resume checks again under a new number."""
 
@@ -83,9 +102,13 @@ class ScopePurged(Event):
     """The evaluation scope was removed from the memory store."""
 
     type: Literal["ScopePurged"] = "ScopePurged"
+    """The event type."""
     scope_key: str
+    """Which scope of the run."""
     scope: str
+    """The memory scope's name."""
     documents_removed: int
+    """Documents the memory system removed (0 when kept for other runs)."""
     kept_for_runs: tuple[str, ...] = ()
     """Other runs still using the scope: it was left in place for them (the last one purges it)."""
     preparation: int = 1
@@ -99,12 +122,15 @@ class RunResumed(Event):
     """A run is continued from its events by `resume`."""
 
     type: Literal["RunResumed"] = "RunResumed"
+    """The event type."""
     attempt: int
     """2 for the first resume."""
     fingerprint_on_disk: str
+    """The corpus fingerprint read from disk at resume (it must equal the recorded one)."""
     reprepared: bool
     """True when the memory scope no longer held the corpus and was prepared again."""
     pending_questions: int
+    """Questions the run's own scorer had not judged when the resume began."""
 
     def idempotency_key(self) -> str:
         return f"run:resume:{self.attempt}"

@@ -17,29 +17,45 @@ STAGES = ("prepare", "verify", "recall", "answer", "judge", "purge", "run")
 
 
 class RecalledItem(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    """One candidate a memory system recalled."""
+
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
 
     doc_id: str
+    """The recalled document's id as the release names it."""
     score: float
+    """The memory system's own score for it (higher ranks first)."""
     rank: int
+    """Its rank among the candidates, from 1."""
     author: str | None = None
+    """Who wrote it, if the document says."""
     channel: str | None = None
+    """Its channel or session, if the document says."""
 
 
 class ContextRecalled(Event):
     """The memory system's candidates for one question, asked as its user."""
 
     type: Literal["ContextRecalled"] = "ContextRecalled"
+    """The event type."""
     question_id: str
+    """The question recalled for."""
     query: str
+    """The text sent to the memory system (the question as released)."""
     asking_user: str | None = None
+    """The user recall was asked as (GroupMemBench's asking user)."""
     k: int
+    """Candidates asked for."""
     token_budget: int | None = None
+    """Estimated-token budget of the packed context, if any."""
     items: tuple[RecalledItem, ...]
+    """The candidates in rank order."""
     context_hash: str
     """Blob hash of the packed context exactly as shown to the answer model."""
     context_tokens: int
+    """Estimated tokens of the packed context."""
     latency_ms: float
+    """How long the recall took, in milliseconds."""
 
     def idempotency_key(self) -> str:
         return f"recall:{self.question_id}"
@@ -49,15 +65,23 @@ class QuestionAnswered(Event):
     """The answer model's answer from the recalled context only."""
 
     type: Literal["QuestionAnswered"] = "QuestionAnswered"
+    """The event type."""
     question_id: str
+    """The question answered."""
     answer: str
+    """The answer as parsed from the model output (a Final: line, or typed JSON)."""
     abstained: bool
+    """True when the answer says the information is not there."""
     model: str
+    """The model that answered, as the endpoint reported it."""
     raw_hash: str
     """Blob hash of the full model output."""
     usage: Usage = Field(default_factory=Usage)
+    """Tokens the call used, as the endpoint reported them."""
     cache_hit: bool = False
+    """True when the response came from the ledger's response cache."""
     latency_ms: float = 0.0
+    """How long the call took, in milliseconds (0 on a cache hit)."""
 
     def idempotency_key(self) -> str:
         return f"answer:{self.question_id}"
@@ -67,11 +91,17 @@ class ScorerStarted(Event):
     """A scorer (judge model, protocol, prompt) begins judging this run's answers."""
 
     type: Literal["ScorerStarted"] = "ScorerStarted"
+    """The event type."""
     scorer_id: str
+    """The scorer's id within the run (s1 is the run's own; rejudges add s2, ...)."""
     judge_model: str
+    """The judge model asked for (an offline judge's labelled name when offline)."""
     protocol: str
+    """The protocol it judges under (reference, typed, official)."""
     prompt_hash: str = ""
+    """SHA-256 of the judge's system prompt ('' when it has none)."""
     offline: bool = False
+    """True when the judge is a deterministic offline model."""
 
     def idempotency_key(self) -> str:
         return f"scorer:{self.scorer_id}"
@@ -81,15 +111,25 @@ class Judged(Event):
     """One scorer's verdict on one answer against gold."""
 
     type: Literal["Judged"] = "Judged"
+    """The event type."""
     question_id: str
+    """The question judged."""
     scorer_id: str
+    """The scorer that judged."""
     verdict: Literal["correct", "incorrect", "unclear"]
+    """correct, incorrect or unclear."""
     reason: str = ""
+    """The judge's reason, capped at 2,000 characters."""
     model: str
+    """The model that judged, as the endpoint reported it."""
     raw_hash: str = ""
+    """Blob hash of the judge's full output ('' for a judge with no output)."""
     usage: Usage = Field(default_factory=Usage)
+    """Tokens the call used, as the endpoint reported them."""
     cache_hit: bool = False
+    """True when the response came from the ledger's response cache."""
     latency_ms: float = 0.0
+    """How long the call took, in milliseconds (0 on a cache hit)."""
     criteria: dict[str, Literal["yes", "no", "unclear"]] = Field(default_factory=dict)
     """Memora: criterion_id -> the judge's answer about the candidate answer."""
 
@@ -101,10 +141,15 @@ class Failed(Event):
     """An operational failure: never a wrong answer."""
 
     type: Literal["Failed"] = "Failed"
+    """The event type."""
     stage: Literal["prepare", "verify", "recall", "answer", "judge", "purge", "run"]
+    """Where it failed: prepare, verify, recall, answer, judge, purge or run."""
     question_id: str | None = None
+    """The question it concerns (None for a run-level failure)."""
     scorer_id: str | None = None
+    """For a judge failure, the scorer whose call failed."""
     error_class: str
+    """The error's class name (APIError, ModelParseError, CorpusIncomplete, ...)."""
     message: str
     """Capped at 500 characters, secrets redacted."""
     attempt: int = 1

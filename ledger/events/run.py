@@ -1,18 +1,26 @@
-"""Events that open and close a run, and the plan of what it will ask."""
+"""Events that open and close a run, and the plan of what it will ask.
+
+`RunStarted` schema 2 records typed settings and the benchmark's selection; rows of schema 1
+(settings partly in a string dict `extra`) are upcast on read by `benchledger.ledger.upcasts`.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 
 from benchledger.ledger.events.base import Event
+from benchledger.settings import RunSettings, Selection
+from benchledger.values import Question
 
-__all__ = ["Provenance", "RunConfig", "RunStarted", "PlannedQuestion", "QuestionsPlanned", "RunFinished"]
+__all__ = ["Provenance", "RunConfig", "RunStarted", "QuestionsPlanned", "RunFinished"]
 
 
 class Provenance(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    """Where the code that ran came from."""
+
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
 
     package_version: str
     """benchledger version that ran."""
@@ -23,81 +31,73 @@ class Provenance(BaseModel):
     python: str
     """Python version."""
     platform: str = ""
+    """Operating system and machine, as `platform.platform()` names them."""
 
 
 class RunConfig(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    """What was run and how: the benchmark's selection, the settings, and what they resolved to."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     benchmark: str
-    """Benchmark name (GroupMemBench, LoCoMo, LongMemEval, Memora)."""
+    """Benchmark name as its adapter declares it (GroupMemBench, LoCoMo, LongMemEval, Memora, ...)."""
     subset: str
-    """Domain, file or split."""
+    """The slice of the release by its name: a GroupMemBench domain, a LoCoMo or LongMemEval file
+    stem, a Memora split."""
     corpus_path: str
+    """Where the release was read from, as given."""
+    selection: SerializeAsAny[Selection]
+    """Which questions and documents were selected (the benchmark's own selection model)."""
+    settings: RunSettings
+    """How the run was asked to run (memory system, models, k, protocol, retries, batching)."""
     memory: str
-    """Memory system name."""
+    """The memory system as it named itself (`http:<name>` for a remote one)."""
     memory_version: str
+    """The memory system's version, as it reported it."""
     memory_model: str | None = None
-    """The model the memory system itself uses, if any (reference protocol forbids it as agent or judge)."""
-    memory_options: dict[str, str] = Field(default_factory=dict)
-    """Non-secret memory options (e.g. remote URL)."""
+    """The model the memory system itself uses, if any (the reference protocol forbids it as agent or judge)."""
     agent_model: str
+    """The answer model (an offline model's labelled name when no model was asked for)."""
     judge_model: str
+    """The judge model of the run's own scorer."""
     offline_models: bool
     """True when a deterministic offline model answered or judged."""
-    base_url: str | None = None
-    protocol: Literal["reference", "typed"]
-    k: int
-    token_budget: int | None = None
-    kinds: tuple[str, ...] = ()
-    """Kinds selected; empty means all."""
-    message_limit: int | None = None
-    question_limit: int | None = None
-    concurrency: int = 1
-    keep: bool = False
     prompt_hashes: dict[str, str] = Field(default_factory=dict)
-    """SHA-256 of the system prompts used."""
+    """SHA-256 of the system prompts the models used, by prompt name."""
     reference_prompt_hashes: dict[str, str] = Field(default_factory=dict)
-    """SHA-256 of the release's own prompts, when the release ships them."""
-    extra: dict[str, str] = Field(default_factory=dict)
+    """SHA-256 of the release's own prompts, when the release ships them (kept as blobs)."""
+    evidence_level: Literal["document", "session"] | None = None
+    """What the release's evidence labels name, for retrieval metrics (None: no labels)."""
 
 
 class RunStarted(Event):
     """A run begins: everything needed to reproduce it, and nothing secret."""
 
+    schema_version: ClassVar[int] = 2
+
     type: Literal["RunStarted"] = "RunStarted"
+    """The event type."""
     config: RunConfig
+    """The selection, the settings and what they resolved to."""
     provenance: Provenance
+    """The code that ran."""
 
     def idempotency_key(self) -> str:
         return "run:start"
-
-
-class PlannedQuestion(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    question_id: str
-    kind: str
-    text: str
-    asking_user: str | None = None
-    gold: str
-    """Kept on the ledger so rejudge needs no corpus; never sent to a memory system."""
-    abstention: bool = False
-    scope_key: str = "default"
-    evidence: tuple[str, ...] = ()
-    question_time: str | None = None
-    criteria: tuple[dict[str, str], ...] = ()
-    """Memora criteria as {criterion_id, question, expected, kind}."""
 
 
 class QuestionsPlanned(Event):
     """The questions this run will ask, in order, and how many the release held."""
 
     type: Literal["QuestionsPlanned"] = "QuestionsPlanned"
-    questions: tuple[PlannedQuestion, ...]
+    """The event type."""
+    questions: tuple[Question, ...]
+    """Every question the run asks, with its gold (kept so rejudge needs no corpus; never sent to a
+    memory system)."""
     available: int
     """Questions in the selected kinds before any limit."""
     kinds_available: tuple[str, ...] = ()
-    """All kinds the release holds."""
+    """Every kind the release holds."""
 
     def idempotency_key(self) -> str:
         return "run:plan"
@@ -107,8 +107,11 @@ class RunFinished(Event):
     """The run ended: completed (possibly with failures) or aborted, and why."""
 
     type: Literal["RunFinished"] = "RunFinished"
+    """The event type."""
     status: Literal["completed", "aborted"]
+    """completed (possibly with failures) or aborted."""
     reason: str = ""
+    """Why it aborted ('' when it completed)."""
     attempt: int = 1
     """1 for the first finish; resume appends a new RunFinished with a higher attempt."""
 

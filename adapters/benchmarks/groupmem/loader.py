@@ -12,7 +12,7 @@ Choices worth knowing:
 - `message_limit=N` keeps the first N messages in canonical order. `question_limit=N` keeps the
   first N lines of each selected kind's file, in file order (so every kind stays represented).
 - A `reply_to` naming a message that does not exist is kept as released, logged as one structlog
-  warning (count and the first few) and counted in `selection["dangling_replies"]`: the released
+  warning (count and the first few) and counted in `release.dangling_replies`: the released
   data is read unchanged, and refusing it would make a whole domain unusable over one link.
 - Released question ids are unique per kind ("multi_hop_3"); an id used in more than one selected
   kind is prefixed "<kind>:" so question ids stay unique in the dataset.
@@ -33,7 +33,7 @@ from pathlib import Path
 import structlog
 from pydantic import ValidationError
 
-from benchledger.adapters.benchmarks.base import Dataset, Document, Prompts, Question
+from benchledger.adapters.benchmarks.base import Dataset, Document, Prompts, Question, ReleaseFacts
 from benchledger.adapters.benchmarks.groupmem.files import (
     check_domain, line_at, read_text, scan_channels,
 )
@@ -41,6 +41,7 @@ from benchledger.adapters.benchmarks.groupmem.schema import (
     ABSTENTION_GOLD, KINDS, SURROGATE_ESCAPE, RawMessage, RawQuestion, extras_as_strings,
     is_encodable,
 )
+from benchledger.adapters.benchmarks.groupmem.selection import GroupMemSelection
 from benchledger.errors import BadInput
 
 __all__ = [
@@ -202,8 +203,9 @@ def _selected_kinds(kinds: Sequence[str] | None) -> tuple[str, ...] | None:
 
 
 def _limit(name: str, value: int | None) -> int | None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-        raise BadInput(f"must be a nonnegative integer, got {value!r}", field=name)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise BadInput(f"must be an integer of at least 1, got {value!r} (leave it out to take everything)",
+                       field=name)
     return value
 
 
@@ -264,26 +266,17 @@ def load_groupmem(root: Path, domain: str, *, kinds: Sequence[str] | None = None
     question_set = read_questions(root, domain, kinds=kinds, question_limit=question_limit)
     corpus = read_corpus(root, domain)
     documents = corpus.documents[:message_limit] if message_limit is not None else corpus.documents
-    available = len(corpus.documents)
-    selection: dict[str, object] = {
-        "message_limit": message_limit,
-        "question_limit": question_limit,
-        "kinds": list(question_set.kinds),
-        "kinds_missing": list(question_set.missing_kinds),
-        "messages_available": available,
-        "messages_selected": len(documents),
-        "questions_available": sum(question_set.available.values()),
-        "questions_available_by_kind": dict(question_set.available),
-        "questions_selected": len(question_set.questions),
-        "channels": len(corpus.channels),
-        "dangling_replies": corpus.dangling_replies,
-        "corpus_complete": len(documents) == available and message_limit is None,
-        "questions_sampled": question_limit is not None,
-        "extra_fields": {"messages": list(corpus.extra_fields),
-                         "questions": list(question_set.extra_fields)},
-    }
+    release = ReleaseFacts(
+        documents_available=len(corpus.documents),
+        questions_available=sum(question_set.available.values()),
+        kinds_available=KINDS,
+        dangling_replies=corpus.dangling_replies,
+        extra_fields={"messages": corpus.extra_fields, "questions": question_set.extra_fields},
+    )
+    selection = GroupMemSelection(domain=domain, kinds=tuple(kinds or ()), message_limit=message_limit,
+                                  question_limit=question_limit)
     return Dataset(
         benchmark=BENCHMARK, subset=domain, adapter_version=ADAPTER_VERSION, source=str(root),
         scopes={"default": documents}, questions=question_set.questions,
-        prompts=read_prompts(root), selection=selection,
+        prompts=read_prompts(root), selection=selection, release=release,
     )

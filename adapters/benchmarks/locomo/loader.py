@@ -15,7 +15,7 @@ cases: their gold is the released abstention sentence, and their `adversarial_an
 Evidence is the `evidence` dia_ids, normalised: entries holding several ids ("D8:6; D9:17") are
 split; a stray colon ("D:11:26") is repaired; ids naming no turn of the conversation ("D", or a
 turn the release does not have) are dropped. Every change is recorded in
-`dataset.selection["evidence_repairs"]`.
+`dataset.release.evidence_repairs`.
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from benchledger.adapters.benchmarks.base import Dataset, Document, Question
+from benchledger.adapters.benchmarks.base import Dataset, Document, EvidenceRepair, Question, ReleaseFacts
 from benchledger.adapters.benchmarks.json_source import line_of, read_json, validate
+from benchledger.adapters.benchmarks.locomo.selection import LoCoMoSelection
 from benchledger.errors import BadInput
 
 __all__ = [
@@ -136,7 +137,7 @@ def _documents(conv: _Conversation, index: int, path: Path, text: str) -> tuple[
 
 
 def _normalise_evidence(raw: list[str], known: set[str], question_id: str,
-                        repairs: list[dict[str, str]]) -> tuple[str, ...]:
+                        repairs: list[EvidenceRepair]) -> tuple[str, ...]:
     kept: list[str] = []
     for entry in raw:
         for piece in (p.strip() for p in re.split(r"[;,]", entry)):
@@ -145,13 +146,14 @@ def _normalise_evidence(raw: list[str], known: set[str], question_id: str,
                 candidate = f"D{stray.group(1)}:{stray.group(2)}"
             if _DIA_ID.fullmatch(candidate) and candidate in known:
                 if candidate != entry:
-                    repairs.append({"question_id": question_id, "raw": entry, "kept": candidate})
+                    repairs.append(EvidenceRepair(question_id=question_id, released=entry, kept=candidate,
+                                                  reason="malformed label repaired"))
                 if candidate not in kept:
                     kept.append(candidate)
             else:
                 reason = "not a dia_id" if not _DIA_ID.fullmatch(candidate) else "no such turn"
-                repairs.append({"question_id": question_id, "raw": entry, "dropped": piece,
-                                "reason": reason})
+                repairs.append(EvidenceRepair(question_id=question_id, released=entry, dropped=piece,
+                                              reason=reason))
     return tuple(kept)
 
 
@@ -199,7 +201,7 @@ def load_locomo(path: Path, *, categories: Iterable[str | int] | None = None,
 
     scopes: dict[str, tuple[Document, ...]] = {}
     questions: list[Question] = []
-    repairs: list[dict[str, str]] = []
+    repairs: list[EvidenceRepair] = []
     available = documents_available = 0
     for index, conv in enumerate(conversations):
         docs = _documents(conv, index, path, text)
@@ -235,19 +237,9 @@ def load_locomo(path: Path, *, categories: Iterable[str | int] | None = None,
     return Dataset(
         benchmark="LoCoMo", subset=path.stem, adapter_version=ADAPTER_VERSION, source=str(path),
         scopes=scopes, questions=tuple(questions),
-        selection={
-            "categories": None if chosen_categories is None
-            else [CATEGORY_NAMES[c] for c in sorted(chosen_categories)],
-            "kinds": None if chosen_categories is None
-            else [CATEGORY_NAMES[c] for c in sorted(chosen_categories)],
-            "kinds_available": list(CATEGORY_NAMES.values()),
-            "question_limit": question_limit,
-            "conversation_ids": wanted,
-            "questions_available": available,
-            "conversations_available": len(conversations),
-            "documents_available": documents_available,
-            "complete_corpus": True,
-            "evidence_level": EVIDENCE_LEVEL,
-            "evidence_repairs": repairs,
-        },
+        selection=LoCoMoSelection(kinds=tuple(CATEGORY_NAMES[c] for c in sorted(chosen_categories or ())),
+                                  question_limit=question_limit, conversation_ids=tuple(wanted or ())),
+        release=ReleaseFacts(documents_available=documents_available, questions_available=available,
+                             kinds_available=tuple(CATEGORY_NAMES.values()), evidence_level=EVIDENCE_LEVEL,
+                             evidence_repairs=tuple(repairs)),
     )

@@ -13,19 +13,21 @@ turn-level `has_answer` never reaches a Document; only `role` and `content` of a
 
 Evidence is `answer_session_ids`, mapped to those positional names (session level): retrieval
 counts a session as hit when any of its turns is recalled. An answer session missing from the
-haystack is dropped and recorded in `selection["evidence_repairs"]`. A question_id ending in
+haystack is dropped and recorded in `release.evidence_repairs`. A question_id ending in
 `_abs` is an abstention case. Integer answers become strings.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from benchledger.adapters.benchmarks.base import Dataset, Document, Question
+from benchledger.adapters.benchmarks.base import Dataset, Document, EvidenceRepair, Question, ReleaseFacts
 from benchledger.adapters.benchmarks.json_source import line_of, read_json, validate
+from benchledger.adapters.benchmarks.longmemeval.selection import LongMemEvalSelection
 from benchledger.errors import BadInput
 
 __all__ = ["ADAPTER_VERSION", "EVIDENCE_LEVEL", "load_longmemeval", "parse_longmemeval_date",
@@ -76,15 +78,15 @@ def session_name(index: int) -> str:
     return f"session_{index}"
 
 
-def _evidence(item: _Item, repairs: list[dict[str, str]]) -> tuple[str, ...]:
+def _evidence(item: _Item, repairs: list[EvidenceRepair]) -> tuple[str, ...]:
     position = {release_id: i for i, release_id in enumerate(item.haystack_session_ids)}
     kept: list[str] = []
     for release_id in item.answer_session_ids:
         if release_id in position:
             kept.append(session_name(position[release_id]))
         else:
-            repairs.append({"question_id": item.question_id, "dropped": release_id,
-                            "reason": "not in haystack_session_ids"})
+            repairs.append(EvidenceRepair(question_id=item.question_id, released=release_id,
+                                          dropped=release_id, reason="not in haystack_session_ids"))
     return tuple(dict.fromkeys(kept))
 
 
@@ -116,10 +118,12 @@ def _documents(item: _Item, index: int, path: Path, text: str) -> tuple[Document
     return tuple(docs)
 
 
-def load_longmemeval(path: Path, *, question_limit: int | None = None) -> Dataset:
+def load_longmemeval(path: Path, *, question_limit: int | None = None,
+                     kinds: Iterable[str] | None = None) -> Dataset:
     """Read a LongMemEval file into a Dataset: one scope per question, its haystack inside.
 
-    `question_limit` keeps the first N questions in file order.
+    `kinds` keeps the questions of those question types; `question_limit` keeps the first N
+    (selected) questions in file order.
     """
     path = Path(path)
     if question_limit is not None and question_limit < 1:
@@ -131,7 +135,10 @@ def load_longmemeval(path: Path, *, question_limit: int | None = None) -> Datase
     questions: list[Question] = []
     documents_available = 0
     seen: set[str] = set()
-    repairs: list[dict[str, str]] = []
+    repairs: list[EvidenceRepair] = []
+    wanted = set(kinds) if kinds else None
+    types_seen: dict[str, None] = {}
+    available = 0
     for index, raw in enumerate(value):
         item = validate(_Item, raw, file=path, text=text, prefix=(index,))
         if item.question_id in seen:
@@ -140,6 +147,10 @@ def load_longmemeval(path: Path, *, question_limit: int | None = None) -> Datase
         seen.add(item.question_id)
         docs = _documents(item, index, path, text)
         documents_available += len(docs)
+        types_seen[item.question_type] = None
+        if wanted is not None and item.question_type not in wanted:
+            continue
+        available += 1
         if question_limit is not None and len(questions) >= question_limit:
             continue
         questions.append(Question(
@@ -150,15 +161,15 @@ def load_longmemeval(path: Path, *, question_limit: int | None = None) -> Datase
                                 f"[{index}].question_date"),
         ))
         scopes[item.question_id] = docs
+    if wanted is not None and (unknown := sorted(wanted - set(types_seen))):
+        raise BadInput(f"no question of type {', '.join(unknown)} in the file (it holds "
+                       f"{', '.join(types_seen)})", file=str(path), field="kinds")
+    types_available = tuple(types_seen)
     return Dataset(
         benchmark="LongMemEval", subset=path.stem, adapter_version=ADAPTER_VERSION,
         source=str(path), scopes=scopes, questions=tuple(questions),
-        selection={
-            "question_limit": question_limit,
-            "questions_available": len(value),
-            "documents_available": documents_available,
-            "complete_corpus": True,
-            "evidence_level": EVIDENCE_LEVEL,
-            "evidence_repairs": repairs,
-        },
+        selection=LongMemEvalSelection(kinds=tuple(kinds or ()), question_limit=question_limit),
+        release=ReleaseFacts(documents_available=documents_available, questions_available=available,
+                             kinds_available=types_available, evidence_level=EVIDENCE_LEVEL,
+                             evidence_repairs=tuple(repairs)),
     )

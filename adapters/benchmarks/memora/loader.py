@@ -18,14 +18,18 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from benchledger.adapters.benchmarks.base import Criterion, Dataset, Document, Question
+from benchledger.adapters.benchmarks.base import (
+    Criterion, Dataset, Document, EvidenceRepair, Question, ReleaseFacts,
+)
 from benchledger.adapters.benchmarks.json_source import read_json, validate
+from benchledger.adapters.benchmarks.memora.selection import MemoraSelection, Split
 from benchledger.errors import BadInput
 
 __all__ = ["ADAPTER_VERSION", "CATEGORIES", "EVIDENCE_LEVEL", "SPLITS", "load_memora", "session_name"]
@@ -141,7 +145,7 @@ def _documents(persona_dir: Path) -> tuple[tuple[Document, ...], set[int]]:
 
 
 def _questions(persona: str, persona_dir: Path, sessions: set[int],
-               repairs: list[dict[str, str]]) -> list[Question]:
+               repairs: list[EvidenceRepair]) -> list[Question]:
     file = persona_dir / f"evaluation_questions_{persona}.json"
     value, text = read_json(file)
     parsed = validate(_QuestionFile, value, file=file, text=text)
@@ -159,8 +163,8 @@ def _questions(persona: str, persona_dir: Path, sessions: set[int],
                     if session_id in sessions:
                         evidence.append(session_name(session_id))
                     else:
-                        repairs.append({"question_id": question_id, "dropped": str(session_id),
-                                        "reason": "no such session"})
+                        repairs.append(EvidenceRepair(question_id=question_id, released=str(session_id),
+                                                      dropped=str(session_id), reason="no such session"))
                 out.append(Question(
                     question_id=question_id, kind=category, text=item.question, gold="",
                     scope_key=persona, evidence=tuple(evidence),
@@ -174,33 +178,57 @@ def _questions(persona: str, persona_dir: Path, sessions: set[int],
     return out
 
 
-def load_memora(root: Path, *, split: Literal["weekly", "monthly", "quarterly"]) -> Dataset:
-    """Read every persona of one split of a Memora release folder into a Dataset."""
+def load_memora(root: Path, *, split: Split, personas: Iterable[str] | None = None,
+                kinds: Iterable[str] | None = None, question_limit: int | None = None) -> Dataset:
+    """Read the personas of one split of a Memora release folder into a Dataset.
+
+    `personas` keeps those persona folders (default: all), `kinds` those task categories
+    (remembering, reasoning, recommending), `question_limit` the first N selected questions of
+    each persona in file order. A persona left with no question is left out with its history.
+    """
     root = Path(root)
     if split not in SPLITS:
         raise BadInput(f"split {split!r} is not one of {', '.join(SPLITS)}", field="split")
+    if question_limit is not None and question_limit < 1:
+        raise BadInput("question_limit must be at least 1", field="question_limit")
     split_dir = root / split
     if not split_dir.is_dir():
         raise BadInput(f"no {split}/ folder in the Memora release", file=str(root))
-    personas = sorted(p.name for p in split_dir.iterdir() if p.is_dir())
-    if not personas:
+    found = sorted(p.name for p in split_dir.iterdir() if p.is_dir())
+    if not found:
         raise BadInput("no persona folders", file=str(split_dir))
+    chosen = list(personas) if personas else found
+    if missing := sorted(set(chosen) - set(found)):
+        raise BadInput(f"no persona {', '.join(missing)} in {split}/ (it holds {', '.join(found)})",
+                       file=str(split_dir), field="personas")
+    wanted_kinds = {k.lower() for k in kinds} if kinds else None
+    if wanted_kinds is not None and (unknown := sorted(wanted_kinds - set(CATEGORIES))):
+        raise BadInput(f"unknown task {', '.join(unknown)}; Memora has {', '.join(CATEGORIES)}",
+                       field="kinds")
     scopes: dict[str, tuple[Document, ...]] = {}
     questions: list[Question] = []
-    repairs: list[dict[str, str]] = []
-    for persona in personas:
+    repairs: list[EvidenceRepair] = []
+    documents_available = questions_available = 0
+    for persona in chosen:
         docs, sessions = _documents(split_dir / persona)
-        scopes[persona] = docs
-        questions.extend(_questions(persona, split_dir / persona, sessions, repairs))
+        persona_questions = [q for q in _questions(persona, split_dir / persona, sessions, repairs)
+                             if wanted_kinds is None or q.kind in wanted_kinds]
+        questions_available += len(persona_questions)
+        documents_available += len(docs)
+        if question_limit is not None:
+            persona_questions = persona_questions[:question_limit]
+        if persona_questions:
+            scopes[persona] = docs
+            questions.extend(persona_questions)
     counts = Counter(q.question_id for q in questions)
     if repeated := sorted(i for i, n in counts.items() if n > 1):
         raise BadInput(f"question ids repeat: {', '.join(repeated[:5])}", file=str(split_dir))
     return Dataset(
         benchmark="Memora", subset=split, adapter_version=ADAPTER_VERSION, source=str(root),
         scopes=scopes, questions=tuple(questions),
-        selection={
-            "split": split, "personas": personas, "questions_available": len(questions),
-            "documents_available": sum(len(d) for d in scopes.values()), "complete_corpus": True,
-            "evidence_level": EVIDENCE_LEVEL, "evidence_repairs": repairs,
-        },
+        selection=MemoraSelection(split=split, personas=tuple(personas or ()),
+                                  kinds=tuple(sorted(wanted_kinds or ())), question_limit=question_limit),
+        release=ReleaseFacts(documents_available=documents_available, questions_available=questions_available,
+                             kinds_available=CATEGORIES, evidence_level=EVIDENCE_LEVEL,
+                             evidence_repairs=tuple(repairs)),
     )

@@ -1,0 +1,36 @@
+"""The LoCoMo declaration: each conversation its own scope, categories named explicitly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from benchledger.adapters.benchmarks.base import Dataset
+from benchledger.adapters.benchmarks.locomo.loader import CATEGORY_NAMES, load_locomo
+from benchledger.adapters.benchmarks.locomo.publishable import CONDITIONS
+from benchledger.adapters.benchmarks.locomo.selection import LoCoMoSelection
+from benchledger.adapters.benchmarks.registry import Benchmark
+from benchledger.projections.publishable import Check
+from benchledger.settings import Protocol, Selection
+
+__all__ = ["LoCoMo"]
+
+
+class LoCoMo(Benchmark):
+    name = "LoCoMo"
+    command = "locomo"
+    summary = "very long two-person conversations, five QA categories, evidence per turn"
+    source_metavar = "FILE"
+    selection_model = LoCoMoSelection
+    kind_label = "categories"
+    kinds = tuple(CATEGORY_NAMES.values())
+    protocols: ClassVar[tuple[Protocol, ...]] = ("typed",)
+    retrieval = True
+    conditions: ClassVar[tuple[Check, ...]] = CONDITIONS
+
+    def load(self, source: Path, selection: Selection) -> Dataset:
+        chosen = self.selection_of(selection)
+        assert isinstance(chosen, LoCoMoSelection)
+        categories = [int(c) if c.isdigit() else c for c in chosen.kinds] or None
+        return load_locomo(source, categories=categories, question_limit=chosen.question_limit,
+                           conversation_ids=list(chosen.conversation_ids) or None)

@@ -1,0 +1,34 @@
+"""The Memora declaration: one scope per persona, judged per criterion, scored with FAMA."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from benchledger.adapters.benchmarks.base import Dataset
+from benchledger.adapters.benchmarks.memora.loader import CATEGORIES, load_memora
+from benchledger.adapters.benchmarks.memora.selection import MemoraSelection
+from benchledger.adapters.benchmarks.registry import Benchmark
+from benchledger.settings import Protocol, Selection
+
+__all__ = ["Memora"]
+
+
+class Memora(Benchmark):
+    name = "Memora"
+    command = "memora"
+    summary = "persona histories by period, judged per criterion, scored with FAMA"
+    source_metavar = "ROOT"
+    source_is_dir = True
+    selection_model = MemoraSelection
+    kind_label = "tasks"
+    kinds = CATEGORIES
+    question_limit_means = "the first N questions of each persona in file order"
+    protocols: ClassVar[tuple[Protocol, ...]] = ("typed",)
+    retrieval = True
+
+    def load(self, source: Path, selection: Selection) -> Dataset:
+        chosen = self.selection_of(selection)
+        assert isinstance(chosen, MemoraSelection)
+        return load_memora(source, split=chosen.split, personas=list(chosen.personas) or None,
+                           kinds=list(chosen.kinds) or None, question_limit=chosen.question_limit)

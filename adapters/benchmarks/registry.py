@@ -1,0 +1,152 @@
+"""Benchmarks, registered like memory systems: one declaration object per benchmark.
+
+A benchmark is a subclass of `Benchmark` that declares, in one place: its name (as reports show
+it) and its command (`benchledger run <command>`), what its SOURCE argument is, its selection
+model (whose fields become the run's selection options), its kinds, the protocols it can be asked
+under and its default, whether it can be scored for retrieval, its publishable conditions, and
+how to load a release into a `Dataset`. Built-in benchmarks register through the entry-point
+group `benchledger.benchmarks` (see `pyproject.toml`), exactly as a third party would:
+
+    [project.entry-points."benchledger.benchmarks"]
+    toy = "toy_benchmark:ToyBenchmark"
+
+so adding a benchmark touches one folder (and its tests). `benchledger benchmarks` lists them.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import ClassVar
+
+from pydantic import ValidationError
+
+from benchledger.adapters.benchmarks.base import Dataset
+from benchledger.errors import BadInput
+from benchledger.projections.publishable import (
+    Check, no_limits, real_models, unknown_benchmark, zero_failures,
+)
+from benchledger.settings import Protocol, Selection
+
+__all__ = [
+    "ENTRY_POINT_GROUP", "Benchmark", "BenchmarkEntry", "available_benchmarks", "benchmark_named",
+    "benchmark_for_run", "conditions_for_benchmark",
+]
+
+ENTRY_POINT_GROUP = "benchledger.benchmarks"
+
+
+class Benchmark(ABC):
+    """One benchmark's declaration. Subclass it, fill the class attributes, implement `load`."""
+
+    name: ClassVar[str]
+    """The name reports show and RunStarted records ("GroupMemBench")."""
+    command: ClassVar[str]
+    """The subcommand of `benchledger run` and `benchledger retrieval` ("groupmem")."""
+    summary: ClassVar[str]
+    """One line for `benchledger benchmarks` and the command's help."""
+    source_metavar: ClassVar[str] = "SOURCE"
+    source_is_dir: ClassVar[bool] = False
+    """True when SOURCE is a release folder, False when it is a release file."""
+    selection_model: ClassVar[type[Selection]] = Selection
+    """The benchmark's selection: its fields become the run's options (`--question-limit`, ...)."""
+    kind_label: ClassVar[str] = "kinds"
+    """What the benchmark calls its question kinds (the `kinds` option is named after it)."""
+    kinds: ClassVar[tuple[str, ...]] = ()
+    """Every kind the benchmark defines (a release may hold fewer)."""
+    question_limit_means: ClassVar[str] = "the first N questions in file order"
+    protocols: ClassVar[tuple[Protocol, ...]] = ("typed",)
+    """The model protocols a run may use; the first is the default."""
+    retrieval: ClassVar[bool] = False
+    """True when the release labels evidence, so `benchledger retrieval` can score recall."""
+    conditions: ClassVar[tuple[Check, ...]] = (no_limits, real_models, zero_failures)
+    """The publishable conditions (`benchledger.projections.publishable`); complete_run is added."""
+
+    @property
+    def default_protocol(self) -> Protocol:
+        return self.protocols[0]
+
+    @abstractmethod
+    def load(self, source: Path, selection: Selection) -> Dataset:
+        """Read the release at `source` and select from it (BadInput naming file, line, field)."""
+
+    def selection_of(self, values: Selection | dict[str, object]) -> Selection:
+        """The benchmark's own selection from a recorded one (or from option values)."""
+        data = values.model_dump() if isinstance(values, Selection) else dict(values)
+        try:
+            return self.selection_model.model_validate(data)
+        except ValidationError as err:
+            first = err.errors()[0]
+            field = ".".join(str(part) for part in first["loc"]) or "selection"
+            raise BadInput(f"{first['msg']}", field=field) from None
+
+    def check_protocol(self, protocol: Protocol | None) -> Protocol:
+        """The protocol a run uses: the one asked for if this benchmark offers it, else the default."""
+        if protocol is None:
+            return self.default_protocol
+        if protocol not in self.protocols:
+            raise BadInput(f"{self.name} runs under the {' or '.join(self.protocols)} protocol, not {protocol}",
+                           field="protocol")
+        return protocol
+
+
+@dataclass(frozen=True)
+class BenchmarkEntry:
+    """An installed benchmark as `benchledger benchmarks` lists it."""
+
+    command: str
+    target: str
+    """The entry point's object reference ("package.module:Class")."""
+    distribution: str | None
+    benchmark: Benchmark | None
+    error: str | None = None
+    """Why it could not be loaded (the listing shows it instead of failing)."""
+
+
+def _entries() -> Iterator[BenchmarkEntry]:
+    for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
+        dist = point.dist.name if point.dist is not None else None
+        try:
+            loaded = point.load()
+            benchmark = loaded() if isinstance(loaded, type) else loaded
+            if not isinstance(benchmark, Benchmark):
+                raise TypeError(f"{point.value} is not a benchledger Benchmark")
+        except Exception as err:  # a broken plugin is listed with its error, never fatal
+            yield BenchmarkEntry(point.name, point.value, dist, None, f"{type(err).__name__}: {err}")
+            continue
+        yield BenchmarkEntry(point.name, point.value, dist, benchmark)
+
+
+def available_benchmarks() -> list[BenchmarkEntry]:
+    """Every installed benchmark, loaded or with the error that stopped it."""
+    return list(_entries())
+
+
+def benchmark_named(name: str) -> Benchmark:
+    """The installed benchmark whose command or name is `name` (case-insensitive)."""
+    wanted = name.lower()
+    loaded = [entry.benchmark for entry in _entries() if entry.benchmark is not None]
+    for benchmark in loaded:
+        if wanted in (benchmark.command.lower(), benchmark.name.lower()):
+            return benchmark
+    known = ", ".join(f"{b.command} ({b.name})" for b in loaded) or "none"
+    raise BadInput(f"no benchmark {name!r} is installed; installed: {known}", field="benchmark")
+
+
+def benchmark_for_run(benchmark_name: str) -> Benchmark | None:
+    """The installed adapter of a recorded run's benchmark, or None when none is installed."""
+    try:
+        return benchmark_named(benchmark_name)
+    except BadInput:
+        return None
+
+
+def conditions_for_benchmark(benchmark_name: str) -> tuple[Check, ...]:
+    """The publishable conditions of a recorded run's benchmark (never met when it is unknown)."""
+    benchmark = benchmark_for_run(benchmark_name)
+    if benchmark is None:
+        return (unknown_benchmark(benchmark_name),)
+    return benchmark.conditions

@@ -1,0 +1,94 @@
+"""What a user chooses for a run, typed once: `RunSettings` and the benchmark `Selection`.
+
+Both are recorded as they are on `RunStarted` (never a secret: environment variable names, not
+their values), and both are the one place their defaults live: the CLI shows and uses these
+defaults (`setting_default`), resume rebuilds the settings from the recorded model, and library
+callers construct them directly.
+
+A `Selection` says which slice of a release a run asks. Every benchmark's own selection model
+(`adapters/benchmarks/<name>/`) subclasses it with its fields (a GroupMemBench domain, LoCoMo
+conversation ids, a Memora split); it is recorded as that model dumps it. Read back from the
+ledger, it is this base, whose declared fields every benchmark shares, with the benchmark's own
+fields kept as they were written; the benchmark validates the whole again with its own model
+(`Benchmark.selection_of`) before it loads anything.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["RunSettings", "Selection", "Mode", "Protocol", "setting_default"]
+
+Mode = Literal["qa", "retrieval"]
+Protocol = Literal["reference", "typed", "official"]
+
+
+class Selection(BaseModel):
+    """Which slice of a release a run asks; each benchmark extends it with its own fields."""
+
+    model_config = ConfigDict(frozen=True, extra="allow", use_attribute_docstrings=True)
+
+    kinds: tuple[str, ...] = ()
+    """Question kinds (categories, types, tasks) to ask; empty means all the release has."""
+    question_limit: int | None = Field(default=None, ge=1)
+    """Ask only this many questions (per kind or in file order, as the benchmark says); diagnostic."""
+    message_limit: int | None = Field(default=None, ge=1)
+    """Ingest only the first N documents in canonical order; diagnostic."""
+
+
+class RunSettings(BaseModel):
+    """How to run: the memory system, the models, k, the protocol, retries and batching."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    mode: Mode = "qa"
+    """qa: recall, answer and judge; retrieval: recall only, scored against the evidence labels."""
+    memory: str = "sqlite"
+    """Memory system under test, by its registered name (see `benchledger memories`)."""
+    memory_store: Path | None = None
+    """The evaluation store file of the memory system (unset only on runs recorded before it was kept)."""
+    memory_options: dict[str, str] = Field(default_factory=dict)
+    """The memory system's own non-secret options (for http: url, token_env), as keyword arguments."""
+    k: int = Field(default=10, ge=1)
+    """Candidates recalled per question."""
+    token_budget: int | None = Field(default=None, ge=1)
+    """Estimated-token budget for the packed context (unset: no budget)."""
+    protocol: Protocol | None = None
+    """reference, typed or official (unset: the benchmark's default protocol)."""
+    agent_model: str | None = None
+    """Answer model at the endpoint (unset: the offline extractive baseline)."""
+    judge_model: str | None = None
+    """Judge model (unset: the agent model, or the offline judge with an offline agent)."""
+    base_url: str | None = None
+    """OpenAI-compatible endpoint, without credentials (unset: the SDK default, or offline)."""
+    api_key_env: str = "OPENAI_API_KEY"
+    """Environment variable holding the API key; its value is never recorded."""
+    concurrency: int = Field(default=4, ge=1, le=256)
+    """Model calls in flight at once."""
+    prepare: bool = True
+    """Ingest and build the scope; off reuses a kept scope after the same completeness check."""
+    keep: bool = False
+    """Keep the memory scope after the run instead of purging it."""
+    batch_size: int = Field(default=1000, ge=1)
+    """Documents per ingest call and per build batch (one event and one transaction each)."""
+    timeout: float = Field(default=60.0, gt=0)
+    """Seconds before one model call times out (then it is retried)."""
+    max_attempts: int = Field(default=6, ge=1, le=20)
+    """Attempts per model call on 429, 5xx, timeouts and resets."""
+    backoff_base: float = Field(default=0.5, gt=0)
+    """First retry wait in seconds, doubling with jitter; a Retry-After is always honoured."""
+
+    def with_changes(self, **changes: Any) -> RunSettings:
+        """A copy with some fields changed, validated again (None values are left unchanged)."""
+        values = self.model_dump()
+        values.update({key: value for key, value in changes.items() if value is not None})
+        return RunSettings.model_validate(values)
+
+
+def setting_default(name: str) -> Any:
+    """The default of one RunSettings field, for the CLI's options and their help."""
+    field = RunSettings.model_fields[name]
+    return field.get_default(call_default_factory=True)

@@ -1,0 +1,48 @@
+"""`benchledger benchmarks`: which benchmarks are installed, what they select, how they can run."""
+
+from __future__ import annotations
+
+import click
+from tabulate import tabulate
+
+from benchledger.adapters.benchmarks.registry import BenchmarkEntry, available_benchmarks
+from benchledger.cli.common import echo_json, json_option
+
+__all__ = ["COMMANDS", "benchmarks"]
+
+
+def _as_dict(entry: BenchmarkEntry) -> dict[str, object]:
+    b = entry.benchmark
+    return {
+        "command": entry.command, "target": entry.target, "distribution": entry.distribution,
+        "error": entry.error,
+        **({} if b is None else {
+            "name": b.name, "summary": b.summary, "source": b.source_metavar, "kind_label": b.kind_label,
+            "kinds": list(b.kinds), "protocols": list(b.protocols), "default_protocol": b.default_protocol,
+            "retrieval": b.retrieval, "selection": list(b.selection_model.model_fields),
+            "conditions": [getattr(c, "__name__", "condition") for c in b.conditions],
+        }),
+    }
+
+
+@click.command()
+@json_option
+def benchmarks(as_json: bool) -> None:
+    """List the benchmarks installed (entry points in group benchledger.benchmarks)."""
+    entries = available_benchmarks()
+    if as_json:
+        echo_json([_as_dict(entry) for entry in entries])
+        return
+    rows = []
+    for entry in entries:
+        b = entry.benchmark
+        if b is None:
+            rows.append((entry.command, "-", "-", "-", "-", entry.distribution or "-", f"cannot load: {entry.error}"))
+            continue
+        rows.append((entry.command, b.name, f"{b.source_metavar}", ", ".join(b.protocols),
+                     "yes" if b.retrieval else "no", entry.distribution or "-", b.summary))
+    click.echo(tabulate(rows, headers=["command", "name", "source", "protocols", "retrieval", "distribution",
+                                       "what it is"]))
+
+
+COMMANDS = [benchmarks]

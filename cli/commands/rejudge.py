@@ -1,0 +1,45 @@
+"""`benchledger rejudge RUN`: judge a run's recorded answers again under a new scorer, no answer-model call."""
+
+from __future__ import annotations
+
+import click
+
+from benchledger.cli.common import AppContext, open_ledger, pass_app, run_argument
+from benchledger.cli.logging_setup import redact, register_secret_env
+from benchledger.cli.progress import make_progress
+from benchledger.cli.render import report_for, show_report
+from benchledger.orchestration.rejudge import rejudge_run
+
+__all__ = ["COMMANDS"]
+
+
+@click.command("rejudge")
+@run_argument
+@click.option("--judge-model", default=None, help="Judge model [default: the run's judge].")
+@click.option("--protocol", type=click.Choice(["reference", "typed", "official"]), default=None, help="Judge protocol [default: the run's].")
+@click.option("--base-url", default=None, envvar="OPENAI_BASE_URL", help="OpenAI-compatible endpoint.")
+@click.option("--api-key-env", default=None, help="Environment variable holding the API key.")
+@click.option("--concurrency", type=click.IntRange(1, 256), default=None, help="Judge calls in flight.")
+@click.option("--max-attempts", type=click.IntRange(1, 20), default=None,
+              help="Attempts per judge call [default: the run's].")
+@click.option("--continue", "continue_scorer", default=None, metavar="SCORER",
+              help="Finish an interrupted rejudge: judge what this scorer has not judged yet, as it did.")
+@click.option("--json", "as_json", is_flag=True, help="Print the new report as JSON.")
+@pass_app
+def rejudge(app: AppContext, run_ref: str, judge_model: str | None, protocol: str | None, base_url: str | None,
+            api_key_env: str | None, concurrency: int | None, max_attempts: int | None, continue_scorer: str | None,
+            as_json: bool) -> None:
+    """Judge a run's recorded answers again under a new scorer id; the answer model is never called."""
+    if api_key_env:
+        register_secret_env(api_key_env)
+    with open_ledger(app, create=False) as ledger:
+        run_id = ledger.resolve_run(run_ref)
+        scorer = rejudge_run(ledger, run_id, judge_model=judge_model, protocol=protocol, base_url=base_url,
+                             api_key_env=api_key_env, concurrency=concurrency, max_attempts=max_attempts,
+                             continue_scorer=continue_scorer,
+                             redact=redact, progress=make_progress(app.log_format))
+        click.echo(f"run {run_id}: {'scorer' if continue_scorer else 'new scorer'} {scorer}", err=True)
+        show_report(report_for(ledger, run_id, scorer_id=scorer), as_json=as_json)
+
+
+COMMANDS = [rejudge]

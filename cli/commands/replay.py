@@ -1,0 +1,45 @@
+"""`benchledger replay RUN`: re-fold every projection from zero, to any point, under any scoring rule."""
+
+from __future__ import annotations
+
+import click
+
+from benchledger.cli.common import AppContext, open_ledger, pass_app, run_argument
+from benchledger.cli.render import show_report
+from benchledger.errors import BadInput
+from benchledger.orchestration.reports import report_of
+from benchledger.projections.state import fold_run
+from benchledger.projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES
+
+__all__ = ["COMMANDS"]
+
+
+@click.command("replay")
+@run_argument
+@click.option("--until", "until_seq", type=click.IntRange(min=1), default=None, help="Fold only events up to this seq.")
+@click.option("--scoring-rule", type=int, default=CURRENT_SCORING_RULE, show_default=True,
+              help="Scoring rule version: " + "; ".join(f"{k} = {v}" for k, v in SCORING_RULES.items()))
+@click.option("--scorer", "scorer_id", default=None, help="Scorer id [default: the newest].")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@pass_app
+def replay(app: AppContext, run_ref: str, until_seq: int | None, scoring_rule: int, scorer_id: str | None,
+           as_json: bool) -> None:
+    """Re-fold every projection from zero (to any point) and print the report; no model is called."""
+    if scoring_rule not in SCORING_RULES:
+        raise BadInput(f"unknown scoring rule {scoring_rule}; known: {sorted(SCORING_RULES)}", field="scoring_rule")
+    with open_ledger(app, create=False) as ledger:
+        run_id = ledger.resolve_run(run_ref)
+        events = ledger.events(run_id, until_seq=until_seq)
+    if not events:
+        raise BadInput(f"run {run_id} has no events up to seq {until_seq}", field="until")
+    try:
+        report = report_of(fold_run(run_id, events), scorer_id=scorer_id, scoring_rule=scoring_rule)
+    except KeyError:
+        raise BadInput(f"no scorer {scorer_id!r} in run {run_id} up to that point", field="scorer") from None
+    versions = ", ".join(f"{k}={v}" for k, v in report.projection_versions.items())
+    click.echo(f"replayed {report.events} events of run {run_id} up to seq {report.last_seq}; "
+               f"projection versions: {versions}", err=True)
+    show_report(report, as_json=as_json)
+
+
+COMMANDS = [replay]

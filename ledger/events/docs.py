@@ -1,0 +1,88 @@
+"""The event reference, generated from the event models themselves: `docs/events.md`.
+
+Every event field carries a one-line docstring; this module renders them, with each field's type
+and whether it is required, for people who read the ledger with sqlite3 or Datasette. Run
+`python -m benchledger.ledger.events.docs > docs/events.md`; a test fails when the committed file
+is stale or a field has no docstring.
+"""
+
+from __future__ import annotations
+
+import sys
+import typing
+from collections.abc import Iterator
+from typing import Any
+
+from pydantic import BaseModel
+
+from benchledger.ledger.events import EVENT_CLASSES
+
+__all__ = ["render_events_markdown", "documented_models", "undocumented_fields"]
+
+_INTRO = """# Ledger events
+
+Generated from the event models (`python -m benchledger.ledger.events.docs > docs/events.md`);
+do not edit by hand. Each row of the `events` table holds one event: `type` names its class below,
+`schema_version` the version it was written under (older versions are upcast on read), and
+`payload` its JSON, whose fields are listed here. Nested values (config, settings, questions,
+recalled items, token usage) are described after the events.
+"""
+
+
+def _type_name(annotation: Any) -> str:
+    text = repr(annotation) if not isinstance(annotation, type) else annotation.__name__
+    for prefix in ("typing.", "benchledger.settings.", "benchledger.values.", "benchledger.ledger.events.run.",
+                   "benchledger.ledger.events.question.", "pathlib.", "datetime."):
+        text = text.replace(prefix, "")
+    return text.replace("NoneType", "None").replace("|", "\\|")
+
+
+def _nested(annotation: Any) -> Iterator[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        yield annotation
+    for arg in typing.get_args(annotation):
+        yield from _nested(arg)
+
+
+def documented_models() -> list[type[BaseModel]]:
+    """The event classes, then every model nested in them, each once, in first-seen order."""
+    seen: dict[type[BaseModel], None] = {}
+    todo: list[type[BaseModel]] = list(EVENT_CLASSES)
+    while todo:
+        model = todo.pop(0)
+        if model in seen:
+            continue
+        seen[model] = None
+        for field in model.model_fields.values():
+            todo.extend(_nested(field.annotation))
+    return list(seen)
+
+
+def undocumented_fields() -> list[str]:
+    """`Model.field` of every field with no docstring."""
+    return [f"{model.__name__}.{name}" for model in documented_models()
+            for name, field in model.model_fields.items() if not field.description]
+
+
+def _section(model: type[BaseModel]) -> list[str]:
+    doc = (model.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+    version = getattr(model, "schema_version", None)
+    heading = f"## {model.__name__}" + (f" (schema {version})" if version is not None and
+                                         model.__name__ in {c.__name__ for c in EVENT_CLASSES} else "")
+    lines = [heading, "", doc, "", "| field | type | required | meaning |", "|---|---|---|---|"]
+    for name, field in model.model_fields.items():
+        description = (field.description or "").replace("\n", " ").replace("|", "\\|")
+        lines.append(f"| `{name}` | {_type_name(field.annotation)} | {'yes' if field.is_required() else 'no'} "
+                     f"| {description} |")
+    return lines + [""]
+
+
+def render_events_markdown() -> str:
+    parts = [_INTRO]
+    for model in documented_models():
+        parts.extend(_section(model))
+    return "\n".join(parts).rstrip() + "\n"
+
+
+if __name__ == "__main__":  # pragma: no cover - exercised by tests/test_event_docs.py
+    sys.stdout.write(render_events_markdown())

@@ -1,0 +1,76 @@
+"""Upcasters: pure functions that lift an old stored payload one schema version, on read.
+
+Rows are never rewritten (their hashes cover their bytes); the mapper passes an old row's payload
+through `UPCASTERS[(type, version)]` one version at a time before validating it. An upcaster is
+frozen history: it says what a payload of that version meant, with the defaults that version's
+code used, and never changes once released.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["Upcaster", "UPCASTERS"]
+
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+
+# What schema-1 runs used when `extra` did not record a setting (benchledger before 0.2).
+_V1_DEFAULTS = {"api_key_env": "OPENAI_API_KEY", "timeout": 60.0, "max_attempts": 6, "backoff_base": 0.5,
+                "batch_size": 1000}
+# Schema-1 runs knew four benchmarks; these are the selection fields and evidence levels they implied.
+_V1_SUBSET_FIELD = {"GroupMemBench": "domain", "Memora": "split"}
+_V1_EVIDENCE_LEVEL = {"LoCoMo": "document", "LongMemEval": "session", "Memora": "session"}
+
+
+def _model_or_none(name: str, mode: str) -> str | None:
+    """A schema-1 recorded model name as a setting: offline models and "none" were not asked for."""
+    return None if mode == "retrieval" or name.startswith("offline-") or name == "none" else name
+
+
+def _run_started_1_to_2(payload: dict[str, Any]) -> dict[str, Any]:
+    """RunStarted 1 -> 2: settings and selection become typed models; `extra` (strings) goes."""
+    old = dict(payload["config"])
+    extra: dict[str, str] = old.get("extra") or {}
+    mode = extra.get("mode", "qa")
+    settings = {
+        "mode": mode,
+        "memory": "http" if old["memory"].startswith("http:") else old["memory"],
+        "memory_store": extra.get("memory_store"),
+        "memory_options": old.get("memory_options") or {},
+        "k": old["k"],
+        "token_budget": old.get("token_budget"),
+        "protocol": old["protocol"],
+        "agent_model": _model_or_none(old["agent_model"], mode),
+        "judge_model": _model_or_none(old["judge_model"], mode),
+        "base_url": old.get("base_url"),
+        "concurrency": old.get("concurrency", 1),
+        "prepare": True,
+        "keep": old.get("keep", False),
+        **{key: type(default)(extra.get(key, default)) for key, default in _V1_DEFAULTS.items()},
+    }
+    selection: dict[str, Any] = {"kinds": list(old.get("kinds") or ()),
+                                 "question_limit": old.get("question_limit"),
+                                 "message_limit": old.get("message_limit")}
+    if field := _V1_SUBSET_FIELD.get(old["benchmark"]):
+        selection[field] = old["subset"]
+    if conversations := extra.get("conversation_ids"):
+        selection["conversation_ids"] = conversations.split(",")
+    config = {
+        "benchmark": old["benchmark"], "subset": old["subset"], "corpus_path": old["corpus_path"],
+        "selection": selection, "settings": settings,
+        "memory": old["memory"], "memory_version": old["memory_version"],
+        "memory_model": old.get("memory_model"),
+        "agent_model": old["agent_model"], "judge_model": old["judge_model"],
+        "offline_models": old["offline_models"],
+        "prompt_hashes": old.get("prompt_hashes") or {},
+        "reference_prompt_hashes": old.get("reference_prompt_hashes") or {},
+        "evidence_level": extra.get("evidence_level") or _V1_EVIDENCE_LEVEL.get(old["benchmark"]),
+    }
+    return {**payload, "config": config}
+
+
+UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    ("RunStarted", 1): _run_started_1_to_2,
+}
+"""(event type, schema version it reads) -> function returning the payload one version later."""

@@ -1,0 +1,267 @@
+"""Asking the questions: recall as the asking user, answer from that context only, judge against gold.
+
+One `QuestionAsker` serves one attempt of a run (a run, a resume, a rejudge). Recall runs in the
+calling thread (memory systems hold one SQLite connection); answer and judge calls run in a
+bounded thread pool the asker owns, with its in-flight calls. Finished stages go to the ledger in
+group commits (`GroupCommit`): whatever finished since the last append goes in one transaction
+once `GROUP_COMMIT_EVENTS` stages or `GROUP_COMMIT_SECONDS` have gathered, and at the end (a
+commit is an fsync; one per stage made the disk the bottleneck of a run). A crash loses only
+stages in flight or finished since the last commit; resume redoes them, and the model calls among
+them are answered by the response cache.
+
+What to do for each question is "planned minus recorded": stages already on the ledger are
+skipped, so resume uses the same code. A stage that raises becomes a Failed event for that
+question only, and the run goes on. In retrieval mode there is no answer or judge model: a
+question is done once its recall is recorded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import suppress
+from dataclasses import dataclass
+
+import structlog
+
+from benchledger.adapters.benchmarks.base import Dataset, Prompts
+from benchledger.adapters.memory.protocol import Candidate, MemorySystem, estimate_tokens
+from benchledger.adapters.models.base import Answer, AnswerModel, JudgeModel, Verdict
+from benchledger.clock import monotonic_ms
+from benchledger.ledger.events import (
+    ContextRecalled, Event, Failed, Judged, QuestionAnswered, RecalledItem, cap_message,
+)
+from benchledger.ledger.recorder import EventWriter
+from benchledger.orchestration.context import render_context
+from benchledger.orchestration.prepare import scope_names
+from benchledger.callbacks import Progress, Redact
+from benchledger.projections.state import QuestionState, RunState
+from benchledger.values import Question
+
+__all__ = ["QuestionJob", "QuestionAsker", "GroupCommit", "GROUP_COMMIT_EVENTS", "GROUP_COMMIT_SECONDS"]
+
+log = structlog.get_logger("benchledger.questions")
+
+GROUP_COMMIT_EVENTS = 64
+GROUP_COMMIT_SECONDS = 0.2
+"""Finished stages wait at most this many stages or seconds for their ledger append."""
+
+
+@dataclass
+class QuestionJob:
+    """Everything one attempt of a run needs to ask its questions."""
+
+    ledger: EventWriter
+    run_id: str
+    dataset: Dataset
+    memory: MemorySystem | None
+    """None for a rejudge (it never recalls)."""
+    answer_model: AnswerModel | None
+    """None for a retrieval run (recall only) and for a rejudge (it never answers)."""
+    judge_model: JudgeModel | None
+    """None for a retrieval run."""
+    scorer_id: str | None
+    k: int
+    token_budget: int | None
+    concurrency: int
+    attempt: int
+    redact: Redact
+    progress: Progress
+    judge_only: bool = False
+    """Rejudge: judge recorded answers only; never recall or answer."""
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class GroupCommit:
+    """Finished stages waiting for the next ledger append, in the order they finished."""
+
+    def __init__(self, ledger: EventWriter, run_id: str) -> None:
+        self.ledger, self.run_id = ledger, run_id
+        self.events: list[Event] = []
+        self.blobs: list[bytes] = []
+        self.last = time.monotonic()
+
+    def add(self, event: Event, blob: bytes | None = None) -> None:
+        self.events.append(event)
+        if blob:
+            self.blobs.append(blob)
+        self.flush(when_due=True)
+
+    def flush(self, *, when_due: bool = False) -> None:
+        """Append what is waiting; with `when_due`, only once enough waits or enough time passed."""
+        if not self.events:
+            return
+        if when_due and len(self.events) < GROUP_COMMIT_EVENTS and \
+                time.monotonic() - self.last < GROUP_COMMIT_SECONDS:
+            return
+        events, blobs, self.events, self.blobs = self.events, self.blobs, [], []
+        self.ledger.append(self.run_id, events, blobs=blobs)
+        self.last = time.monotonic()
+
+    def seconds_until_due(self) -> float | None:
+        """How long the waiting stages may still wait (None when nothing waits)."""
+        if not self.events:
+            return None
+        return max(0.0, GROUP_COMMIT_SECONDS - (time.monotonic() - self.last))
+
+
+class QuestionAsker:
+    """Runs every stage not yet recorded for every planned question of one run attempt."""
+
+    def __init__(self, job: QuestionJob) -> None:
+        self.job = job
+        self.prompts: Prompts | None = job.dataset.prompts
+        self.questions = {q.question_id: q for q in job.dataset.questions}
+        self.scopes = scope_names(job.dataset) if job.memory is not None else {}
+        self.pending = GroupCommit(job.ledger, job.run_id)
+        self.inflight: dict[Future[Answer | Verdict], tuple[str, str]] = {}
+        self.done = self.total = 0
+        self._pool: ThreadPoolExecutor | None = None
+
+    def run(self, state: RunState) -> None:
+        """Ask every planned question the ledger has not finished; flush what finished, even on error."""
+        planned = [qid for qid in state.questions if qid in self.questions]
+        self.total = len(planned)
+        self._pool = ThreadPoolExecutor(max_workers=self.job.concurrency, thread_name_prefix="benchledger-model")
+        try:
+            for qid in planned:
+                self._drain(block_until=self.job.concurrency * 2)
+                self._start(state.questions[qid], self.questions[qid])
+            self._drain(block_until=0)
+            self.pending.flush()
+        except BaseException:
+            with suppress(Exception):  # keep what finished; the original error is the one to raise
+                self.pending.flush()
+            raise
+        finally:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+
+    # -- one question -------------------------------------------------------------------------
+
+    def _start(self, recorded: QuestionState, question: Question) -> None:
+        """Take a question from where the ledger left it: judge, answer, or recall it."""
+        job = self.job
+        retrieval = job.answer_model is None and not job.judge_only
+        if retrieval:
+            if recorded.recalled is None:
+                self._recall(question)
+            self._finished()
+            return
+        if job.scorer_id in recorded.judged or (job.judge_only and recorded.answered is None):
+            self._finished()
+            return
+        if recorded.answered is not None:
+            raw = job.ledger.get_blob(recorded.answered.raw_hash)
+            self._submit_judge(question, _answer_from_event(recorded.answered, raw))
+        elif recorded.recalled is not None:
+            self._submit_answer(question, self._candidates_from_event(question, recorded.recalled))
+        elif (candidates := self._recall(question)) is not None:
+            self._submit_answer(question, candidates)
+        else:
+            self._finished()
+
+    def _recall(self, question: Question) -> list[Candidate] | None:
+        """Recall as the asking user and record it; None when the memory system failed."""
+        job = self.job
+        assert job.memory is not None
+        started = monotonic_ms()
+        try:
+            candidates = job.memory.recall(
+                self.scopes[question.scope_key], question.text, asking_user=question.asking_user, k=job.k,
+                token_budget=job.token_budget, question_time=question.question_time)
+        except Exception as err:  # the memory system failed for this question: Failed, never a miss
+            self.pending.add(self._failed("recall", question.question_id, err))
+            return None
+        latency = monotonic_ms() - started
+        context = render_context(candidates).encode()
+        self.pending.add(ContextRecalled(
+            question_id=question.question_id, query=question.text, asking_user=question.asking_user,
+            k=job.k, token_budget=job.token_budget,
+            items=tuple(RecalledItem(doc_id=c.document.doc_id, score=c.score, rank=c.rank,
+                                     author=c.document.author, channel=c.document.channel) for c in candidates),
+            context_hash=_sha(context), context_tokens=estimate_tokens(context.decode()), latency_ms=latency,
+        ), context)
+        return candidates
+
+    def _candidates_from_event(self, question: Question, event: ContextRecalled) -> list[Candidate]:
+        """Rebuild the recalled candidates of a recorded recall from the corpus (used on resume)."""
+        docs = {d.doc_id: d for d in self.job.dataset.scopes[question.scope_key]}
+        return [Candidate(rank=i.rank, score=i.score, document=docs[i.doc_id])
+                for i in event.items if i.doc_id in docs]
+
+    # -- the pool -----------------------------------------------------------------------------
+
+    def _submit_answer(self, question: Question, candidates: list[Candidate]) -> None:
+        assert self._pool is not None and self.job.answer_model is not None
+        future = self._pool.submit(self.job.answer_model.answer, question, candidates, self.prompts)
+        self.inflight[future] = ("answer", question.question_id)
+
+    def _submit_judge(self, question: Question, answer: Answer) -> None:
+        assert self._pool is not None and self.job.judge_model is not None
+        future = self._pool.submit(self.job.judge_model.judge, question, answer, self.prompts)
+        self.inflight[future] = ("judge", question.question_id)
+
+    def _settle(self, future: Future[Answer | Verdict]) -> None:
+        stage, qid = self.inflight.pop(future)
+        try:
+            result = future.result()
+        except Exception as err:  # operational failure of a model call: Failed, never wrong
+            self.pending.add(self._failed(stage, qid, err, self.job.scorer_id if stage == "judge" else None))
+            self._finished()
+            return
+        if isinstance(result, Answer):
+            event, raw = _answered_event(result, qid)
+            self.pending.add(event, raw)
+            self._submit_judge(self.questions[qid], result)
+            return
+        raw = result.raw.encode()
+        assert self.job.scorer_id is not None
+        self.pending.add(Judged(
+            question_id=qid, scorer_id=self.job.scorer_id, verdict=result.verdict,
+            reason=cap_message(result.reason, 2000), model=result.model,
+            raw_hash=_sha(raw) if raw else "", usage=result.usage,
+            cache_hit=result.cache_hit, latency_ms=result.latency_ms, criteria=result.criteria), raw)
+        self._finished()
+
+    def _drain(self, *, block_until: int) -> None:
+        """Settle what has finished; wait until at most `block_until` calls are in flight."""
+        for future in [f for f in self.inflight if f.done()]:
+            self._settle(future)
+        while len(self.inflight) > block_until:
+            self.pending.flush(when_due=True)
+            # Never let finished stages wait on a slow model call for longer than a group commit.
+            finished, _ = wait(list(self.inflight), timeout=self.pending.seconds_until_due(),
+                               return_when=FIRST_COMPLETED)
+            if not finished:
+                self.pending.flush()
+            for future in finished:
+                self._settle(future)
+
+    # -- bookkeeping --------------------------------------------------------------------------
+
+    def _finished(self) -> None:
+        self.done += 1
+        self.job.progress("recall" if self.job.answer_model is None and not self.job.judge_only else "questions",
+                          self.done, self.total)
+
+    def _failed(self, stage: str, qid: str, err: BaseException, scorer: str | None = None) -> Failed:
+        message = cap_message(self.job.redact(f"{err}" or type(err).__name__))
+        log.warning("stage failed", stage=stage, question=qid, error=type(err).__name__, message=message)
+        return Failed(stage=stage, question_id=qid, scorer_id=scorer, error_class=type(err).__name__,  # type: ignore[arg-type]
+                      message=message, attempt=self.job.attempt)
+
+
+def _answered_event(answer: Answer, qid: str) -> tuple[QuestionAnswered, bytes]:
+    raw = answer.raw.encode()
+    return QuestionAnswered(question_id=qid, answer=answer.answer, abstained=answer.abstained,
+                            model=answer.model, raw_hash=_sha(raw), usage=answer.usage,
+                            cache_hit=answer.cache_hit, latency_ms=answer.latency_ms), raw
+
+
+def _answer_from_event(event: QuestionAnswered, raw: bytes) -> Answer:
+    return Answer(answer=event.answer, abstained=event.abstained, raw=raw.decode(), model=event.model,
+                  usage=event.usage, cache_hit=event.cache_hit, latency_ms=event.latency_ms)
