@@ -78,6 +78,10 @@ def _resume_run(ledger, run_id: str, *, redact: Callable[[str], str] = lambda s:
         raise BadInput(f"run {run_id} has no recorded plan to resume from", field="run")
     state.require_answers("resume (run `benchledger retrieval` again instead)")
     on_disk = reload_dataset(state.started.config)
+    if on_disk.adapter_version != state.corpus.adapter_version:
+        raise CorpusChanged(
+            f"run {run_id} was prepared by the {state.corpus.adapter_version} adapter and this benchledger reads "
+            f"the corpus with {on_disk.adapter_version}, which gives other documents; start a new run instead")
     if on_disk.fingerprint != state.corpus.fingerprint:
         raise CorpusChanged(
             f"the corpus changed since run {run_id}: recorded fingerprint {state.corpus.fingerprint}, "
