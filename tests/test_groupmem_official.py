@@ -87,7 +87,7 @@ def test_official_message_order_is_plain_string_order():
 def test_passages_keep_the_released_fields():
     passage = format_passage(author=None, role="PM", channel="ops", phase_name="", topic=None,
                              timestamp="2025-05-05 10:31", reply_to=None, msg_node="Msg_1",
-                             content="  it&#39;s done  ")
+                             body="  it's done  ")
     assert passage == "[user=? / speaker_role=PM / channel=ops / timestamp=2025-05-05 10:31 / msg_node=Msg_1]\nit's done"
 
 

@@ -75,14 +75,15 @@ def structured_text(message: OfficialMessage) -> str:
 
 
 def format_passage(*, author: Any, role: Any, channel: Any, phase_name: Any, topic: Any,
-                   timestamp: Any, reply_to: Any, msg_node: Any, content: Any) -> str:
-    """One retrieved message as the official agent prompt shows it."""
+                   timestamp: Any, reply_to: Any, msg_node: Any, body: str) -> str:
+    """One retrieved message as the official agent prompt shows it; `body` is the content already
+    HTML-unescaped once (as a `Document.text` is), so it is only stripped here."""
     tags = [f"user={author or '?'}"]
     labelled = (("speaker_role", role), ("channel", channel), ("phase_name", phase_name),
                 ("topic", topic), ("timestamp", timestamp), ("reply_to", reply_to),
                 ("msg_node", msg_node))
     tags += [f"{label}={value}" for label, value in labelled if value not in (None, "")]
-    return f"[{' / '.join(tags)}]\n{content_text(content)}".strip()
+    return f"[{' / '.join(tags)}]\n{body.strip()}".strip()
 
 
 def passage_of(message: OfficialMessage) -> str:
@@ -91,4 +92,4 @@ def passage_of(message: OfficialMessage) -> str:
         author=message.get("author"), role=message.get("role"), channel=message.channel,
         phase_name=message.get("phase_name"), topic=message.get("topic"),
         timestamp=message.get("timestamp"), reply_to=message.get("reply_to"),
-        msg_node=message.get("msg_node"), content=message.get("content"))
+        msg_node=message.get("msg_node"), body=content_text(message.get("content")))
