@@ -82,6 +82,8 @@ def test_category_one_splits_on_commas_before_normalising():
 def test_item_scores_by_category(prediction, answer, category, score):
     got = score_item(prediction, answer, category)
     assert got == score and type(got) is type(score)
+    if category == 5:
+        assert category5_score(prediction) == score
 
 
 def test_numpy_mean_is_bit_exact():
