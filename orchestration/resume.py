@@ -66,6 +66,10 @@ def _reload(ledger: EventWriter, benchmark: Benchmark, state: RunState) -> Datas
     assert state.started is not None and state.corpus is not None
     cfg = state.started.config
     on_disk = benchmark.load(Path(cfg.corpus_path), cfg.selection)
+    if on_disk.adapter_version != state.corpus.adapter_version:
+        raise CorpusChanged(
+            f"run {state.run_id} was prepared by the {state.corpus.adapter_version} adapter and this benchledger "
+            f"reads the corpus with {on_disk.adapter_version}, which gives other documents; start a new run instead")
     if on_disk.fingerprint != state.corpus.fingerprint:
         raise CorpusChanged(
             f"the corpus changed since run {state.run_id}: recorded fingerprint {state.corpus.fingerprint} "

@@ -50,7 +50,7 @@ def contract_corpus(prefix: str = "Msg_", texts: list[str] | None = None) -> lis
             role=("lead", "engineer", "analyst")[i % 3], channel=("general", "finance")[i % 2],
             reply_to=f"{prefix}{i - 1}" if i % 2 else None,
             timestamp=_START + timedelta(minutes=17 * i), phase=f"phase-{i // 4}",
-            topic=("billing", "ops")[i % 2], is_decision=i in (2, 7), is_noise=i == 3,
+            topic=("billing", "ops")[i % 2], is_decision=i in (2, 7),
             position=i, extra={"thread": str(i // 2)} if i % 3 == 0 else {},
         )
         for i, text in enumerate(texts)

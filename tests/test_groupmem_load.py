@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 from benchledger.adapters.benchmarks.groupmem.loader import (
-    ADAPTER_VERSION, KINDS, SOLVABILITY_FILTERED_DOMAINS, load_groupmem, natural_key,
-    read_questions,
+    ADAPTER_VERSION, KINDS, SOLVABILITY_FILTERED_DOMAINS, load_groupmem, read_questions,
 )
 from benchledger.adapters.benchmarks.groupmem.schema import ABSTENTION_GOLD
 from benchledger.adapters.benchmarks.groupmem.write import write_release
@@ -81,7 +80,7 @@ def test_mini_example_loads_with_structure_and_prompts():
     per_kind = {kind: sum(q.kind == kind for q in dataset.questions) for kind in KINDS}
     assert min(per_kind.values()) >= 5, per_kind
     assert len({d.phase for d in docs}) >= 3 and len({d.topic for d in docs}) >= 3
-    assert any(d.is_noise for d in docs) and any(d.is_decision for d in docs)
+    assert dataset.annotations["is_noise"] and any(d.is_decision for d in docs)
     ids = {d.doc_id for d in docs}
     assert any(d.reply_to in ids for d in docs)
     assert dataset.prompts is not None and "Final:" in dataset.prompts.agent_system
@@ -97,28 +96,33 @@ def test_mini_example_loads_with_structure_and_prompts():
 def test_content_is_html_unescaped_and_fields_are_mapped(tmp_path):
     channels = {"ops": [message(1, content="R&amp;D said &lt;b&gt;it&#39;s done&lt;/b&gt;",
                                 reply_to="Msg_2", is_decision_point=True, mood="calm"),
-                        message(2, is_noise=True)]}
+                        message(2, is_noise=True, timestamp="2025-05-01 09:02")]}
     dataset = load_groupmem(small_release(tmp_path, channels), "Small")
-    first, second = dataset.scopes["default"]
+    second, first = dataset.scopes["default"]  # "2025-05-01 09:02" sorts before "2025-05-01T09:01:00"
     assert first.doc_id == "Msg_1" and first.text == "R&D said <b>it's done</b>"
     assert (first.author, first.role, first.channel, first.phase, first.topic) == \
         ("User_2", "Backend Engineer", "ops", "Build", "api")
-    assert first.reply_to == "Msg_2" and first.is_decision and not first.is_noise
+    assert first.reply_to == "Msg_2" and first.is_decision
     assert first.timestamp == datetime(2025, 5, 1, 9, 1, tzinfo=timezone.utc)
-    assert first.extra == {"mood": "calm"} and second.is_noise and second.position == 1
+    # the released timestamp string is kept verbatim for the passages
+    assert first.extra == {"mood": "calm", "timestamp": "2025-05-01T09:01:00"}
+    assert second.extra["timestamp"] == "2025-05-01 09:02" and second.position == 0
+    # is_noise is a dataset annotation: not on what a memory system ingests
+    assert "is_noise" not in first.model_dump() and dataset.annotations == {"is_noise": ("Msg_2",)}
     assert dataset.release.extra_fields["messages"] == ("mood",)
 
 
-def test_canonical_order_is_time_then_channel_then_natural_msg_node(tmp_path):
+def test_canonical_order_is_the_official_string_order(tmp_path):
     channels = {
         "zeta": [message(10, minutes=5), message(9, minutes=5)],
-        "alpha": [message(100, minutes=5), message(2, minutes=7)],
-        "mid": [message(50, minutes=0, timestamp="2025-05-01T11:00:00+03:00")],  # 08:00 UTC
+        "alpha": [message(100, minutes=5), message(2, minutes=7), message(3, timestamp="2025-05-01 09:07:00")],
+        "Mid": [message(50, minutes=0, timestamp="2025-05-01T11:00:00+03:00")],  # 08:00 UTC
     }
     docs = load_groupmem(small_release(tmp_path, channels), "Small").scopes["default"]
-    assert [d.doc_id for d in docs] == ["Msg_50", "Msg_100", "Msg_9", "Msg_10", "Msg_2"]
-    assert [d.position for d in docs] == list(range(5))
-    assert natural_key("Msg_9") < natural_key("Msg_10")
+    # channel first ("Mid" < "alpha" < "zeta"), then the timestamp string (" " < "T"), then the
+    # msg_node string ("Msg_10" < "Msg_9"), never the time in UTC
+    assert [d.doc_id for d in docs] == ["Msg_50", "Msg_3", "Msg_100", "Msg_2", "Msg_10", "Msg_9"]
+    assert [d.position for d in docs] == list(range(6))
 
 
 def test_limits_and_kind_selection(tmp_path):
@@ -126,7 +130,9 @@ def test_limits_and_kind_selection(tmp_path):
     full = load_groupmem(root, "Small")
     cut = load_groupmem(root, "Small", kinds=["temporal", "multi_hop"], message_limit=4,
                         question_limit=2)
-    assert [d.doc_id for d in cut.scopes["default"]] == [d.doc_id for d in full.scopes["default"][:4]]
+    # the 4 earliest messages, in canonical order
+    earliest = sorted(full.scopes["default"], key=lambda d: (d.timestamp, d.position))[:4]
+    assert [d.doc_id for d in cut.scopes["default"]] == [d.doc_id for d in sorted(earliest, key=lambda d: d.position)]
     assert [q.question_id for q in cut.questions] == \
         ["multi_hop_1", "multi_hop_2", "temporal_1", "temporal_2"]
     assert cut.selection.message_limit == 4 and cut.selection.question_limit == 2

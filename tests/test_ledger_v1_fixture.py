@@ -1,4 +1,5 @@
-"""A ledger written before the restructuring still opens, verifies, reports and resumes.
+"""A ledger written before the restructuring still opens, verifies and reports; resume refuses
+only across an adapter change (its GroupMemBench run was prepared by groupmem/1).
 
 The fixture (tests/fixtures/ledger-v1, see its README) was written by benchledger @ 9b464c7. Its rows
 are never rewritten: old RunStarted payloads are upcast on read.
@@ -73,15 +74,16 @@ def test_the_old_retrieval_run_reports_its_recall(old_ledger: Path) -> None:
         assert report[field] == pytest.approx(expected[field], abs=1e-12)
 
 
-def test_the_interrupted_old_run_resumes_to_completion(old_ledger: Path) -> None:
+def test_the_interrupted_old_groupmem_run_refuses_to_resume_across_the_adapter_change(old_ledger: Path) -> None:
+    """groupmem/2 loads the release in the official order without is_noise, so the documents the
+    old run ingested are not the ones a resume would recall from: resume refuses, in one line."""
     before = _expected(INTERRUPTED)
     assert before["pending"] > 0
     result = _invoke(old_ledger, "resume", INTERRUPTED)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 2
+    assert "groupmem/1" in result.output and "groupmem/2" in result.output and "new run" in result.output
     report = json.loads(_invoke(old_ledger, "show", INTERRUPTED, "--json").output)
-    assert report["pending"] == 0 and report["failed"] == 0
-    assert report["judged"] == report["total"] == before["total"]
-    assert report["fingerprint"] == before["fingerprint"]
+    assert {key: report[key] for key in _NUMBERS} == {key: before[key] for key in _NUMBERS}
     assert _invoke(old_ledger, "verify").exit_code == 0
 
 

@@ -10,7 +10,7 @@ import pytest
 from benchledger.adapters.benchmarks.base import Document, Prompts, Question
 from benchledger.adapters.memory.protocol import Candidate
 from benchledger.adapters.models.abstention import ABSTENTION_ANSWER
-from benchledger.adapters.models.base import Answer, ModelParseError
+from benchledger.adapters.models.base import Answer, EmptyResponseError, ModelParseError
 from benchledger.adapters.models.factory import build_models
 from benchledger.adapters.models.loopback import LoopbackOpenAI
 from benchledger.adapters.models.response_cache import InMemoryResponseCache
@@ -81,6 +81,7 @@ def test_the_last_final_line_is_the_answer_and_its_absence_is_a_parse_error():
 @pytest.mark.parametrize(("final", "verdict"), [
     ("Correct", "correct"), ("Incorrect", "incorrect"), ("not correct", "incorrect"),
     ("Wrong answer", "incorrect"), ("correct.", "correct"), ("Partially", "unclear"), ("", "unclear"),
+    ("Partially correct", "correct"), ("In-correct", "correct"),  # the official run-time rule
 ])
 def test_verdicts_are_read_like_the_release_and_never_guessed(final, verdict):
     assert parse_verdict(final) == verdict
@@ -123,17 +124,30 @@ def test_reference_abstention_is_detected_and_judged(server, prompts):
     assert judge.judge(ABSTAIN, wrong, prompts).verdict == "incorrect"
 
 
-def test_a_reply_without_final_fails_and_is_not_cached(server, prompts):
+def test_a_reply_without_final_falls_back_to_its_last_line_as_the_official_parser_does(server, prompts):
     cache = InMemoryResponseCache()
-    answerer, _ = build_models(agent_model="loopback-agent", judge_model=None, protocol="reference",
-                               base_url=server.base_url, cache=cache, prompts=prompts)
+    answerer, judge = build_models(agent_model="loopback-agent", judge_model=None, protocol="reference",
+                                   base_url=server.base_url, cache=cache, prompts=prompts)
     server.faults.push("no_final")
-    with pytest.raises(ModelParseError, match="Final"):
-        answerer.answer(QUESTION, context(FULL), None)
-    assert len(cache) == 0
-    assert not answerer.answer(QUESTION, context(FULL), None).cache_hit
-    assert answerer.answer(QUESTION, context(FULL), None).cache_hit
-    assert server.count() == 2
+    answer = answerer.answer(QUESTION, context(FULL), None)
+    assert answer.answer == answer.raw.strip().splitlines()[-1].strip() and "Final" not in answer.answer
+    assert answerer.answer(QUESTION, context(FULL), None).cache_hit  # a parsed reply is a reply
+    server.faults.push("no_final", role="judge")
+    verdict = judge.judge(QUESTION, answer, None)
+    assert verdict.reason == verdict.raw.strip().splitlines()[-1].strip()
+
+
+def test_an_empty_reply_is_asked_again_then_fails_after_five_attempts(server, prompts):
+    answerer, _ = build_models(agent_model="loopback-agent", judge_model=None, protocol="reference",
+                               base_url=server.base_url, cache=InMemoryResponseCache(), prompts=prompts,
+                               backoff_base=0.01)
+    server.faults.push("empty", times=4)
+    assert answerer.answer(QUESTION, context(FULL), None).answer  # the fifth attempt answers
+    assert server.count(role="agent") == 5
+    server.faults.push("empty", times=5)
+    with pytest.raises(EmptyResponseError, match="5 attempts"):
+        answerer.answer(QUESTION, context(SPARSE), None)
+    assert server.count(role="agent") == 10
 
 
 def test_the_reference_protocol_refuses_to_run_without_the_release_prompts(server):

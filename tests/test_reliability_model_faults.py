@@ -37,7 +37,7 @@ def invoke(ledger: Path, *args: str):
 def run_args(base_url: str, protocol: str, out: Path, *extra: str) -> list[str]:
     return ["run", "groupmem", str(MINI), "--domain", "Demo", "--protocol", protocol,
             "--agent-model", "gpt-5", "--base-url", base_url, "--max-attempts", "3",
-            "--timeout", "0.5", "--out", str(out), *extra]
+            "--timeout", "0.5", "--backoff-base", "0.05", "--out", str(out), *extra]
 
 
 def verdicts(ledger: Path) -> dict[str, str]:
@@ -127,9 +127,8 @@ PERMANENT = [
     pytest.param("reference", "401", {}, "agent", "answer", "ModelError", id="401"),
     pytest.param("reference", "malformed_body", {}, "agent", "answer", "ModelParseError", id="malformed-json"),
     pytest.param("reference", "empty", {}, "agent", "answer", "EmptyResponseError", id="empty"),
-    pytest.param("reference", "no_final", {}, "agent", "answer", "ModelParseError", id="no-final-line"),
+    pytest.param("reference", "empty", {}, "judge", "judge", "EmptyResponseError", id="judge-empty"),
     pytest.param("reference", "500", {}, "judge", "judge", "TransientModelError", id="judge-500"),
-    pytest.param("reference", "no_final", {}, "judge", "judge", "ModelParseError", id="judge-no-final"),
     pytest.param("typed", "bad_json", {}, "agent", "answer", "ModelParseError", id="typed-bad-json"),
     pytest.param("typed", "wrong_schema", {}, "agent", "answer", "ModelParseError", id="typed-wrong-schema"),
     pytest.param("typed", "wrong_schema", {}, "judge", "judge", "ModelParseError", id="typed-judge-wrong-schema"),
@@ -172,3 +171,15 @@ def test_a_permanent_fault_fails_one_question_and_resume_completes_it(
     [failure] = failed_events(ledger)
     assert (failure.question_id, failure.attempt) == (qid, 1)
     assert invoke(ledger, "verify").exit_code == 0
+
+
+@pytest.mark.parametrize("role", ["agent", "judge"])
+def test_a_reply_without_final_is_read_as_the_official_parser_reads_it(tmp_path, server, victim, role):
+    """No `Final:` line is not a failure: the official parser takes the last non-empty line."""
+    qid, text = victim
+    server.faults.always("no_final", role=role, contains=f"Question:\n{text}\n\n")
+    result = invoke(tmp_path / "ledger.db", *run_args(server.base_url, "reference", tmp_path / "r.json"))
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["failed"] == 0 and report["judged"] == 40
+    assert qid in verdicts(tmp_path / "ledger.db")

@@ -53,8 +53,6 @@ class Document(_Frozen):
     """GroupMemBench topic."""
     is_decision: bool = False
     """GroupMemBench is_decision_point."""
-    is_noise: bool = False
-    """GroupMemBench is_noise."""
     position: int = 0
     """Order of the unit within its scope after the adapter's canonical sort."""
     extra: dict[str, str] = Field(default_factory=dict)
@@ -121,6 +119,9 @@ class Dataset(_Frozen):
     """scope_key -> documents in canonical order."""
     questions: tuple[Question, ...]
     prompts: Prompts | None = None
+    annotations: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    """Dataset labels kept for reports that never reach a memory system: label -> doc_ids
+    (GroupMemBench "is_noise")."""
     selection: SerializeAsAny[Selection] = Field(default_factory=Selection)
     """How the slice was selected (the benchmark's own selection model)."""
     release: ReleaseFacts

@@ -19,13 +19,13 @@ import importlib
 import json
 import math
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 __all__ = [
     "FLOAT_TOLERANCE", "ConformanceOptions", "FixtureCheck", "FixtureResult", "Comparison",
-    "same_value", "run_conformance", "all_checks",
+    "same_value", "run_conformance", "all_checks", "unclaimed_files",
 ]
 
 FLOAT_TOLERANCE = 1e-12
@@ -38,6 +38,9 @@ class ConformanceOptions:
 
     locomo_release: Path | None = None
     """The LoCoMo release file the LoCoMo predictions point into (`--locomo-release`)."""
+    prompts_root: Path | None = None
+    """Where `<benchmark>/prompts/` holds the official templates (`--prompts-root`); `run_conformance`
+    defaults it to the conformance folder's parent, where `../shared/data` keeps them."""
 
 
 @dataclass
@@ -147,6 +150,8 @@ def run_conformance(folder: Path, options: ConformanceOptions | None = None,
                     checks: list[FixtureCheck] | None = None) -> list[FixtureResult]:
     """Run every check on every fixture file under `folder` that it claims, in path order."""
     options = options or ConformanceOptions()
+    if options.prompts_root is None:
+        options = replace(options, prompts_root=Path(folder).resolve().parent)
     checks = all_checks() if checks is None else checks
     results = []
     for path in _files(folder):
@@ -154,3 +159,21 @@ def run_conformance(folder: Path, options: ConformanceOptions | None = None,
             if check.claims(path):
                 results.append(check.run(path, options))
     return results
+
+
+def _named_files(path: Path) -> set[str]:
+    """Top-level string values of a JSON object fixture (how a fixture names its companion file)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set()
+    return {value for value in data.values() if isinstance(value, str)} if isinstance(data, dict) else set()
+
+
+def unclaimed_files(folder: Path, checks: list[FixtureCheck] | None = None) -> list[Path]:
+    """JSON and JSONL fixtures under `folder` that no check claims and no claimed fixture names."""
+    checks = all_checks() if checks is None else checks
+    fixtures = [path for path in _files(folder) if path.suffix in (".json", ".jsonl")]
+    claimed = [path for path in fixtures if any(check.claims(path) for check in checks)]
+    named = set().union(*(_named_files(path) for path in claimed)) if claimed else set()
+    return [path for path in fixtures if path not in claimed and path.name not in named]

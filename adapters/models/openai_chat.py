@@ -167,13 +167,14 @@ class ChatClient:
                     raise TransientModelError(
                         f"{model}: gave up after {attempt} attempts: {error}") from None
                 self._count(retries=1)
-                time.sleep(self._delay(attempt, getattr(error, "retry_after", None)))
+                time.sleep(self.retry_delay(attempt, getattr(error, "retry_after", None)))
             except ModelError:
                 self._count(failures=1)
                 raise
         raise AssertionError("unreachable")  # the loop returns or raises
 
-    def _delay(self, attempt: int, retry_after: float | None) -> float:
+    def retry_delay(self, attempt: int, retry_after: float | None = None) -> float:
+        """Seconds to wait before attempt `attempt + 1`: full-jitter backoff, or the server's Retry-After."""
         backoff = self._random.uniform(0, min(self.backoff_max, self.backoff_base * 2 ** (attempt - 1)))
         if retry_after is None:
             return backoff

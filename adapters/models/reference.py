@@ -1,32 +1,26 @@
 """The `reference` protocol: GroupMemBench's released call shape, exactly.
 
-System prompts are the release's `agent_system.txt` / `judge_system.txt` (from `Prompts`), sent
-stripped as the release reads them. The agent's user prompt is
+Everything about the messages and the replies is the official code's, from
+`adapters.benchmarks.groupmem` (proven against the official outputs by `benchledger conformance`):
 
-    Asking user: <id>            (only when the question has an asking user)
-
-    Question:
-    <question>
-
-    Retrieved passages:
-    [1] [user=<author> / speaker_role=<role> / channel=<channel> / phase_name=<phase> / topic=<topic> / timestamp=<ts> / reply_to=<id> / msg_node=<id>]
-    <content>
-
-    [2] ...
-
-    Answer the question using the retrieved passages.
-
-with empty header fields left out (an unknown author shows as `user=?`, as released). The
-judge's user prompt is `Question:\\n<q>\\n\\nGold Answer:\\n<gold>\\n\\nAgent Answer:\\n<final>\\n`.
-Answers and verdicts come from the LAST line starting with `Final:` or `Final answer:` (any
-case); a reply with no such line is a `ModelParseError`, an operational failure. A verdict
-saying "incorrect", "not correct" or "wrong" is incorrect, else one saying "correct" is correct,
-else it is recorded as `unclear`, never guessed.
+- system prompts are the release's `agent_system.txt` / `judge_system.txt` (from `Prompts`), sent
+  stripped as the release reads them;
+- the agent's user prompt is `build_agent_user_prompt` over the recalled passages in rank order,
+  each `format_passage`: the release's header (empty fields left out, an unknown author as
+  `user=?`, the timestamp exactly as released) and the content;
+- the judge's user prompt is `build_judge_user_prompt` with the agent's split final;
+- answers and verdicts are `split_reasoning_and_final`: the last line starting with "Final:" or
+  "Final answer:" (any case), or, without one, the last non-empty line, as the official parser
+  falls back. The verdict is the official run-time `parse_judgment`: "incorrect", "not correct"
+  or "wrong" is incorrect, else "correct" is correct, else `unclear`, never guessed;
+- an empty reply is asked again, `EMPTY_REPLY_ATTEMPTS` (5) attempts in all with the client's
+  backoff between them, then it is an `EmptyResponseError`: an operational failure, never a wrong
+  answer (the official script skips such a question).
 
 A Memora question (one with criteria) is judged one call per criterion, with
-`adapters.models.criteria.CRITERION_JUDGE_SYSTEM` (Memora releases no judge prompt) in the same
-call shape; each reply's `Final:` line is read as yes or no (anything else is unclear), and a
-reply without one is a `ModelParseError` like any other.
+`adapters.models.criteria.CRITERION_JUDGE_SYSTEM` (benchledger's own judge, not an official
+protocol) in the same call shape; each reply's `Final:` line is read as yes or no (anything else
+is unclear), and a reply without one is a `ModelParseError`.
 
 Call parameters follow the release: temperature 0.2 and `max_tokens` (agent 512, judge 256),
 except for reasoning models (gpt-5, o1, o3, o4), which get `max_completion_tokens` and no
@@ -36,26 +30,31 @@ temperature, and gpt-5, whose instructions go in a `developer` message.
 from __future__ import annotations
 
 import re
+import time
+
 from benchledger.adapters.benchmarks.base import Document, Prompts, Question
+from benchledger.adapters.benchmarks.groupmem import messages as official_messages
+from benchledger.adapters.benchmarks.groupmem.prompts import (
+    AGENT_MAX_TOKENS, EMPTY_REPLY_ATTEMPTS, JUDGE_MAX_TOKENS, TEMPERATURE, build_agent_user_prompt,
+    build_judge_user_prompt,
+)
+from benchledger.adapters.benchmarks.groupmem.replies import parse_judgment, split_reasoning_and_final
 from benchledger.adapters.memory.protocol import Candidate
 from benchledger.adapters.models.abstention import is_abstention
-from benchledger.adapters.models.base import Answer, ModelParseError, Verdict, Verdict_
+from benchledger.adapters.models.base import Answer, EmptyResponseError, ModelParseError, Verdict, Verdict_
 from benchledger.adapters.models.criteria import (
     CRITERION_JUDGE_SYSTEM, CRITERION_PROMPT_HASHES, CriterionJudgment, combine_judgments,
     criterion_user_prompt, parse_yes_no,
 )
-from benchledger.adapters.models.openai_chat import ChatClient
+from benchledger.adapters.models.openai_chat import ChatClient, ChatResult
 from benchledger.errors import BadInput
 
 __all__ = [
-    "format_passage", "agent_user_prompt", "judge_user_prompt", "parse_final", "parse_verdict",
+    "format_passage", "agent_user_prompt", "judge_user_prompt", "parse_final", "parse_verdict", "complete_non_empty",
     "release_call_shape", "ReferenceAnswerModel", "ReferenceJudgeModel",
-    "AGENT_MAX_TOKENS", "JUDGE_MAX_TOKENS", "TEMPERATURE",
+    "AGENT_MAX_TOKENS", "JUDGE_MAX_TOKENS", "TEMPERATURE", "EMPTY_REPLY_ATTEMPTS",
 ]
 
-AGENT_MAX_TOKENS = 512
-JUDGE_MAX_TOKENS = 256
-TEMPERATURE = 0.2
 _REASONING_MODELS = ("gpt-5", "o1", "o3", "o4")
 _FINAL = re.compile(r"^\s*final(?:\s+answer)?\s*:(.*)$", re.IGNORECASE)
 
@@ -68,32 +67,26 @@ def _timestamp(document: Document) -> str | None:
 
 def format_passage(document: Document) -> str:
     """The release's passage header and body."""
-    tags = [f"user={document.author or '?'}"]
-    fields = (
-        ("speaker_role", document.role), ("channel", document.channel), ("phase_name", document.phase),
-        ("topic", document.topic), ("timestamp", _timestamp(document)), ("reply_to", document.reply_to),
-        ("msg_node", document.doc_id),
-    )
-    tags += [f"{label}={value}" for label, value in fields if value not in (None, "")]
-    return f"[{' / '.join(tags)}]\n{document.text.strip()}".strip()
+    return official_messages.format_passage(
+        author=document.author, role=document.role, channel=document.channel, phase_name=document.phase,
+        topic=document.topic, timestamp=_timestamp(document), reply_to=document.reply_to,
+        msg_node=document.doc_id, body=document.text)
 
 
 def agent_user_prompt(question: Question, context: list[Candidate]) -> str:
-    passages = "\n\n".join(
-        f"[{number}] {format_passage(candidate.document)}"
-        for number, candidate in enumerate(sorted(context, key=lambda c: c.rank), start=1)
-    )
-    asker = f"Asking user: {question.asking_user}\n\n" if question.asking_user else ""
-    return (f"{asker}Question:\n{question.text}\n\nRetrieved passages:\n{passages}\n\n"
-            "Answer the question using the retrieved passages.")
+    passages = [format_passage(candidate.document) for candidate in sorted(context, key=lambda c: c.rank)]
+    return build_agent_user_prompt(question.text, question.asking_user, passages)
 
 
 def judge_user_prompt(question: Question, final: str) -> str:
-    return f"Question:\n{question.text}\n\nGold Answer:\n{question.gold}\n\nAgent Answer:\n{final}\n"
+    return build_judge_user_prompt(question.text, question.gold, final)
 
 
 def parse_final(text: str) -> str:
-    """The text after the last `Final:` / `Final answer:` line; ModelParseError when there is none."""
+    """The text after the last `Final:` / `Final answer:` line; ModelParseError when there is none.
+
+    Only benchledger's own criterion judge is this strict; the GroupMemBench answer and verdict
+    use the official `split_reasoning_and_final`, which falls back to the last line."""
     for line in reversed(text.splitlines()):
         if match := _FINAL.match(line):
             return match.group(1).strip()
@@ -101,10 +94,22 @@ def parse_final(text: str) -> str:
 
 
 def parse_verdict(final: str) -> Verdict_:
-    lowered = final.lower()
-    if "incorrect" in lowered or "not correct" in lowered or "wrong" in lowered:
-        return "incorrect"
-    return "correct" if "correct" in lowered else "unclear"
+    """The official run-time verdict of a judge's split final."""
+    judgment = parse_judgment(final)
+    return "unclear" if judgment is None else "correct" if judgment else "incorrect"
+
+
+def complete_non_empty(client: ChatClient, **call) -> ChatResult:
+    """One chat call, asked again on an empty reply: `EMPTY_REPLY_ATTEMPTS` attempts in all."""
+    for attempt in range(1, EMPTY_REPLY_ATTEMPTS + 1):
+        try:
+            return client.complete(**call)
+        except EmptyResponseError:
+            if attempt == EMPTY_REPLY_ATTEMPTS:
+                raise EmptyResponseError(
+                    f"{call.get('model')}: empty reply after {EMPTY_REPLY_ATTEMPTS} attempts") from None
+            time.sleep(client.retry_delay(attempt))
+    raise AssertionError("unreachable")  # the loop returns or raises
 
 
 def release_call_shape(model: str, system: str, user: str, *, max_tokens: int,
@@ -146,8 +151,8 @@ class ReferenceAnswerModel:
         system = _prompts(prompts, self.prompts).agent_system
         messages, params = release_call_shape(self.name, system, agent_user_prompt(question, context),
                                               max_tokens=self.max_tokens, temperature=self.temperature)
-        result = self.client.complete(model=self.name, messages=messages, params=params, validate=parse_final)
-        final = parse_final(result.text)
+        result = complete_non_empty(self.client, model=self.name, messages=messages, params=params)
+        _, final = split_reasoning_and_final(result.text)
         return Answer(answer=final, abstained=is_abstention(final), raw=result.text, model=result.model,
                       usage=result.usage, cache_hit=result.cache_hit, latency_ms=result.latency_ms)
 
@@ -185,7 +190,7 @@ class ReferenceJudgeModel:
         system = _prompts(prompts, self.prompts).judge_system
         messages, params = release_call_shape(self.name, system, judge_user_prompt(question, answer.answer),
                                               max_tokens=self.max_tokens, temperature=self.temperature)
-        result = self.client.complete(model=self.name, messages=messages, params=params, validate=parse_final)
-        final = parse_final(result.text)
+        result = complete_non_empty(self.client, model=self.name, messages=messages, params=params)
+        _, final = split_reasoning_and_final(result.text)
         return Verdict(verdict=parse_verdict(final), reason=final, raw=result.text, model=result.model,
                        usage=result.usage, cache_hit=result.cache_hit, latency_ms=result.latency_ms)

@@ -6,11 +6,17 @@ chronological messages), `<root>/questions/<Domain>/<kind>.jsonl`, and optionall
 `<root>/prompts/agent_system.txt` + `judge_system.txt` (loaded into `Prompts` when both exist).
 
 Choices worth knowing:
-- Canonical order is (timestamp in UTC, channel, msg_node compared naturally: Msg_9 < Msg_10);
-  `Document.position` is the index in that order over the whole release, so a message keeps its
-  position whatever limit is applied. Content is `html.unescape`d; nothing else is rewritten.
-- `message_limit=N` keeps the first N messages in canonical order. `question_limit=N` keeps the
-  first N lines of each selected kind's file, in file order (so every kind stays represented).
+- Canonical order is the official loader's (`messages.order_key`): plain string order on
+  (channel, timestamp as released, msg_node), so "Msg_184" < "Msg_28". `Document.position` is the
+  index in that order over the whole release, so a message keeps its position whatever limit is
+  applied, and the official BM25 ties and padding follow it. Content is `html.unescape`d once;
+  the released timestamp string is kept in `Document.extra["timestamp"]` (passages show it
+  verbatim); nothing else is rewritten.
+- `is_noise` is a dataset annotation: it is not on the Documents a memory system ingests, only in
+  `Dataset.annotations["is_noise"]` (the doc_ids so marked) for reports. The decision marker stays.
+- `message_limit=N` keeps the N earliest messages (by time, then canonical position), still in
+  canonical order. `question_limit=N` keeps the first N lines of each selected kind's file, in file
+  order (so every kind stays represented).
 - A `reply_to` naming a message that does not exist is kept as released, logged as one structlog
   warning (count and the first few) and counted in `release.dangling_replies`: the released
   data is read unchanged, and refusing it would make a whole domain unusable over one link.
@@ -24,7 +30,6 @@ from __future__ import annotations
 
 import html
 import json
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,6 +42,7 @@ from benchledger.adapters.benchmarks.base import Dataset, Document, Prompts, Que
 from benchledger.adapters.benchmarks.groupmem.files import (
     check_domain, line_at, read_text, scan_channels,
 )
+from benchledger.adapters.benchmarks.groupmem.messages import order_key
 from benchledger.adapters.benchmarks.groupmem.schema import (
     ABSTENTION_GOLD, KINDS, SURROGATE_ESCAPE, RawMessage, RawQuestion, extras_as_strings,
     is_encodable,
@@ -47,10 +53,10 @@ from benchledger.errors import BadInput
 __all__ = [
     "ADAPTER_VERSION", "BENCHMARK", "KINDS", "ABSTENTION_GOLD", "SOLVABILITY_FILTERED_DOMAINS",
     "Corpus", "QuestionSet", "corpus_path", "questions_dir", "read_corpus", "read_questions",
-    "read_prompts", "load_groupmem", "natural_key", "parse_question_file", "unknown_kind_files",
+    "read_prompts", "load_groupmem", "parse_question_file", "unknown_kind_files",
 ]
 
-ADAPTER_VERSION = "groupmem/1"
+ADAPTER_VERSION = "groupmem/2"
 BENCHMARK = "GroupMemBench"
 SOLVABILITY_FILTERED_DOMAINS: tuple[str, ...] = ("Finance", "Technology")
 _log = structlog.get_logger(__name__)
@@ -64,11 +70,6 @@ def corpus_path(root: Path, domain: str) -> Path:
 
 def questions_dir(root: Path, domain: str) -> Path:
     return root / "questions" / check_domain(domain)
-
-
-def natural_key(text: str) -> tuple[object, ...]:
-    """Digits compare as numbers: Msg_9 < Msg_10."""
-    return tuple(int(part) if i % 2 else part for i, part in enumerate(re.split(r"(\d+)", text)))
 
 
 def _first_error(err: ValidationError) -> tuple[str, str]:
@@ -88,6 +89,8 @@ class Corpus:
     documents: tuple[Document, ...]
     dangling_replies: int
     extra_fields: tuple[str, ...]
+    noise: frozenset[str] = frozenset()
+    """doc_ids the release marks `is_noise` (a dataset annotation, withheld from memory systems)."""
 
 
 def read_corpus(root: Path, domain: str) -> Corpus:
@@ -124,7 +127,7 @@ def read_corpus(root: Path, domain: str) -> Corpus:
                            file=str(path), line=line_at(text, item.offset), field=where + ".msg_node")
         seen[message.msg_node] = where
         raw.append((item.channel, message))
-    raw.sort(key=lambda pair: (pair[1].timestamp, pair[0], natural_key(pair[1].msg_node)))
+    raw.sort(key=lambda pair: order_key(pair[0], pair[1].timestamp, pair[1].msg_node))
     dangling = [(m.msg_node, m.reply_to) for _, m in raw if m.reply_to is not None
                 and m.reply_to not in seen]
     if dangling:
@@ -134,13 +137,22 @@ def read_corpus(root: Path, domain: str) -> Corpus:
     documents = tuple(
         Document(
             doc_id=m.msg_node, text=html.unescape(m.content), author=m.author, role=m.role,
-            channel=channel, reply_to=m.reply_to, timestamp=m.timestamp, phase=m.phase_name,
-            topic=m.topic, is_decision=m.is_decision_point, is_noise=m.is_noise, position=index,
-            extra=extras_as_strings(m),
+            channel=channel, reply_to=m.reply_to, timestamp=m.moment, phase=m.phase_name,
+            topic=m.topic, is_decision=m.is_decision_point, position=index,
+            extra={**extras_as_strings(m), "timestamp": m.timestamp},
         )
         for index, (channel, m) in enumerate(raw)
     )
-    return Corpus(path, tuple(channels), documents, len(dangling), tuple(extra_fields))
+    noise = frozenset(m.msg_node for _, m in raw if m.is_noise)
+    return Corpus(path, tuple(channels), documents, len(dangling), tuple(extra_fields), noise)
+
+
+def _earliest(documents: tuple[Document, ...], limit: int | None) -> tuple[Document, ...]:
+    """The `limit` earliest documents (time, then position), kept in canonical order."""
+    if limit is None:
+        return documents
+    chosen = set(sorted(range(len(documents)), key=lambda i: (documents[i].timestamp, i))[:limit])
+    return tuple(doc for i, doc in enumerate(documents) if i in chosen)
 
 
 @dataclass(frozen=True)
@@ -265,7 +277,7 @@ def load_groupmem(root: Path, domain: str, *, kinds: Sequence[str] | None = None
     message_limit = _limit("message_limit", message_limit)
     question_set = read_questions(root, domain, kinds=kinds, question_limit=question_limit)
     corpus = read_corpus(root, domain)
-    documents = corpus.documents[:message_limit] if message_limit is not None else corpus.documents
+    documents = _earliest(corpus.documents, message_limit)
     release = ReleaseFacts(
         documents_available=len(corpus.documents),
         questions_available=sum(question_set.available.values()),
@@ -279,4 +291,5 @@ def load_groupmem(root: Path, domain: str, *, kinds: Sequence[str] | None = None
         benchmark=BENCHMARK, subset=domain, adapter_version=ADAPTER_VERSION, source=str(root),
         scopes={"default": documents}, questions=question_set.questions,
         prompts=read_prompts(root), selection=selection, release=release,
+        annotations={"is_noise": tuple(doc.doc_id for doc in documents if doc.doc_id in corpus.noise)},
     )

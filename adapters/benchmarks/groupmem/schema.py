@@ -84,8 +84,9 @@ class RawMessage(_Raw):
     """Message text, possibly HTML-escaped (the adapter unescapes it)."""
     author: str
     """"User_<n>"."""
-    timestamp: datetime
-    """ISO-8601; naive times are read as UTC."""
+    timestamp: str
+    """ISO-8601, kept exactly as released (the official order and passages use the string);
+    `moment` is the time it names, naive times read as UTC."""
     role: str | None = None
     reply_to: str | None = None
     """msg_node this message answers, or null."""
@@ -96,10 +97,15 @@ class RawMessage(_Raw):
 
     @field_validator("timestamp", mode="before")
     @classmethod
-    def _iso_timestamp(cls, value: Any) -> datetime:
+    def _iso_timestamp(cls, value: Any) -> str:
         if not isinstance(value, str):
             raise ValueError("timestamp must be an ISO-8601 string")
-        return parse_timestamp(value)
+        parse_timestamp(value)
+        return value
+
+    @property
+    def moment(self) -> datetime:
+        return parse_timestamp(self.timestamp)
 
     @field_validator("content")
     @classmethod
