@@ -19,13 +19,13 @@ import importlib
 import json
 import math
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 __all__ = [
     "FLOAT_TOLERANCE", "ConformanceOptions", "FixtureCheck", "FixtureResult", "Comparison",
-    "same_value", "run_conformance", "all_checks",
+    "same_value", "field_pairs", "run_conformance", "all_checks",
 ]
 
 FLOAT_TOLERANCE = 1e-12
@@ -38,6 +38,9 @@ class ConformanceOptions:
 
     locomo_release: Path | None = None
     """The LoCoMo release file the LoCoMo predictions point into (`--locomo-release`)."""
+    prompts_root: Path | None = None
+    """Where `<benchmark>/prompts/` holds the official templates (by default the parent of the
+    conformance folder, as `../shared/data` lays them out)."""
 
 
 @dataclass
@@ -118,6 +121,16 @@ def same_value(expected: Any, got: Any) -> bool:
     return type(expected) is type(got) and expected == got
 
 
+def field_pairs(what: str, expected: Any, got: Any) -> Iterator[tuple[str, Any, Any]]:
+    """(what, expected, got) per leaf of nested dicts, so a mismatch names the field that differs."""
+    if isinstance(expected, dict) and isinstance(got, dict):
+        yield f"{what} keys", sorted(expected), sorted(got)
+        for key, value in expected.items():
+            yield from field_pairs(f"{what}.{key}", value, got.get(key))
+    else:
+        yield what, expected, got
+
+
 def _show(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= 160 else text[:157] + "..."
@@ -147,6 +160,8 @@ def run_conformance(folder: Path, options: ConformanceOptions | None = None,
                     checks: list[FixtureCheck] | None = None) -> list[FixtureResult]:
     """Run every check on every fixture file under `folder` that it claims, in path order."""
     options = options or ConformanceOptions()
+    if options.prompts_root is None:
+        options = replace(options, prompts_root=Path(folder).resolve().parent)
     checks = all_checks() if checks is None else checks
     results = []
     for path in _files(folder):
