@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchledger.adapters.benchmarks.conformance import ConformanceOptions, run_conformance
+from conformance_asserts import assert_every_case_matches
 from benchledger.adapters.benchmarks.longmemeval.conformance import CHECKS
 
 FIXTURES = {"dev-retrieval.json", "retrieval-quirk-cases.json", "dev-qa-metrics.json",
@@ -13,10 +14,7 @@ FIXTURES = {"dev-retrieval.json", "retrieval-quirk-cases.json", "dev-qa-metrics.
 
 def test_every_longmemeval_fixture_case_matches(shared_data: Path) -> None:
     results = run_conformance(shared_data / "conformance", checks=list(CHECKS))
-    assert {Path(r.file).name for r in results} == FIXTURES
-    for result in results:
-        assert result.skipped is None, result.skipped
-        assert result.cases > 0 and result.matches == result.cases, result.first_mismatch
+    assert_every_case_matches(results, FIXTURES)
 
 
 def test_a_prompt_fixture_without_the_official_templates_fails(shared_data: Path,

@@ -64,8 +64,8 @@ def test_the_request_is_the_official_one(templates: dict[str, str]) -> None:
     assert (kwargs["n"], kwargs["temperature"], kwargs["max_tokens"]) == (1, 0, 10)
     assert kwargs["messages"] == [{"role": "user", "content": request.prompt}]
     # the slots are filled in order; an integer gold prints as 7; braces in values stay
-    assert "Question: How many {} cats?\n\nCorrect Answer: 7\n\nModel Response: Seven {question}\n\n" \
-        in request.prompt
+    assert ("Question: How many {} cats?\n\nCorrect Answer: 7\n\n"
+            "Model Response: Seven {question}\n\n") in request.prompt
 
 
 def _labels(*rows: tuple[str, str, bool]) -> list[QaLabel]:
@@ -110,7 +110,8 @@ def test_evaluate_qa_skips_unknown_ids_and_uses_python_round_overall(
     reference = [{"question_id": f"q{i}", "question_type": "multi-session", "question": "?",
                   "answer": "a"} for i in range(160)]
     hypotheses = [{"question_id": r["question_id"], "hypothesis": "h"} for r in reference]
-    plan = judge_requests(templates, reference, [*hypotheses, {"question_id": "x", "hypothesis": ""}])
+    unknown = {"question_id": "x", "hypothesis": ""}
+    plan = judge_requests(templates, reference, [*hypotheses, unknown])
     assert plan.skipped == ("x",)
     replies = {f"q{i}": "yes" if i < 3 else "no" for i in range(160)}
     summary = evaluate_qa_summary(label_replies(plan, replies), ["multi-session"])

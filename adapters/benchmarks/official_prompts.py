@@ -1,4 +1,4 @@
-"""Official prompt templates: read them pinned by SHA-256, fill their slots as the official code does.
+"""Official prompt templates: read pinned by SHA-256, slots filled as the official code fills them.
 
 The official templates are never copied into this repository (their licences differ): code takes
 the template text as input, read from the folder a user points at (`../shared/data/<benchmark>/

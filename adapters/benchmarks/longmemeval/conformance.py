@@ -127,7 +127,8 @@ def _qa_cases(data: Mapping[str, Any], name: str, expected: Mapping[str, Any],
     labels = label_replies(plan, data["inputs"]["judge_reply_by_question_id"])
     for want, got in zip(expected["labels"], labels, strict=False):
         yield f"{name} label {want['question_id']}", [
-            ("question_id", want["question_id"], got.question_id), ("label", want["label"], got.label),
+            ("question_id", want["question_id"], got.question_id),
+            ("label", want["label"], got.label),
             ("judge_model", want["judge_model"], got.judge_model)]
     yield f"{name} label count", [("labels", len(expected["labels"]), len(labels))]
     requests = {r.question_id: r for r in plan.requests}
@@ -145,10 +146,11 @@ def _qa_cases(data: Mapping[str, Any], name: str, expected: Mapping[str, Any],
                 if line.startswith("Warning: skipping ")]
     yield f"{name} skipped ids", [("skipped", warnings, list(plan.skipped))]
     summary = evaluate_qa_summary(labels, [r["question_type"] for r in references])
-    yield f"{name} evaluate_qa summary", list(field_pairs("evaluate_qa", expected["evaluate_qa_parsed"], {
-        "by_type": {t: {"accuracy": _printed_number(a), "n": n}
-                    for t, (a, n) in summary.by_type.items()},
-        "accuracy": _printed_number(summary.accuracy)}))
+    parsed = {"by_type": {t: {"accuracy": _printed_number(a), "n": n}
+                          for t, (a, n) in summary.by_type.items()},
+              "accuracy": _printed_number(summary.accuracy)}
+    yield f"{name} evaluate_qa summary", list(
+        field_pairs("evaluate_qa", expected["evaluate_qa_parsed"], parsed))
     metrics = qa_metrics(labels)
     yield f"{name} print_qa_metrics", [
         ("printed", expected["print_qa_metrics_printed"], print_qa_metrics(metrics))]

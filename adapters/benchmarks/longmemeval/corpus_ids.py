@@ -98,7 +98,7 @@ class HaystackCorpus:
 
 def haystack_corpus(session_ids: Sequence[str], sessions: Sequence[Sequence[Turn]],
                     granularity: Granularity) -> HaystackCorpus:
-    """The rows `batch_get_retrieved_context_and_eval` builds for one question, in haystack order."""
+    """The rows the official retrieval builds for one question, in haystack order."""
     if len(session_ids) != len(sessions):
         raise BadInput("haystack_session_ids and haystack_sessions differ in length",
                        field="haystack_session_ids")

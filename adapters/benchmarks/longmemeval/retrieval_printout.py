@@ -59,7 +59,8 @@ def print_retrieval_metrics(entries: Iterable[tuple[str, Metrics]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def averaged_retrieval_metrics(entries: Sequence[tuple[str, Metrics]]) -> dict[str, dict[str, float]]:
+def averaged_retrieval_metrics(entries: Sequence[tuple[str, Metrics]]
+                               ) -> dict[str, dict[str, float]]:
     """The `averaged_results` of the official retrieval run (unrounded numpy means)."""
     averaged: dict[str, dict[str, float]] = {"session": {}, "turn": {}}
     if not entries:
