@@ -5,13 +5,16 @@ Expected values are derived from the rule in each test's comment, never copied f
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import pytest
 
 from benchledger.adapters.benchmarks.longmemeval.corpus_ids import (
-    flat_index, haystack_corpus, official_correct_docs,
+    flat_index, haystack_corpus, haystack_position, official_correct_docs,
 )
+from benchledger.adapters.benchmarks.longmemeval.loader import load_longmemeval
 from benchledger.adapters.benchmarks.longmemeval.retrieval_metrics import (
     RetrievalScore, evaluate_retrieval, evaluate_retrieval_turn2session, metrics_for_question,
     strip_turn_id,
@@ -176,3 +179,26 @@ def test_the_printout_rounds_numpy_s_way() -> None:
     printed = print_retrieval_metrics([_entry("q1", values)])
     assert "recall_all@5 = 0.0188," in printed
     assert round(0.01875, 4) == 0.0187
+
+
+def test_a_loaded_run_s_recall_maps_onto_the_official_corpus(tmp_path: Path) -> None:
+    sessions = [[_user("noise"), _assistant("ok")],
+                [_user("I adopted a corgi", True), _assistant("nice"), _user("more", False)]]
+    item = {"question_id": "q1", "question_type": "single-session-user", "question": "Pet?",
+            "answer": "corgi", "question_date": "2024/06/02 (Sun) 18:05",
+            "haystack_dates": ["2024/04/01 (Mon) 10:00", "2024/04/21 (Sun) 14:30"],
+            "haystack_session_ids": ["sharegpt_n_0", "answer_c_1"],
+            "haystack_sessions": sessions,
+            "answer_session_ids": ["answer_c_1"]}
+    path = tmp_path / "lme.json"
+    path.write_text(json.dumps([item]), encoding="utf-8")
+    docs = load_longmemeval(path).scopes["q1"]
+    recalled = [haystack_position(d.doc_id) for d in reversed(docs)]  # a memory's ranking
+    assert None not in recalled and haystack_position("D1:3") is None
+    corpus = haystack_corpus(item["haystack_session_ids"], item["haystack_sessions"], "turn")
+    assert corpus.ids == ("sharegpt_n_0_1", "answer_c_1_1", "noans_c_1_3")
+    rankings = corpus.rankings(recalled)
+    assert [corpus.ids[r] for r in rankings] == ["noans_c_1_3", "answer_c_1_1", "sharegpt_n_0_1"]
+    score = evaluate_retrieval(rankings, corpus.correct_docs, corpus.ids, k=2)
+    # the gold row is ranked second, which the official discount weighs like the first
+    assert score == RetrievalScore(recall_any=1.0, recall_all=1.0, ndcg_any=1.0)

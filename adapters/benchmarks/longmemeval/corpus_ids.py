@@ -15,23 +15,27 @@ labels (`has_answer`, the `answer_` prefix) are read here only to score, never t
 memory system sees.
 
 `HaystackCorpus.rankings(recalled)` turns what a memory recalled (haystack positions (session,
-turn), best first) into the official `rankings`: rows in order of first appearance, a row once,
+turn), best first; `haystack_position` reads them from the loader's doc ids) into the official
+`rankings`: rows in order of first appearance, a row once,
 so a memory's recall is scored by `retrieval_metrics` exactly as the official retriever's is.
 Assistant turns have no row at turn granularity; recalling one ranks nothing.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from benchledger.errors import BadInput
 
-__all__ = ["HaystackCorpus", "flat_index", "haystack_corpus", "official_correct_docs"]
+__all__ = ["HaystackCorpus", "flat_index", "haystack_corpus", "haystack_position",
+           "official_correct_docs"]
 
 Granularity = Literal["session", "turn"]
 Turn = Mapping[str, Any]
+_LOADER_DOC_ID = re.compile(r"session_(\d+):(\d+)")
 
 
 def _noans(doc_id: str) -> str:
@@ -116,3 +120,9 @@ def haystack_corpus(session_ids: Sequence[str], sessions: Sequence[Sequence[Turn
 def official_correct_docs(corpus_ids: Iterable[str]) -> list[str]:
     """The official gold: every distinct id containing "answer" (sorted for a stable order)."""
     return sorted({doc_id for doc_id in corpus_ids if "answer" in doc_id})
+
+
+def haystack_position(doc_id: str) -> tuple[int, int] | None:
+    """(session position, turn index) of a document `load_longmemeval` made, else None."""
+    found = _LOADER_DOC_ID.fullmatch(doc_id)
+    return (int(found.group(1)), int(found.group(2))) if found else None

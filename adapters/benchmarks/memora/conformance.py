@@ -22,7 +22,7 @@ from benchledger.adapters.benchmarks.conformance import (
     Comparison, ConformanceOptions, FixtureCheck, FixtureResult, field_pairs,
 )
 from benchledger.adapters.benchmarks.json_source import read_json
-from benchledger.adapters.benchmarks.memora.context import build_conversation_context
+from benchledger.adapters.benchmarks.memora.context import HEADER, build_conversation_context
 from benchledger.adapters.benchmarks.memora.judge_verdict import (
     JudgeVerdict, agent_track_verdict, model_track_verdict, needs_retry, outcome_from_fixture,
     parse_judge_response,
@@ -173,17 +173,26 @@ def _check_judge_replies(path: Path, options: ConformanceOptions) -> FixtureResu
     return result
 
 
+_HEADING = re.compile(r"\n\n## Session (.+?) - (.*)\n\n")
+_TURN_START = re.compile(r"\n(?=(?:User|Assistant): )")
+
+
 def _sessions_in(context: str) -> list[dict[str, Any]]:
-    sessions: list[dict[str, Any]] = []
-    speakers = {"User": "user", "Assistant": "ai_agent"}
-    for line in context.split("\n"):
-        if heading := re.fullmatch(r"## Session (.+?) - (.*)", line):
-            session_id = heading.group(1)
-            sessions.append({"session_id": int(session_id) if session_id.isdigit() else session_id,
-                             "date": heading.group(2), "conversation": []})
-        elif sessions and (turn := re.fullmatch(r"(User|Assistant): (.*)", line)):
-            sessions[-1]["conversation"].append({"speaker": speakers[turn.group(1)],
-                                                 "message": turn.group(2)})
+    """The sessions a history shows: each heading, then its turns up to the block's last "\n"."""
+    body = context.removeprefix(HEADER)
+    headings = list(_HEADING.finditer(body))
+    sessions = []
+    for heading, following in zip(headings, [*headings[1:], None]):
+        text = body[heading.end():following.start() if following else len(body)]
+        text = text.removesuffix("\n")
+        turns = []
+        for line in _TURN_START.split(text) if text else []:
+            speaker, _, message = line.partition(": ")
+            turns.append({"speaker": "ai_agent" if speaker == "Assistant" else "user",
+                          "message": message})
+        session_id = heading.group(1)
+        sessions.append({"session_id": int(session_id) if session_id.isdigit() else session_id,
+                         "date": heading.group(2), "conversation": turns})
     return sessions
 
 

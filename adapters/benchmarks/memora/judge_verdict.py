@@ -144,11 +144,11 @@ def agent_track_verdict(outcome: JudgeOutcome, expected: str) -> JudgeVerdict:
 
 
 def outcome_from_fixture(value: str | Mapping[str, Any]) -> JudgeOutcome:
-    """The conformance fixtures' encoding: a string, {"content": null} or {"raise": message}."""
+    """The conformance fixtures' encoding: a string, {"content": …} or {"raise": message}."""
     if isinstance(value, str):
         return value
     if "raise" in value:
         return JudgeCallFailed(str(value["raise"]))
-    if "content" in value and value["content"] is None:
-        return None
+    if "content" in value and (value["content"] is None or isinstance(value["content"], str)):
+        return value["content"]
     raise ValueError(f"not a judge reply encoding: {value!r}")
