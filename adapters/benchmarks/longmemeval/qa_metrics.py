@@ -15,7 +15,6 @@ From the labels:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,7 +29,7 @@ from benchledger.adapters.benchmarks.longmemeval.retrieval_printout import is_ab
 from benchledger.errors import BadInput
 
 __all__ = ["QaLabel", "JudgePlan", "judge_requests", "label_replies", "EvaluateQaSummary",
-           "evaluate_qa_summary", "QaMetrics", "qa_metrics", "print_qa_metrics", "rounded"]
+           "evaluate_qa_summary", "QaMetrics", "qa_metrics", "print_qa_metrics"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +143,3 @@ def print_qa_metrics(metrics: QaMetrics, *, require_official_judge: bool = True)
               f"Abstention Accuracy: {_shown(metrics.abstention)} ({metrics.abstention_n})"]
     return "\n".join(lines) + "\n"
 
-
-def rounded(value: float) -> float | None:
-    """A printed number as the fixtures store it: rounded, with `nan` as None."""
-    return None if math.isnan(value) else np_round(value, 4)
