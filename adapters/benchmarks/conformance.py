@@ -25,7 +25,7 @@ from typing import Any
 
 __all__ = [
     "FLOAT_TOLERANCE", "ConformanceOptions", "FixtureCheck", "FixtureResult", "Comparison",
-    "same_value", "run_conformance", "all_checks", "unclaimed_files",
+    "same_value", "field_pairs", "run_conformance", "all_checks", "unclaimed_files",
 ]
 
 FLOAT_TOLERANCE = 1e-12
@@ -91,6 +91,8 @@ class FixtureCheck:
     run: Callable[[Path, ConformanceOptions], FixtureResult]
     requires_key: str | None = None
     """A top-level key the JSON object must hold for this check to claim the file."""
+    companion: Callable[[Path], Path] | None = None
+    """The file the check reads beside the one it claims (Memora's inputs beside its expected outputs)."""
 
     def claims(self, path: Path) -> bool:
         if not fnmatch.fnmatch(path.name, self.pattern):
@@ -119,6 +121,16 @@ def same_value(expected: Any, got: Any) -> bool:
     if isinstance(expected, (list, tuple)) and isinstance(got, (list, tuple)):
         return len(expected) == len(got) and all(same_value(e, g) for e, g in zip(expected, got))
     return type(expected) is type(got) and expected == got
+
+
+def field_pairs(what: str, expected: Any, got: Any) -> Iterator[tuple[str, Any, Any]]:
+    """(what, expected, got) per leaf of nested dicts, so a mismatch names the field that differs."""
+    if isinstance(expected, dict) and isinstance(got, dict):
+        yield f"{what} keys", sorted(expected), sorted(got)
+        for key, value in expected.items():
+            yield from field_pairs(f"{what}.{key}", value, got.get(key))
+    else:
+        yield what, expected, got
 
 
 def _show(value: Any) -> str:
@@ -176,4 +188,6 @@ def unclaimed_files(folder: Path, checks: list[FixtureCheck] | None = None) -> l
     fixtures = [path for path in _files(folder) if path.suffix in (".json", ".jsonl")]
     claimed = [path for path in fixtures if any(check.claims(path) for check in checks)]
     named = set().union(*(_named_files(path) for path in claimed)) if claimed else set()
-    return [path for path in fixtures if path not in claimed and path.name not in named]
+    companions = {check.companion(path) for path in claimed for check in checks
+                  if check.companion is not None and check.claims(path)}
+    return [path for path in fixtures if path not in claimed and path.name not in named and path not in companions]
