@@ -21,6 +21,7 @@ FIXTURE = REPO / "tests" / "fixtures" / "ledger-v1"
 COMPLETED = ("01M8QFHX2T07J7S07DPSPP75MT", "01M8QFHY7DFZE3K5QWNSFT79TB")
 RETRIEVAL = "01M8QFJ50MG1GBS83BJK2FJY29"
 INTERRUPTED = "01M8QFJA88VBV50WN8PG2P2829"
+INTERRUPTED_LONGMEMEVAL = "01M8QJ82C8X3CX2XJWHJMK5196"
 _NUMBERS = ("benchmark", "fingerprint", "status", "publishable", "accuracy", "strict_accuracy",
             "total", "answered", "judged", "correct", "incorrect", "unclear", "failed", "pending")
 
@@ -30,6 +31,7 @@ def old_ledger(tmp_path: Path) -> Path:
     ledger = tmp_path / "v1.db"
     shutil.copyfile(FIXTURE / "ledger.db", ledger)
     shutil.copytree(REPO / "examples", tmp_path / "examples")
+    shutil.copytree(REPO / "tests" / "fixtures" / "longmemeval", tmp_path / "tests" / "fixtures" / "longmemeval")
     return ledger
 
 
@@ -45,9 +47,9 @@ def test_the_old_ledger_verifies_unchanged(old_ledger: Path) -> None:
     before = old_ledger.read_bytes()
     result = _invoke(old_ledger, "verify")
     assert result.exit_code == 0, result.output
-    assert "114 events" in result.output
+    assert "132 events" in result.output
     rows = _invoke(old_ledger, "runs")
-    for run_id in (*COMPLETED, RETRIEVAL, INTERRUPTED):
+    for run_id in (*COMPLETED, RETRIEVAL, INTERRUPTED, INTERRUPTED_LONGMEMEVAL):
         assert run_id in rows.output
     assert old_ledger.read_bytes()[:100] == before[:100]
 
@@ -107,3 +109,22 @@ def test_schema_1_settings_are_upcast_into_the_typed_models(old_ledger: Path) ->
     assert locomo.event.config.settings.protocol == "typed" and locomo.event.config.evidence_level == "document"
     assert retrieval.event.config.settings.mode == "retrieval"
     assert retrieval.event.config.settings.memory_store is None  # schema-1 retrieval runs did not record it
+
+
+def test_the_interrupted_old_longmemeval_run_resumes_to_completion(old_ledger: Path) -> None:
+    before = _expected(INTERRUPTED_LONGMEMEVAL)
+    assert (before["judged"], before["pending"]) == (1, 2)
+    result = _invoke(old_ledger, "resume", INTERRUPTED_LONGMEMEVAL)
+    assert result.exit_code == 0, result.output
+    report = json.loads(_invoke(old_ledger, "show", INTERRUPTED_LONGMEMEVAL, "--json").output)
+    assert report["pending"] == 0 and report["failed"] == 0 and report["run_status"] == "completed"
+    assert report["judged"] == report["total"] == before["total"]
+    assert report["fingerprint"] == before["fingerprint"]
+    from benchledger.ledger.store import Ledger
+
+    with Ledger.open(old_ledger, create=False) as ledger:
+        events = ledger.events(INTERRUPTED_LONGMEMEVAL)
+    assert events[0].schema_version == 1  # the old RunStarted row, read through the upcaster
+    resumed = [e.event for e in events if e.type == "RunResumed"]
+    assert len(resumed) == 1 and resumed[0].reprepared  # no memory store was kept with the fixture
+    assert _invoke(old_ledger, "verify").exit_code == 0

@@ -136,6 +136,31 @@ class Dataset(_Frozen):
         return sum(len(docs) for docs in self.scopes.values())
 
 
+class _FingerprintedDocument(_Frozen):
+    """The bytes of a document as the fingerprint covers them, frozen so a corpus keeps its fingerprint.
+
+    This is the layout `Document` had when fingerprints were first recorded (with the `is_noise`
+    field GroupMemBench documents no longer carry, always false now): changing the `Document`
+    model must not change the fingerprint of an unchanged corpus, or every recorded run would look
+    changed to resume. A new Document field must be added here too (construction fails until it is),
+    and only an adapter version bump may change what an existing corpus hashes to.
+    """
+
+    doc_id: str
+    text: str
+    author: str | None
+    role: str | None
+    channel: str | None
+    reply_to: str | None
+    timestamp: datetime | None
+    phase: str | None
+    topic: str | None
+    is_decision: bool
+    is_noise: bool = False
+    position: int
+    extra: dict[str, str]
+
+
 def fingerprint_documents(adapter_version: str, scopes: dict[str, tuple[Document, ...]]) -> str:
     """SHA-256 over the adapter version and the exact selected documents, in order."""
     digest = hashlib.sha256()
@@ -143,5 +168,6 @@ def fingerprint_documents(adapter_version: str, scopes: dict[str, tuple[Document
     for scope_key in sorted(scopes):
         digest.update(b"\x1escope\x1f" + scope_key.encode())
         for doc in scopes[scope_key]:
-            digest.update(b"\x1e" + doc.model_dump_json().encode())
+            framed = _FingerprintedDocument.model_validate(doc.model_dump())
+            digest.update(b"\x1e" + framed.model_dump_json().encode())
     return digest.hexdigest()
