@@ -10,9 +10,9 @@ from typing import Any, Callable
 
 import click
 from benchledger.cli.common import AppContext
-from benchledger.cli.logging_setup import register_secret_env
 from benchledger.errors import BadInput
 from benchledger.orchestration.settings import RunSettings
+from benchledger.redaction import register_secret_env
 
 __all__ = ["memory_options", "model_options", "run_options", "memory_from_options", "settings_from_options",
            "split_csv"]

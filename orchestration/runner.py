@@ -28,6 +28,7 @@ from benchledger.orchestration.questions import QuestionJob, ask_questions
 from benchledger.orchestration.settings import RunSettings
 from benchledger.projections.state import fold_run
 from benchledger.projections.views import views_after
+from benchledger.redaction import strip_url_credentials
 
 __all__ = ["plan_events", "start_run", "execute"]
 
@@ -68,7 +69,8 @@ def plan_events(dataset: Dataset, settings: RunSettings, memory: MemorySystem, a
         memory_options=dict(settings.memory_options),  # a URL and env var names, never their values
         agent_model=answer_model.name, judge_model=judge_model.name,
         offline_models=bool(answer_model.offline or judge_model.offline),
-        base_url=settings.base_url, protocol=settings.protocol, k=settings.k,
+        base_url=strip_url_credentials(settings.base_url) if settings.base_url else None,
+        protocol=settings.protocol, k=settings.k,
         token_budget=settings.token_budget, kinds=tuple(sel.get("kinds") or sel.get("categories") or ()),
         message_limit=sel.get("message_limit"), question_limit=sel.get("question_limit"),
         concurrency=settings.concurrency, keep=settings.keep, prompt_hashes=prompt_hashes,

@@ -8,8 +8,9 @@ retries turned off, so this module decides and counts every attempt:
   out, `TransientModelError` is raised.
 - Other HTTP errors (400, 401, 404, ...) raise `ModelError` at once; a body that is not a chat
   completion raises `ModelParseError`; an empty completion raises `EmptyResponseError`.
-- Error messages never contain the API key: it is masked, with anything that looks like a
-  bearer token, before the message leaves this module.
+- Error messages never contain the API key: every message is redacted (`benchledger.redaction`:
+  the key, bearer tokens, `sk-` keys, URL credentials) and only then capped, before it leaves
+  this module.
 
 With a `ResponseCache` (see `adapters.models.response_cache`) a call whose `cache_key` is stored
 is answered from it with `cache_hit=True` and the usage first paid for. Only complete, non-empty
@@ -24,7 +25,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -39,9 +39,9 @@ from benchledger.adapters.models.base import (
 from benchledger.adapters.models.response_cache import ResponseCache, cache_key
 from benchledger.clock import monotonic_ms, now
 from benchledger.errors import BadInput
-from benchledger.text import cap_message
+from benchledger.redaction import safe_message
 
-__all__ = ["ChatResult", "ChatClient", "redact", "DEFAULT_BASE_URL"]
+__all__ = ["ChatResult", "ChatClient", "DEFAULT_BASE_URL"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -59,19 +59,6 @@ class ChatResult(BaseModel):
     latency_ms: float = 0.0
     attempts: int = 0
     """HTTP attempts made for this call (0 on a cache hit)."""
-
-
-_BEARER = re.compile(r"(Bearer\s+)\S+", re.IGNORECASE)
-_KEY_LIKE = re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}")
-
-
-def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
-    """Mask the given secrets, bearer tokens and sk-... keys in a message."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
-    text = _BEARER.sub(r"\1***", text)
-    return _KEY_LIKE.sub("sk-***", text)
 
 
 def _retry_after_seconds(error: openai.APIStatusError) -> float | None:
@@ -217,4 +204,4 @@ class ChatClient:
         return transient
 
     def _message(self, model: str, what: str, error: Exception) -> str:
-        return cap_message(redact(f"{model}: {what}: {error}", self._secrets))
+        return safe_message(f"{model}: {what}: {error}", self._secrets)

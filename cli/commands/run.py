@@ -11,12 +11,12 @@ from pathlib import Path
 
 import click
 from benchledger.cli.common import AppContext, open_ledger, pass_app
-from benchledger.cli.logging_setup import redact, register_secret_env
 from benchledger.cli.options import memory_options, model_options, run_options, settings_from_options, split_csv
 from benchledger.cli.progress import make_progress
 from benchledger.cli.render import report_for, show_report
 from benchledger.errors import RunAborted
 from benchledger.orchestration.session import run_dataset
+from benchledger.redaction import redact, register_secret_env
 
 __all__ = ["COMMANDS", "run", "execute_run"]
 
