@@ -7,11 +7,11 @@ local `store_path` is unused: the remote keeps its own evaluation store.
 
 Transport is `httpx2` (already installed with the `openai` SDK): pooled keep-alive connections,
 timeouts, and no redirects (a redirect could carry the bearer token to another host). Connection
-failures, timeouts and 5xx replies are retried with jittered exponential backoff up to
-`max_attempts` in all; 4xx replies are not. The bearer token is read from its environment
-variable at every call and is never stored, logged or put in an error: whatever the server says
-is redacted before it is cut short or put in a message, and messages show the URL without
-credentials.
+failures, timeouts and 5xx replies are retried under the shared `RetryPolicy` (`benchledger.retry`:
+jittered exponential backoff, a 5xx's Retry-After as a floor, up to `max_attempts` in all); 4xx
+replies are not. The bearer token is read from its environment variable at every call and is
+never stored, logged or put in an error: whatever the server says is redacted before it is cut
+short or put in a message, and messages show the URL without credentials.
 
 The client does not trust the remote. A reply that is not the protocol's JSON, a recall that is
 longer than k or mis-ranked, documents that go missing after being acknowledged, and a build that
@@ -22,9 +22,7 @@ a Failed event and never as a score.
 from __future__ import annotations
 
 import os
-import random
 import threading
-import time
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -41,6 +39,7 @@ from benchledger.adapters.memory.http_protocol import (
 from benchledger.adapters.memory.protocol import Candidate, MemoryError_, ScopeState
 from benchledger.errors import BadInput, BenchledgerError, NotAnEvaluationStore
 from benchledger.redaction import redact, strip_url_credentials
+from benchledger.retry import RetryPolicy, Transient, retry_after_seconds
 
 __all__ = [
     "HttpMemory", "RemoteMemoryError", "MemoryUnavailable", "MemoryRejected", "MemoryUnauthorized",
@@ -56,8 +55,8 @@ class RemoteMemoryError(MemoryError_, BenchledgerError):
     exit_code = 1
 
 
-class MemoryUnavailable(RemoteMemoryError):
-    """Connection failures, timeouts or 5xx replies on every attempt."""
+class MemoryUnavailable(RemoteMemoryError, Transient):
+    """Connection failures, timeouts or 5xx replies (on every attempt, once the retries are spent)."""
 
 
 class MemoryRejected(RemoteMemoryError):
@@ -84,10 +83,6 @@ class BuildStalled(RemoteMemoryError):
     """Build calls stopped reducing the pending chunks."""
 
 
-class _Transient(Exception):
-    pass
-
-
 class HttpMemory:
     """A `MemorySystem` reached over HTTP; see `docs/memory-http-protocol.md`."""
 
@@ -97,7 +92,7 @@ class HttpMemory:
 
     def __init__(self, store_path: Path, *, url: str | None = None, token_env: str | None = None,
                  timeout: float = 30, max_attempts: int = 4, backoff_base: float = 0.25,
-                 stall_rounds: int = 3) -> None:
+                 backoff_max: float = 30.0, max_retry_after: float = 120.0, stall_rounds: int = 3) -> None:
         if not url:
             raise BadInput("--memory http needs --memory-url URL (start one with `benchledger "
                            "serve-memory --memory NAME`)", field="memory-url")
@@ -116,12 +111,13 @@ class HttpMemory:
         self.url = url.rstrip("/")
         self.shown_url = strip_url_credentials(self.url)  # what messages show: no user, no password
         self.token_env = token_env
-        self.max_attempts, self.backoff_base, self.stall_rounds = max_attempts, backoff_base, stall_rounds
+        self.retry = RetryPolicy(max_attempts=max_attempts, backoff_base=backoff_base, backoff_max=backoff_max,
+                                 max_retry_after=max_retry_after)
+        self.stall_rounds = stall_rounds
         # Redirects are never followed, so a plain-http client never speaks TLS: skip loading the
         # CA store (about 0.1 s a client); an https URL verifies as usual.
         self._client = httpx2.Client(base_url=self.url, timeout=timeout, follow_redirects=False,
                                      verify=parsed.scheme == "https")
-        self._random = random.Random()
         self._acknowledged: dict[str, set[str]] = {}
         self._lock = threading.Lock()
         try:
@@ -215,24 +211,26 @@ class HttpMemory:
               body: BaseModel | None = None) -> _Reply:
         content = body.model_dump_json().encode() if body is not None else None
         headers = {"Content-Type": "application/json"} if content is not None else {}
-        last = ""
-        for attempt in range(1, self.max_attempts + 1):
-            try:
-                response = self._client.request(method, path, content=content,
-                                                headers=headers | self._headers())
-            except httpx2.TransportError as err:
-                last = f"{type(err).__name__}: {self._redact(str(err))}"
-            else:
-                if response.status_code < 300:
-                    return self._parse(reply_model, response, method, path)
-                if response.status_code < 500:
-                    raise self._rejected(response, method, path)
-                last = f"HTTP {response.status_code}: {self._error_message(response)}"
-            if attempt < self.max_attempts:
-                cap = self.backoff_base * 2 ** (attempt - 1)
-                time.sleep(self._random.uniform(cap / 2, cap))
-        raise MemoryUnavailable(f"{self.shown_url}: {method} {path} failed after {self.max_attempts} "
-                                f"attempt(s): {last}")
+        try:
+            response = self.retry.call(lambda: self._attempt(method, path, content, headers)).value
+        except MemoryUnavailable as last:
+            raise MemoryUnavailable(f"{self.shown_url}: {method} {path} failed after "
+                                    f"{self.retry.max_attempts} attempt(s): {last}") from None
+        if response.status_code >= 300:
+            raise self._rejected(response, method, path)
+        return self._parse(reply_model, response, method, path)
+
+    def _attempt(self, method: str, path: str, content: bytes | None, headers: dict[str, str]) -> httpx2.Response:
+        """One request; a transport error or a 5xx is a (transient) `MemoryUnavailable`."""
+        try:
+            response = self._client.request(method, path, content=content, headers=headers | self._headers())
+        except httpx2.TransportError as err:
+            raise MemoryUnavailable(f"{type(err).__name__}: {self._redact(str(err))}") from None
+        if response.status_code >= 500:
+            unavailable = MemoryUnavailable(f"HTTP {response.status_code}: {self._error_message(response)}")
+            unavailable.retry_after = retry_after_seconds(response.headers)
+            raise unavailable
+        return response
 
     def _parse(self, reply_model: type[_Reply], response: httpx2.Response, method: str, path: str) -> _Reply:
         try:
