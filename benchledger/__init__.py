@@ -4,7 +4,8 @@ The one import name of the distribution. Its folders sit at the top of the repos
 mapped here by `pyproject.toml`; the layers point one way:
 
     benchledger.cli -> benchledger.orchestration -> benchledger.adapters -> benchledger.projections
-        -> benchledger.ledger -> this package's own modules (errors, clock, values, text)
+        -> benchledger.ledger -> this package's own modules (errors, clock, values, text,
+           redaction, retry, files)
 
 `tests/test_layers.py` walks every import and fails on an edge against that order.
 """

@@ -1,40 +1,35 @@
 """structlog configuration: a console renderer for people, JSON lines for machines.
 
-Every log line passes through a redaction processor that replaces the value of any secret
-environment variable (API keys, bearer tokens) with `***`, so a key can never reach a log even if
-an exception message carried it.
+Every log line passes through a processor that applies the one redaction
+(`benchledger.redaction.redact`: registered secret variables, Authorization values, bearer
+tokens, `sk-` keys, URL credentials) to every text in the event, nested ones included, so a key
+can never reach a log even if an exception message carried it.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import sys
+
 import structlog
-__all__ = ["configure_logging", "secret_values", "redact", "register_secret_env"]
 
-_SECRET_ENVS: set[str] = {"OPENAI_API_KEY"}
+from benchledger.redaction import redact
 
-
-def register_secret_env(name: str) -> None:
-    """Treat the value of environment variable `name` as a secret from now on."""
-    _SECRET_ENVS.add(name)
+__all__ = ["configure_logging"]
 
 
-def secret_values() -> list[str]:
-    values = [os.environ.get(name, "") for name in _SECRET_ENVS]
-    return sorted({v for v in values if len(v) >= 4}, key=len, reverse=True)
-
-
-def redact(text: str) -> str:
-    """Replace every known secret value in `text` with ***."""
-    for value in secret_values():
-        text = text.replace(value, "***")
-    return text
+def _redacted(value):
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: _redacted(item) for key, item in value.items()}
+    if type(value) in (list, tuple):
+        return type(value)(_redacted(item) for item in value)
+    return value
 
 
 def _redact_processor(_logger, _name, event_dict):
-    return {key: redact(val) if isinstance(val, str) else val for key, val in event_dict.items()}
+    return _redacted(event_dict)
 
 
 def configure_logging(log_format: str = "console", verbosity: int = 0) -> None:

@@ -15,8 +15,9 @@ from pathlib import Path
 import click
 import benchledger.cli.commands as command_modules
 from benchledger.cli.common import AppContext
-from benchledger.cli.logging_setup import configure_logging, redact
+from benchledger.cli.logging_setup import configure_logging
 from benchledger.errors import BenchledgerError
+from benchledger.redaction import redact
 
 __all__ = ["cli"]
 

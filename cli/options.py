@@ -20,9 +20,9 @@ from pydantic.fields import FieldInfo
 
 from benchledger.adapters.benchmarks.registry import Benchmark
 from benchledger.cli.common import AppContext
-from benchledger.cli.logging_setup import register_secret_env
 from benchledger.errors import BadInput
 from benchledger.settings import Mode, RunSettings, Selection, setting_default
+from benchledger.redaction import register_secret_env
 
 __all__ = [
     "memory_options", "model_options", "run_options", "k_option", "keep_option", "selection_options",

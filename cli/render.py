@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import click
+from benchledger.files import write_atomic
 from benchledger.orchestration.reports import report_of
 from benchledger.projections.report import Report
 from benchledger.projections.state import fold_run
@@ -23,13 +22,8 @@ def report_for(ledger, run_id: str, *, scorer_id: str | None = None, scoring_rul
 
 
 def write_json_atomic(path: Path, value) -> None:
-    """Write JSON via a temporary file and rename, so a reader never sees half a report."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(value, handle, indent=2, ensure_ascii=False, default=str)
-        handle.write("\n")
-    os.replace(tmp, path)
+    """Write `value` as indented JSON, whole or not at all (`benchledger.files.write_atomic`)."""
+    write_atomic(path, json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
 def show_report(report: Report, *, out: Path | None = None, as_json: bool = False) -> None:

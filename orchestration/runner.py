@@ -35,9 +35,10 @@ from benchledger.orchestration.prepare import (
 from benchledger.orchestration.provenance import collect_provenance
 from benchledger.projections.state import fold_run
 from benchledger.projections.views import views_after
+from benchledger.redaction import strip_url_credentials
 from benchledger.settings import RunSettings
 
-__all__ = ["Models", "RunParts", "plan_events", "start_run", "execute"]
+__all__ = ["Models", "RunParts", "recordable", "plan_events", "start_run", "execute", "finish"]
 
 log = structlog.get_logger("benchledger.run")
 NO_MODEL = "none"
@@ -78,12 +79,21 @@ class RunParts:
     progress: Progress = no_progress
 
 
+def recordable(settings: RunSettings) -> RunSettings:
+    """The settings as the ledger keeps them: endpoint and memory URLs without their credentials."""
+    memory_options = dict(settings.memory_options)
+    if "url" in memory_options:
+        memory_options["url"] = strip_url_credentials(memory_options["url"])
+    base_url = strip_url_credentials(settings.base_url) if settings.base_url else None
+    return settings.model_copy(update={"base_url": base_url, "memory_options": memory_options})
+
+
 def plan_events(parts: RunParts) -> list[Event]:
     """RunStarted, QuestionsPlanned and CorpusFingerprinted of a new run."""
     dataset, settings, models, memory = parts.dataset, parts.settings, parts.models, parts.memory
     config = RunConfig(
         benchmark=dataset.benchmark, subset=dataset.subset, corpus_path=dataset.source,
-        selection=dataset.selection, settings=settings,
+        selection=dataset.selection, settings=recordable(settings),
         memory=memory.name, memory_version=memory.version, memory_model=getattr(memory, "model", None),
         agent_model=models.answer.name if models else NO_MODEL,
         judge_model=models.judge.name if models else NO_MODEL,

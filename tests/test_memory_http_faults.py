@@ -1,7 +1,7 @@
 """The client against remotes that misbehave: every failure is a typed `MemoryError_`, never a score.
 
-`Remote` is a real HTTP server on 127.0.0.1 whose replies a test scripts; by default it forwards
-to a real `MemoryServer`, so a test tampers with exactly one route. A run against such a remote
+`Remote` (tests/scripted_remote.py) is a real HTTP server on 127.0.0.1 whose replies a test
+scripts; by default it forwards to a real `MemoryServer`, so a test tampers with exactly one route. A run against such a remote
 records Failed events (prepare aborts the run; a broken recall fails that question only).
 """
 
@@ -9,13 +9,9 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
-from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-import httpx2
 import pytest
 from click.testing import CliRunner
 
@@ -31,64 +27,10 @@ from benchledger.cli.main import cli
 from conftest import REPO
 from benchledger.ledger.store import Ledger
 from memory_contract import SCOPE, contract_corpus
+from scripted_remote import Remote, Reply
 
 MINI = REPO / "examples" / "groupmem-mini"
-Reply = tuple[int, bytes]
 QUERY = "billing migration freeze audit budget vendor"
-
-
-class Remote:
-    """A scripted HTTP server: `script(method, path, body)` returns a reply, or None to forward.
-
-    A reply with status 0 closes the connection without answering.
-    """
-
-    def __init__(self, upstream: str | None = None) -> None:
-        self.upstream = upstream
-        self.script: Callable[[str, str, bytes], Reply | None] = lambda *_: None
-        self.seen: list[tuple[str, str, str | None]] = []
-        remote = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args) -> None:
-                pass
-
-            def _any(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                remote.seen.append((self.command, self.path, self.headers.get("Authorization")))
-                status, payload = remote.reply(self.command, self.path, body)
-                if status == 0:  # hang up without a reply, as a crashing server would
-                    self.close_connection = True
-                    return
-                self.send_response(status)
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            do_GET = do_POST = do_DELETE = _any
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
-        self._forward = httpx2.Client(verify=False, timeout=10)
-        self._thread.start()
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    def reply(self, method: str, path: str, body: bytes) -> Reply:
-        scripted = self.script(method, path, body)
-        if scripted is not None:
-            return scripted
-        if self.upstream is None:
-            return 404, b'{"error": {"type": "not_found", "message": "scripted remote"}}'
-        forwarded = self._forward.request(method, self.upstream + path, content=body or None)
-        return forwarded.status_code, forwarded.content
-
-    def count(self, suffix: str) -> int:
-        return sum(1 for _, path, _ in self.seen if path.endswith(suffix))
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._forward.close()
 
 
 INFO = json.dumps({"name": "fake", "version": "9.9", "protocol": "1"}).encode()

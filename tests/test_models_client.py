@@ -11,7 +11,8 @@ from benchledger.adapters.models.base import (
     EmptyResponseError, ModelError, ModelParseError, TransientModelError,
 )
 from benchledger.adapters.models.loopback import LoopbackOpenAI
-from benchledger.adapters.models.openai_chat import ChatClient, redact
+from benchledger.adapters.models.openai_chat import ChatClient
+from benchledger.redaction import redact
 from benchledger.adapters.models.response_cache import InMemoryResponseCache, cache_key
 from benchledger.errors import BadInput
 

@@ -1,11 +1,14 @@
-"""The API key never lands anywhere benchledger writes or prints.
+"""No secret lands anywhere benchledger writes or prints.
 
 Real `benchledger` processes run against the loopback server with a distinctive OPENAI_API_KEY,
 in both log formats at debug verbosity, with a 401 whose body echoes the Authorization header and
 with server errors and a dead endpoint (the exception paths); then the run is shown, inspected
-and exported as JSON, CSV and HTML. Every byte of every file under the test folder (the ledger
-and its -wal/-shm, the memory store, reports, exports) and everything the processes printed is
-searched for the key: it must appear nowhere. The server proves the key was really sent.
+and exported as JSON, CSV and HTML. A second run goes through a memory server guarded by a bearer
+token, whose error body (longer than 200 characters) echoes that token across the 200th
+character, and through a `--base-url` that carries a user and password. Every byte of every file
+under the test folder (the ledger and its -wal/-shm, the memory store, reports, exports), every
+value of every SQLite table in them with each zlib blob decompressed, and everything the processes
+printed is searched for the secrets: they must appear nowhere. The servers prove they were sent.
 """
 
 from __future__ import annotations
@@ -16,11 +19,15 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
+from benchledger.adapters.memory.http_server import MemoryServer
+from benchledger.adapters.memory.registry import open_memory
 from benchledger.adapters.models.loopback import LoopbackOpenAI
 from conftest import REPO
+from scripted_remote import Remote
 
 pytestmark = pytest.mark.slow
 
@@ -30,14 +37,57 @@ KEY = f"sk-proj-{SECRET_CORE}"
 NEEDLES = (KEY.encode(), SECRET_CORE.encode(), SECRET_CORE[:12].encode())
 
 
+MEMORY_TOKEN = "mtok-SECRET123-abcdef"
+PASSWORD = "Pw0rd-Hx7Tq2Ly5"
+MEMORY_NEEDLES = (MEMORY_TOKEN.encode(), MEMORY_TOKEN[:9].encode(), PASSWORD.encode(), b"bench-user:")
+
+
 def bl(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "benchledger.cli.main", "--ledger", str(tmp_path / "ledger.db"), *args],
                           capture_output=True, cwd=tmp_path, timeout=300,
-                          env={**os.environ, "OPENAI_API_KEY": KEY})
+                          env={**os.environ, "OPENAI_API_KEY": KEY, "MEMORY_TOKEN": MEMORY_TOKEN})
 
 
-def leaks(data: bytes) -> list[bytes]:
-    return [needle for needle in NEEDLES if needle in data]
+def leaks(data: bytes, needles: tuple[bytes, ...] = NEEDLES) -> list[bytes]:
+    return [needle for needle in needles if needle in data]
+
+
+def database_values(path: Path) -> tuple[list[bytes], int]:
+    """Every value of every table of a SQLite file as bytes, zlib bodies decompressed; and how many were."""
+    values, inflated = [], 0
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        tables = [row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        for table in tables:
+            for row in conn.execute(f'SELECT * FROM "{table}"'):
+                for value in row:
+                    if isinstance(value, bytes):
+                        values.append(value)
+                        try:
+                            values.append(zlib.decompress(value))
+                            inflated += 1
+                        except zlib.error:
+                            pass
+                    elif isinstance(value, str):
+                        values.append(value.encode())
+    finally:
+        conn.close()
+    return values, inflated
+
+
+def find_leaks(tmp_path: Path, printed: list[tuple[str, bytes]], needles: tuple[bytes, ...]) -> tuple[list, int]:
+    """(where each needle was found, how many blobs were decompressed to search them)."""
+    found, inflated = [], 0
+    for path in (p for p in tmp_path.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        if leaks(data, needles):
+            found.append((str(path), leaks(data, needles)))
+        if data.startswith(b"SQLite format 3\x00"):
+            values, count = database_values(path)
+            inflated += count
+            found += [(f"{path} (a value)", leaks(v, needles)) for v in values if leaks(v, needles)]
+    found += [(label, leaks(data, needles)) for label, data in printed if leaks(data, needles)]
+    return found, inflated
 
 
 def question_texts() -> list[str]:
@@ -108,7 +158,62 @@ def test_the_api_key_appears_in_no_file_and_no_output(tmp_path):
     assert {"ledger.db", "ledger.db-wal", "ledger.db-shm", "export.json", "export.csv", "export.html",
             "report-json.json"} <= names
     assert any(p.suffix == ".sqlite" for p in files), "the kept memory store is searched too"
-    found = [(str(p), leaks(p.read_bytes())) for p in files if leaks(p.read_bytes())]
-    found += [(label, leaks(data)) for label, data in printed if leaks(data)]
+    found, inflated = find_leaks(tmp_path, printed, NEEDLES)
     holder.close()
+    assert inflated > 0, "the ledger's blobs must be decompressed and searched"
     assert not found, f"the API key leaked into: {found}"
+
+
+def long_error_body(token: str) -> bytes:
+    """A proxy's error page, longer than 200 characters, that echoes the bearer token twice: in its
+    header (a pattern catches it) and bare across character 200 (only the whole value can be known)."""
+    head = f"upstream memory gateway refused the request (Authorization: Bearer {token}); the token was "
+    bare = head + "." * (200 - len(head) - len(token) // 2) + token
+    return (bare + "; check the gateway's configuration and try again later." + "." * 80).encode()
+
+
+def test_the_memory_token_and_url_credentials_appear_in_no_file_and_no_output(tmp_path):
+    printed: list[tuple[str, bytes]] = []
+
+    def record(label: str, result: subprocess.CompletedProcess, *ok_codes: int) -> None:
+        assert result.returncode in ok_codes, (label, result.stderr.decode()[-2000:])
+        printed.extend([(f"{label} stdout", result.stdout), (f"{label} stderr", result.stderr)])
+
+    body = long_error_body(MEMORY_TOKEN)
+    start = body.rindex(MEMORY_TOKEN.encode())
+    assert len(body) > 200 and start < 200 < start + len(MEMORY_TOKEN), "the token straddles character 200"
+    victim = json.dumps(question_texts()[0]).encode()
+    with MemoryServer(open_memory("sqlite", tmp_path / "served.sqlite"), token=MEMORY_TOKEN) as served, \
+            Remote(upstream=served.url) as remote, LoopbackOpenAI() as llm:
+        remote.script = lambda method, path, sent: (400, body) if path.endswith("/recall") and victim in sent else None
+        endpoint = llm.base_url
+        with_credentials = endpoint.replace("http://", f"http://bench-user:{PASSWORD}@")
+        runs = {}
+        for log_format in ("json", "console"):
+            out = tmp_path / f"report-{log_format}.json"
+            result = bl(tmp_path, "--log-format", log_format, "-vv", "run", "groupmem", str(MINI),
+                        "--domain", "Demo", "--agent-model", "gpt-5", "--base-url", with_credentials,
+                        "--memory", "http", "--memory-url", remote.url, "--memory-token-env", "MEMORY_TOKEN",
+                        "--out", str(out))
+            record(f"run {log_format}", result, 0, 3)
+            runs[log_format] = json.loads(out.read_text())
+        assert f"Bearer {MEMORY_TOKEN}" in {auth for _, _, auth in remote.seen}, "the token was really sent"
+        assert llm.count() > 0, "the endpoint with credentials was really asked"
+
+    run_id = runs["json"]["run_id"]
+    for fmt in ("json", "csv", "html"):
+        record(f"export {fmt}", bl(tmp_path, "export", run_id, "--format", fmt,
+                                   "--out", str(tmp_path / f"export.{fmt}")), 0)
+    for args in (("show", run_id, "--json"), ("show", run_id), ("failures", run_id, "--json"),
+                 ("events", run_id, "--json"), ("runs",)):
+        record(" ".join(args), bl(tmp_path, *args), 0)
+
+    report = json.loads(bl(tmp_path, "show", run_id, "--json").stdout)
+    assert report["base_url"] == endpoint, "the endpoint is recorded without its credentials"
+    [failure] = json.loads(bl(tmp_path, "failures", run_id, "--json").stdout)
+    assert failure["stage"] == "recall" and "HTTP 400" in failure["message"]
+    assert "Bearer ***" in failure["message"], "the echoed token is masked, not dropped"
+
+    found, inflated = find_leaks(tmp_path, printed, MEMORY_NEEDLES)
+    assert inflated > 0, "the ledger's blobs must be decompressed and searched"
+    assert not found, f"a memory token or URL credential leaked into: {found}"

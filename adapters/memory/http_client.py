@@ -7,9 +7,11 @@ local `store_path` is unused: the remote keeps its own evaluation store.
 
 Transport is `httpx2` (already installed with the `openai` SDK): pooled keep-alive connections,
 timeouts, and no redirects (a redirect could carry the bearer token to another host). Connection
-failures, timeouts and 5xx replies are retried with jittered exponential backoff up to
-`max_attempts` in all; 4xx replies are not. The bearer token is read from its environment
-variable at every call and is never stored, logged or put in an error.
+failures, timeouts and 5xx replies are retried under the shared `RetryPolicy` (`benchledger.retry`:
+jittered exponential backoff, a 5xx's Retry-After as a floor, up to `max_attempts` in all); 4xx
+replies are not. The bearer token is read from its environment variable at every call and is
+never stored, logged or put in an error: whatever the server says is redacted before it is cut
+short or put in a message, and messages show the URL without credentials.
 
 The client does not trust the remote. A reply that is not the protocol's JSON, a recall that is
 longer than k or mis-ranked, documents that go missing after being acknowledged, and a build that
@@ -20,9 +22,7 @@ a Failed event and never as a score.
 from __future__ import annotations
 
 import os
-import random
 import threading
-import time
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -38,6 +38,8 @@ from benchledger.adapters.memory.http_protocol import (
 )
 from benchledger.adapters.memory.protocol import Candidate, MemoryError_, ScopeState
 from benchledger.errors import BadInput, BenchledgerError, NotAnEvaluationStore
+from benchledger.redaction import redact, strip_url_credentials
+from benchledger.retry import RetryPolicy, Transient, retry_after_seconds
 
 __all__ = [
     "HttpMemory", "RemoteMemoryError", "MemoryUnavailable", "MemoryRejected", "MemoryUnauthorized",
@@ -53,8 +55,8 @@ class RemoteMemoryError(MemoryError_, BenchledgerError):
     exit_code = 1
 
 
-class MemoryUnavailable(RemoteMemoryError):
-    """Connection failures, timeouts or 5xx replies on every attempt."""
+class MemoryUnavailable(RemoteMemoryError, Transient):
+    """Connection failures, timeouts or 5xx replies (on every attempt, once the retries are spent)."""
 
 
 class MemoryRejected(RemoteMemoryError):
@@ -81,10 +83,6 @@ class BuildStalled(RemoteMemoryError):
     """Build calls stopped reducing the pending chunks."""
 
 
-class _Transient(Exception):
-    pass
-
-
 class HttpMemory:
     """A `MemorySystem` reached over HTTP; see `docs/memory-http-protocol.md`."""
 
@@ -94,7 +92,7 @@ class HttpMemory:
 
     def __init__(self, store_path: Path, *, url: str | None = None, token_env: str | None = None,
                  timeout: float = 30, max_attempts: int = 4, backoff_base: float = 0.25,
-                 stall_rounds: int = 3) -> None:
+                 backoff_max: float = 30.0, max_retry_after: float = 120.0, stall_rounds: int = 3) -> None:
         if not url:
             raise BadInput("--memory http needs --memory-url URL (start one with `benchledger "
                            "serve-memory --memory NAME`)", field="memory-url")
@@ -111,13 +109,15 @@ class HttpMemory:
                            field="memory-token-env")
         self.store_path = Path(store_path)
         self.url = url.rstrip("/")
+        self.shown_url = strip_url_credentials(self.url)  # what messages show: no user, no password
         self.token_env = token_env
-        self.max_attempts, self.backoff_base, self.stall_rounds = max_attempts, backoff_base, stall_rounds
+        self.retry = RetryPolicy(max_attempts=max_attempts, backoff_base=backoff_base, backoff_max=backoff_max,
+                                 max_retry_after=max_retry_after)
+        self.stall_rounds = stall_rounds
         # Redirects are never followed, so a plain-http client never speaks TLS: skip loading the
         # CA store (about 0.1 s a client); an https URL verifies as usual.
         self._client = httpx2.Client(base_url=self.url, timeout=timeout, follow_redirects=False,
                                      verify=parsed.scheme == "https")
-        self._random = random.Random()
         self._acknowledged: dict[str, set[str]] = {}
         self._lock = threading.Lock()
         try:
@@ -127,7 +127,7 @@ class HttpMemory:
             raise
         if info.protocol != PROTOCOL_VERSION:
             self._client.close()
-            raise ProtocolMismatch(f"{self.url} speaks memory protocol {info.protocol!r}; "
+            raise ProtocolMismatch(f"{self.shown_url} speaks memory protocol {info.protocol!r}; "
                                    f"this client speaks {PROTOCOL_VERSION!r}")
         self.remote_name, self.model = info.name, info.model
         self.name, self.version = f"http:{info.name}", info.version
@@ -138,7 +138,7 @@ class HttpMemory:
         reply = self._call("POST", scope_path(scope, "documents"), IngestReply,
                            IngestRequest(documents=list(documents)))
         if reply.new > len(documents):
-            raise MalformedReply(f"{self.url}: ingest of {len(documents)} documents reports {reply.new} new")
+            raise MalformedReply(f"{self.shown_url}: ingest of {len(documents)} documents reports {reply.new} new")
         with self._lock:
             sent = self._acknowledged.setdefault(scope, set())
             sent.update(doc.doc_id for doc in documents)
@@ -160,7 +160,7 @@ class HttpMemory:
                 continue
             idle += 1
             if idle >= self.stall_rounds:
-                raise BuildStalled(f"{self.url}: scope {scope!r} still reports {reply.pending} pending "
+                raise BuildStalled(f"{self.shown_url}: scope {scope!r} still reports {reply.pending} pending "
                                    f"chunks after {idle} build calls with no progress")
         self.state(scope)  # a remote that dropped documents while building is caught here
 
@@ -177,9 +177,9 @@ class HttpMemory:
                                 question_time=question_time)
         candidates = self._call("POST", scope_path(scope, "recall"), RecallReply, request).candidates
         if len(candidates) > max(k, 0):
-            raise MalformedReply(f"{self.url}: recall asked for k={k} and got {len(candidates)} candidates")
+            raise MalformedReply(f"{self.shown_url}: recall asked for k={k} and got {len(candidates)} candidates")
         if [c.rank for c in candidates] != list(range(1, len(candidates) + 1)):
-            raise MalformedReply(f"{self.url}: recall ranks are {[c.rank for c in candidates]}, not 1..n")
+            raise MalformedReply(f"{self.shown_url}: recall ranks are {[c.rank for c in candidates]}, not 1..n")
         return candidates
 
     def purge(self, scope: str) -> int:
@@ -195,7 +195,7 @@ class HttpMemory:
 
     def _check_held(self, scope: str, held: int, acknowledged: int) -> None:
         if held < acknowledged:
-            raise DocumentsLost(f"{self.url}: scope {scope!r} holds {held} documents but acknowledged "
+            raise DocumentsLost(f"{self.shown_url}: scope {scope!r} holds {held} documents but acknowledged "
                                 f"{acknowledged} distinct doc_ids from this client")
 
     def _headers(self) -> dict[str, str]:
@@ -211,24 +211,26 @@ class HttpMemory:
               body: BaseModel | None = None) -> _Reply:
         content = body.model_dump_json().encode() if body is not None else None
         headers = {"Content-Type": "application/json"} if content is not None else {}
-        last = ""
-        for attempt in range(1, self.max_attempts + 1):
-            try:
-                response = self._client.request(method, path, content=content,
-                                                headers=headers | self._headers())
-            except httpx2.TransportError as err:
-                last = f"{type(err).__name__}: {err}"
-            else:
-                if response.status_code < 300:
-                    return self._parse(reply_model, response, method, path)
-                if response.status_code < 500:
-                    raise self._rejected(response, method, path)
-                last = f"HTTP {response.status_code}: {self._error_message(response)}"
-            if attempt < self.max_attempts:
-                cap = self.backoff_base * 2 ** (attempt - 1)
-                time.sleep(self._random.uniform(cap / 2, cap))
-        raise MemoryUnavailable(f"{self.url}: {method} {path} failed after {self.max_attempts} "
-                                f"attempt(s): {last}")
+        try:
+            response = self.retry.call(lambda: self._attempt(method, path, content, headers)).value
+        except MemoryUnavailable as last:
+            raise MemoryUnavailable(f"{self.shown_url}: {method} {path} failed after "
+                                    f"{self.retry.max_attempts} attempt(s): {last}") from None
+        if response.status_code >= 300:
+            raise self._rejected(response, method, path)
+        return self._parse(reply_model, response, method, path)
+
+    def _attempt(self, method: str, path: str, content: bytes | None, headers: dict[str, str]) -> httpx2.Response:
+        """One request; a transport error or a 5xx is a (transient) `MemoryUnavailable`."""
+        try:
+            response = self._client.request(method, path, content=content, headers=headers | self._headers())
+        except httpx2.TransportError as err:
+            raise MemoryUnavailable(f"{type(err).__name__}: {self._redact(str(err))}") from None
+        if response.status_code >= 500:
+            unavailable = MemoryUnavailable(f"HTTP {response.status_code}: {self._error_message(response)}")
+            unavailable.retry_after = retry_after_seconds(response.headers)
+            raise unavailable
+        return response
 
     def _parse(self, reply_model: type[_Reply], response: httpx2.Response, method: str, path: str) -> _Reply:
         try:
@@ -236,11 +238,11 @@ class HttpMemory:
         except ValidationError as err:
             first = err.errors()[0]
             where = ".".join(str(part) for part in first["loc"]) or "body"
-            raise MalformedReply(f"{self.url}: {method} {path} replied with a body that is not a "
+            raise MalformedReply(f"{self.shown_url}: {method} {path} replied with a body that is not a "
                                  f"{reply_model.__name__} ({where}: {first['msg']})") from None
 
     def _rejected(self, response: httpx2.Response, method: str, path: str) -> Exception:
-        message = f"{self.url}: {method} {path}: HTTP {response.status_code}: {self._error_message(response)}"
+        message = f"{self.shown_url}: {method} {path}: HTTP {response.status_code}: {self._error_message(response)}"
         if response.status_code == 401:
             hint = f" (token from ${self.token_env})" if self.token_env else " (pass --memory-token-env VAR)"
             return MemoryUnauthorized(message + hint)
@@ -250,6 +252,10 @@ class HttpMemory:
             return MemoryRejected(message + " (redirects are not followed; use the final URL)")
         return MemoryRejected(message)
 
+    def _redact(self, text: str) -> str:
+        token = os.environ.get(self.token_env, "") if self.token_env else ""
+        return redact(text, (token,))
+
     @staticmethod
     def _error_type(response: httpx2.Response) -> str | None:
         try:
@@ -257,10 +263,10 @@ class HttpMemory:
         except ValidationError:
             return None
 
-    @staticmethod
-    def _error_message(response: httpx2.Response) -> str:
+    def _error_message(self, response: httpx2.Response) -> str:
+        """What the server said, redacted first and only then cut short (a cut secret is unrecognisable)."""
         try:
             error = ErrorReply.model_validate_json(response.content).error
         except ValidationError:
-            return f"(not the protocol's error shape) {response.text[:200]!r}"
-        return f"{error.type}: {error.message}"
+            return f"(not the protocol's error shape) {self._redact(response.text)[:200]!r}"
+        return self._redact(f"{error.type}: {error.message}")

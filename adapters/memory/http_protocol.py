@@ -38,11 +38,12 @@ PREFIX = f"/v{PROTOCOL_VERSION}"
 
 ErrorType = Literal[
     "bad_request", "unauthorized", "not_found", "method_not_allowed", "payload_too_large",
-    "not_an_evaluation_store", "memory_error", "internal",
+    "not_an_evaluation_store", "memory_error", "internal", "busy",
 ]
 ERROR_STATUS: dict[str, int] = {
     "bad_request": 400, "unauthorized": 401, "not_found": 404, "method_not_allowed": 405,
     "payload_too_large": 413, "not_an_evaluation_store": 409, "memory_error": 500, "internal": 500,
+    "busy": 503,
 }
 """Status code of each error type; the client retries only 5xx (and connection failures)."""
 

@@ -12,7 +12,7 @@ from benchledger.adapters.models.base import (
 )
 from benchledger.adapters.models.factory import OFFLINE_NAMES, build_models
 from benchledger.adapters.models.offline import OFFLINE_ANSWERER, OFFLINE_JUDGE
-from benchledger.adapters.models.openai_chat import ChatClient, ChatResult, redact
+from benchledger.adapters.models.openai_chat import ChatClient, ChatResult
 from benchledger.adapters.models.response_cache import InMemoryResponseCache, ResponseCache, cache_key, ledger_cache
 
 __all__ = [
@@ -20,5 +20,5 @@ __all__ = [
     "TransientModelError", "ModelParseError", "EmptyResponseError",
     "build_models", "OFFLINE_NAMES", "OFFLINE_ANSWERER", "OFFLINE_JUDGE",
     "ChatClient", "ChatResult", "ResponseCache", "InMemoryResponseCache", "ledger_cache", "cache_key",
-    "redact", "ABSTENTION_ANSWER", "is_abstention",
+    "ABSTENTION_ANSWER", "is_abstention",
 ]

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchledger.adapters.benchmarks.base import Prompts, Question
 from benchledger.adapters.memory.protocol import Candidate
+from benchledger.retry import Transient
 from benchledger.values import Usage
 
 __all__ = [
@@ -76,8 +77,8 @@ class ModelError(Exception):
     """A model call failed operationally."""
 
 
-class TransientModelError(ModelError):
-    """Retryable: 429, 5xx, timeouts, connection resets."""
+class TransientModelError(ModelError, Transient):
+    """Retryable: 429, 5xx, timeouts, connection resets (retried under `benchledger.retry`)."""
 
 
 class ModelParseError(ModelError):

@@ -4,12 +4,13 @@
 retries turned off, so this module decides and counts every attempt:
 
 - 429 (waiting at least its `Retry-After`), 408, 5xx, timeouts and connection errors are retried
-  with exponential backoff and full jitter, up to `max_attempts` attempts in all; when they run
-  out, `TransientModelError` is raised.
+  under the shared `RetryPolicy` (`benchledger.retry`: exponential backoff with full jitter, up to
+  `max_attempts` attempts in all); when they run out, `TransientModelError` is raised.
 - Other HTTP errors (400, 401, 404, ...) raise `ModelError` at once; a body that is not a chat
   completion raises `ModelParseError`; an empty completion raises `EmptyResponseError`.
-- Error messages never contain the API key: it is masked, with anything that looks like a
-  bearer token, before the message leaves this module.
+- Error messages never contain the API key: every message is redacted (`benchledger.redaction`:
+  the key, bearer tokens, `sk-` keys, URL credentials) and only then capped, before it leaves
+  this module.
 
 With a `ResponseCache` (see `adapters.models.response_cache`) a call whose `cache_key` is stored
 is answered from it with `cache_hit=True` and the usage first paid for. Only complete, non-empty
@@ -23,12 +24,8 @@ from __future__ import annotations
 
 import json
 import os
-import random
-import re
 import threading
-import time
 from collections.abc import Callable
-from email.utils import parsedate_to_datetime
 
 import openai
 from pydantic import BaseModel, ConfigDict
@@ -37,11 +34,12 @@ from benchledger.adapters.models.base import (
     EmptyResponseError, ModelError, ModelParseError, TransientModelError, Usage,
 )
 from benchledger.adapters.models.response_cache import ResponseCache, cache_key
-from benchledger.clock import monotonic_ms, now
+from benchledger.clock import monotonic_ms
 from benchledger.errors import BadInput
-from benchledger.text import cap_message
+from benchledger.redaction import safe_message
+from benchledger.retry import RetryPolicy, retry_after_seconds
 
-__all__ = ["ChatResult", "ChatClient", "redact", "DEFAULT_BASE_URL"]
+__all__ = ["ChatResult", "ChatClient", "DEFAULT_BASE_URL"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -59,38 +57,6 @@ class ChatResult(BaseModel):
     latency_ms: float = 0.0
     attempts: int = 0
     """HTTP attempts made for this call (0 on a cache hit)."""
-
-
-_BEARER = re.compile(r"(Bearer\s+)\S+", re.IGNORECASE)
-_KEY_LIKE = re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}")
-
-
-def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
-    """Mask the given secrets, bearer tokens and sk-... keys in a message."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
-    text = _BEARER.sub(r"\1***", text)
-    return _KEY_LIKE.sub("sk-***", text)
-
-
-def _retry_after_seconds(error: openai.APIStatusError) -> float | None:
-    headers = error.response.headers
-    if (millis := headers.get("retry-after-ms")) is not None:
-        try:
-            return float(millis) / 1000.0
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        try:
-            return max(0.0, (parsedate_to_datetime(value) - now()).total_seconds())
-        except (TypeError, ValueError):
-            return None
 
 
 class ChatClient:
@@ -115,12 +81,12 @@ class ChatClient:
         if max_attempts < 1:
             raise BadInput("max_attempts must be at least 1", field="max_attempts")
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
-        self.timeout, self.max_attempts = timeout, max_attempts
-        self.backoff_base, self.backoff_max, self.max_retry_after = backoff_base, backoff_max, max_retry_after
+        self.timeout = timeout
+        self.retry = RetryPolicy(max_attempts=max_attempts, backoff_base=backoff_base, backoff_max=backoff_max,
+                                 max_retry_after=max_retry_after)
         self.cache = cache
         self._secrets = (api_key,)
         self._sdk = openai.OpenAI(api_key=api_key, base_url=self.base_url, timeout=timeout, max_retries=0)
-        self._random = random.Random()
         self._lock = threading.Lock()
         self.stats = {"calls": 0, "attempts": 0, "retries": 0, "cache_hits": 0, "failures": 0}
 
@@ -157,35 +123,25 @@ class ChatClient:
                           latency_ms=monotonic_ms() - started, attempts=attempts)
 
     def _request_with_retries(self, model: str, messages: list[dict], params: dict) -> tuple[str, str, Usage, int]:
-        for attempt in range(1, self.max_attempts + 1):
-            self._count(attempts=1)
-            try:
-                return (*self._request_once(model, messages, params), attempt)
-            except TransientModelError as error:
-                if attempt == self.max_attempts:
-                    self._count(failures=1)
-                    raise TransientModelError(
-                        f"{model}: gave up after {attempt} attempts: {error}") from None
-                self._count(retries=1)
-                time.sleep(self.retry_delay(attempt, getattr(error, "retry_after", None)))
-            except ModelError:
-                self._count(failures=1)
-                raise
-        raise AssertionError("unreachable")  # the loop returns or raises
-
-    def retry_delay(self, attempt: int, retry_after: float | None = None) -> float:
-        """Seconds to wait before attempt `attempt + 1`: full-jitter backoff, or the server's Retry-After."""
-        backoff = self._random.uniform(0, min(self.backoff_max, self.backoff_base * 2 ** (attempt - 1)))
-        if retry_after is None:
-            return backoff
-        # The server's Retry-After is a floor; a little jitter keeps threads from stampeding.
-        return min(retry_after, self.max_retry_after) + self._random.uniform(0, self.backoff_base / 4)
+        try:
+            (text, answered_by, usage), attempts = self.retry.call(
+                lambda: self._request_once(model, messages, params),
+                before_retry=lambda _error: self._count(retries=1))
+        except TransientModelError as error:
+            self._count(failures=1)
+            raise TransientModelError(
+                f"{model}: gave up after {self.retry.max_attempts} attempts: {error}") from None
+        except ModelError:
+            self._count(failures=1)
+            raise
+        return text, answered_by, usage, attempts
 
     def _request_once(self, model: str, messages: list[dict], params: dict) -> tuple[str, str, Usage]:
+        self._count(attempts=1)
         try:
             completion = self._sdk.chat.completions.create(model=model, messages=messages, **params)
         except openai.RateLimitError as error:
-            raise self._transient(error, retry_after=_retry_after_seconds(error)) from None
+            raise self._transient(error, retry_after=retry_after_seconds(error.response.headers)) from None
         except openai.InternalServerError as error:
             raise self._transient(error, retry_after=None) from None
         except (openai.APITimeoutError, openai.APIConnectionError) as error:
@@ -214,8 +170,8 @@ class ChatClient:
         status = getattr(error, "status_code", None)
         what = f"HTTP {status}" if status else type(error).__name__
         transient = TransientModelError(self._message("", what, error).lstrip(": "))
-        transient.retry_after = retry_after  # type: ignore[attr-defined]
+        transient.retry_after = retry_after
         return transient
 
     def _message(self, model: str, what: str, error: Exception) -> str:
-        return cap_message(redact(f"{model}: {what}: {error}", self._secrets))
+        return safe_message(f"{model}: {what}: {error}", self._secrets)

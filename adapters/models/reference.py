@@ -30,7 +30,7 @@ temperature, and gpt-5, whose instructions go in a `developer` message.
 from __future__ import annotations
 
 import re
-import time
+from dataclasses import replace
 
 from benchledger.adapters.benchmarks.base import Document, Prompts, Question
 from benchledger.adapters.benchmarks.groupmem import messages as official_messages
@@ -48,6 +48,7 @@ from benchledger.adapters.models.criteria import (
 )
 from benchledger.adapters.models.openai_chat import ChatClient, ChatResult
 from benchledger.errors import BadInput
+from benchledger.retry import Transient
 
 __all__ = [
     "format_passage", "agent_user_prompt", "judge_user_prompt", "parse_final", "parse_verdict", "complete_non_empty",
@@ -99,17 +100,23 @@ def parse_verdict(final: str) -> Verdict_:
     return "unclear" if judgment is None else "correct" if judgment else "incorrect"
 
 
+class _EmptyReply(Transient):
+    """An empty reply, asked again under the client's retry policy (as the release's helper does)."""
+
+
 def complete_non_empty(client: ChatClient, **call) -> ChatResult:
     """One chat call, asked again on an empty reply: `EMPTY_REPLY_ATTEMPTS` attempts in all."""
-    for attempt in range(1, EMPTY_REPLY_ATTEMPTS + 1):
+    def once() -> ChatResult:
         try:
             return client.complete(**call)
-        except EmptyResponseError:
-            if attempt == EMPTY_REPLY_ATTEMPTS:
-                raise EmptyResponseError(
-                    f"{call.get('model')}: empty reply after {EMPTY_REPLY_ATTEMPTS} attempts") from None
-            time.sleep(client.retry_delay(attempt))
-    raise AssertionError("unreachable")  # the loop returns or raises
+        except EmptyResponseError as err:
+            raise _EmptyReply(str(err)) from err
+
+    try:
+        return replace(client.retry, max_attempts=EMPTY_REPLY_ATTEMPTS).call(once).value
+    except _EmptyReply:
+        raise EmptyResponseError(
+            f"{call.get('model')}: empty reply after {EMPTY_REPLY_ATTEMPTS} attempts") from None
 
 
 def release_call_shape(model: str, system: str, user: str, *, max_tokens: int,

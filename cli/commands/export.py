@@ -1,19 +1,18 @@
 """`benchledger export RUN --format json|csv|html --out FILE`: a run's report and questions as a file.
 
 Opens the ledger, folds the run, makes one library call (`projections.export.export_run`) and
-writes the result atomically (a temporary file beside FILE, then a rename), so a reader never
-sees half an export.
+writes the result with `benchledger.files.write_atomic` (a temporary file beside FILE, fsync, a
+rename, mode 0644), so a reader never sees half an export.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import click
 from benchledger.cli.common import AppContext, open_ledger, pass_app, run_argument
 from benchledger.errors import BadInput
+from benchledger.files import write_atomic
 from benchledger.orchestration.reports import conditions_of
 from benchledger.projections.export import FORMATS, export_run
 from benchledger.projections.state import fold_run
@@ -37,21 +36,8 @@ def export(app: AppContext, run_ref: str, fmt: str | None, out: Path, scorer_id:
         run_id = ledger.resolve_run(run_ref)
         state = fold_run(run_id, ledger.events(run_id))
         text = export_run(state, ledger.get_blob, fmt, conditions=conditions_of(state), scorer_id=scorer_id)
-    _write_atomic(out, text)
+    write_atomic(out, text)
     click.echo(f"wrote {fmt} export of run {run_id} to {out}")
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600; an export is meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 COMMANDS = [export]

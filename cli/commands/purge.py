@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 from benchledger.cli.common import AppContext, open_ledger, pass_app, run_argument
-from benchledger.cli.logging_setup import redact
 from benchledger.orchestration.purge import purge_run
+from benchledger.redaction import redact
 
 __all__ = ["COMMANDS"]
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import click
 
 from benchledger.cli.common import AppContext, open_ledger, pass_app, run_argument
-from benchledger.cli.logging_setup import redact, register_secret_env
 from benchledger.cli.progress import make_progress
 from benchledger.cli.render import report_for, show_report
 from benchledger.errors import RunAborted
 from benchledger.orchestration.resume import later_scorers_behind, recorded_settings, resume_run
 from benchledger.projections.state import fold_run
+from benchledger.redaction import redact, register_secret_env
 
 __all__ = ["COMMANDS"]
 

@@ -17,13 +17,13 @@ import click
 from benchledger.adapters.benchmarks.registry import Benchmark, available_benchmarks
 from benchledger.cli.commands.run import source_argument
 from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app
-from benchledger.cli.logging_setup import redact
 from benchledger.cli.options import (
     k_option, keep_option, memory_options, selection_from_options, selection_options, settings_from_options,
 )
 from benchledger.cli.progress import make_progress
 from benchledger.orchestration.session import resolved_settings, run_dataset
 from benchledger.projections.retrieval import retrieval_metrics
+from benchledger.redaction import redact
 
 __all__ = ["COMMANDS", "retrieval", "render_metrics"]
 

@@ -16,7 +16,6 @@ import click
 
 from benchledger.adapters.benchmarks.registry import Benchmark, available_benchmarks
 from benchledger.cli.common import AppContext, open_ledger, pass_app
-from benchledger.cli.logging_setup import redact, register_secret_env
 from benchledger.cli.options import (
     memory_options, model_options, run_options, selection_from_options, selection_options,
     settings_from_options,
@@ -25,6 +24,7 @@ from benchledger.cli.progress import make_progress
 from benchledger.cli.render import report_for, show_report
 from benchledger.errors import RunAborted
 from benchledger.orchestration.session import resolved_settings, run_dataset
+from benchledger.redaction import redact, register_secret_env
 
 __all__ = ["COMMANDS", "run", "source_argument"]
 
