@@ -8,7 +8,7 @@ from __future__ import annotations
 
 __all__ = [
     "BenchledgerError", "BadInput", "LedgerError", "NotALedger", "RunNotFound", "AmbiguousRun",
-    "ConcurrencyConflict", "RunAborted", "RunBusy", "CheckFailed", "CorpusChanged", "NotAnEvaluationStore",
+    "ConcurrencyConflict", "RunAborted", "RunIncomplete", "RunBusy", "CheckFailed", "CorpusChanged", "NotAnEvaluationStore",
 ]
 
 
@@ -57,6 +57,12 @@ class RunAborted(BenchledgerError):
     def __init__(self, message: str, *, run_id: str | None = None) -> None:
         super().__init__(message)
         self.run_id = run_id
+
+
+class RunIncomplete(BenchledgerError):
+    """The run finished, but not every planned question was judged (operational failures): resume it."""
+
+    exit_code = 3
 
 
 class RunBusy(BenchledgerError):

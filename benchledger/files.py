@@ -16,7 +16,7 @@ from pathlib import Path
 
 from benchledger.errors import BadInput
 
-__all__ = ["write_atomic"]
+__all__ = ["write_atomic", "check_writable"]
 
 DEFAULT_MODE = 0o644
 
@@ -46,6 +46,24 @@ def write_atomic(path: Path, data: str | bytes, *, mode: int = DEFAULT_MODE) -> 
     finally:
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)
+
+
+def check_writable(path: Path) -> None:
+    """BadInput now (before a run spends anything) when `write_atomic(path, ...)` could never succeed.
+
+    The path must not be a folder, and its nearest existing ancestor must be a writable folder
+    (missing folders between are created at write time).
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise BadInput("is a folder; pass a file path", file=str(path))
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise BadInput(f"cannot write the file: {ancestor} is a file, not a folder", file=str(path))
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise BadInput(f"cannot write the file: {ancestor} is not writable", file=str(path))
 
 
 def _fsync_folder(folder: Path) -> None:

@@ -18,7 +18,9 @@ question is done once its recall is recorded.
 from __future__ import annotations
 
 import hashlib
+import json
 import time
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import suppress
 from dataclasses import dataclass
@@ -33,13 +35,16 @@ from benchledger.ledger.events import (
     ContextRecalled, Event, Failed, Judged, QuestionAnswered, RecalledItem, cap_message,
 )
 from benchledger.ledger.recorder import EventWriter
+from benchledger.callbacks import Progress, Redact
 from benchledger.orchestration.context import render_context
 from benchledger.orchestration.prepare import scope_names
-from benchledger.callbacks import Progress, Redact
 from benchledger.projections.state import QuestionState, RunState
+from benchledger.redaction import safe_message
 from benchledger.values import Question
 
-__all__ = ["QuestionJob", "QuestionAsker", "GroupCommit", "GROUP_COMMIT_EVENTS", "GROUP_COMMIT_SECONDS"]
+__all__ = [
+    "QuestionJob", "QuestionAsker", "GroupCommit", "UnknownDocument", "GROUP_COMMIT_EVENTS", "GROUP_COMMIT_SECONDS",
+]
 
 log = structlog.get_logger("benchledger.questions")
 
@@ -77,19 +82,46 @@ def _sha(data: bytes) -> str:
 
 
 class GroupCommit:
-    """Finished stages waiting for the next ledger append, in the order they finished."""
+    """Finished stages waiting for the next ledger append, in the order they finished.
 
-    def __init__(self, ledger: EventWriter, run_id: str) -> None:
+    A verdict is appended only once the answer it judged is known to be the recorded one: until its
+    answer's append returns it waits here, and when another writer recorded a different answer for
+    the question (this process lost the race), `on_superseded(question_id, recorded)` is called
+    instead and the verdict is dropped, so a verdict is always about the recorded answer.
+    """
+
+    def __init__(self, ledger: EventWriter, run_id: str, *,
+                 on_superseded: Callable[[str, QuestionAnswered], None]) -> None:
         self.ledger, self.run_id = ledger, run_id
         self.events: list[Event] = []
         self.blobs: list[bytes] = []
+        self.recorded: dict[str, QuestionAnswered] = {}
+        """question_id -> the answer the ledger holds for it."""
+        self.waiting: list[tuple[Judged, bytes | None]] = []
+        """Verdicts whose answer is not committed yet."""
+        self.on_superseded = on_superseded
+        self.superseded = 0
+        """Verdicts dropped because another writer's answer is the recorded one."""
         self.last = time.monotonic()
 
     def add(self, event: Event, blob: bytes | None = None) -> None:
+        if isinstance(event, Judged) and event.answer_hash:
+            recorded = self.recorded.get(event.question_id)
+            if recorded is None:
+                self.waiting.append((event, blob))
+                return
+            if recorded.raw_hash != event.answer_hash:
+                self.superseded += 1
+                self.on_superseded(event.question_id, recorded)
+                return
         self.events.append(event)
         if blob:
             self.blobs.append(blob)
         self.flush(when_due=True)
+
+    def add_blob(self, blob: bytes) -> None:
+        """A body the next append stores (named by an event already added)."""
+        self.blobs.append(blob)
 
     def flush(self, *, when_due: bool = False) -> None:
         """Append what is waiting; with `when_due`, only once enough waits or enough time passed."""
@@ -99,14 +131,35 @@ class GroupCommit:
                 time.monotonic() - self.last < GROUP_COMMIT_SECONDS:
             return
         events, blobs, self.events, self.blobs = self.events, self.blobs, [], []
-        self.ledger.append(self.run_id, events, blobs=blobs)
+        written = {stored.idempotency_key for stored in self.ledger.append(self.run_id, events, blobs=blobs)}
         self.last = time.monotonic()
+        self._learn_answers([e for e in events if isinstance(e, QuestionAnswered)], written)
+        waiting, self.waiting = self.waiting, []
+        for verdict, blob in waiting:
+            self.add(verdict, blob)
+
+    def _learn_answers(self, answers: list[QuestionAnswered], written: set[str | None]) -> None:
+        """Remember which answer the ledger now holds for each question just appended."""
+        lost = [answer for answer in answers if answer.idempotency_key() not in written]
+        self.recorded.update({a.question_id: a for a in answers if a.idempotency_key() in written})
+        if not lost:
+            return
+        held = {stored.event.question_id: stored.event
+                for stored in self.ledger.events(self.run_id, types=["QuestionAnswered"])
+                if isinstance(stored.event, QuestionAnswered)}
+        for answer in lost:
+            log.warning("another writer recorded this question's answer first", question=answer.question_id)
+            self.recorded[answer.question_id] = held[answer.question_id]
 
     def seconds_until_due(self) -> float | None:
         """How long the waiting stages may still wait (None when nothing waits)."""
         if not self.events:
             return None
         return max(0.0, GROUP_COMMIT_SECONDS - (time.monotonic() - self.last))
+
+
+class UnknownDocument(Exception):
+    """A memory system returned a candidate naming a document its scope never ingested."""
 
 
 class QuestionAsker:
@@ -117,22 +170,30 @@ class QuestionAsker:
         self.prompts: Prompts | None = job.dataset.prompts
         self.questions = {q.question_id: q for q in job.dataset.questions}
         self.scopes = scope_names(job.dataset) if job.memory is not None else {}
-        self.pending = GroupCommit(job.ledger, job.run_id)
+        self.documents = {key: {doc.doc_id: doc for doc in docs} for key, docs in job.dataset.scopes.items()}
+        self.pending = GroupCommit(job.ledger, job.run_id, on_superseded=self._judge_recorded_instead)
         self.inflight: dict[Future[Answer | Verdict], tuple[str, str]] = {}
-        self.done = self.total = 0
+        self.judging: dict[str, str] = {}
+        """question_id -> raw_hash of the answer its judge call is judging."""
+        self.done: set[str] = set()
+        self.total = 0
         self._pool: ThreadPoolExecutor | None = None
 
     def run(self, state: RunState) -> None:
         """Ask every planned question the ledger has not finished; flush what finished, even on error."""
         planned = [qid for qid in state.questions if qid in self.questions]
         self.total = len(planned)
+        self.pending.recorded.update({qid: q.answered for qid, q in state.questions.items() if q.answered})
         self._pool = ThreadPoolExecutor(max_workers=self.job.concurrency, thread_name_prefix="benchledger-model")
         try:
             for qid in planned:
                 self._drain(block_until=self.job.concurrency * 2)
                 self._start(state.questions[qid], self.questions[qid])
-            self._drain(block_until=0)
-            self.pending.flush()
+            while True:  # a verdict waiting for its answer's commit, or a re-judge, may still be due
+                self._drain(block_until=0)
+                self.pending.flush()
+                if not self.inflight and not self.pending.waiting and not self.pending.events:
+                    break
         except BaseException:
             with suppress(Exception):  # keep what finished; the original error is the one to raise
                 self.pending.flush()
@@ -144,15 +205,15 @@ class QuestionAsker:
 
     def _start(self, recorded: QuestionState, question: Question) -> None:
         """Take a question from where the ledger left it: judge, answer, or recall it."""
-        job = self.job
+        job, qid = self.job, question.question_id
         retrieval = job.answer_model is None and not job.judge_only
         if retrieval:
             if recorded.recalled is None:
                 self._recall(question)
-            self._finished()
+            self._finished(qid)
             return
         if job.scorer_id in recorded.judged or (job.judge_only and recorded.answered is None):
-            self._finished()
+            self._finished(qid)
             return
         if recorded.answered is not None:
             raw = job.ledger.get_blob(recorded.answered.raw_hash)
@@ -162,10 +223,15 @@ class QuestionAsker:
         elif (candidates := self._recall(question)) is not None:
             self._submit_answer(question, candidates)
         else:
-            self._finished()
+            self._finished(qid)
 
     def _recall(self, question: Question) -> list[Candidate] | None:
-        """Recall as the asking user and record it; None when the memory system failed."""
+        """Recall as the asking user and record it; None when the memory system failed.
+
+        A candidate must name a document the scope ingested; the text the memory returned is kept
+        as returned (a blob of the candidates, which resume answers from) and each item says whether
+        that text occurs in the ingested document.
+        """
         job = self.job
         assert job.memory is not None
         started = monotonic_ms()
@@ -177,19 +243,35 @@ class QuestionAsker:
             self.pending.add(self._failed("recall", question.question_id, err))
             return None
         latency = monotonic_ms() - started
+        ingested = self.documents[question.scope_key]
+        if unknown := [c.document.doc_id for c in candidates if c.document.doc_id not in ingested]:
+            self.pending.add(self._failed("recall", question.question_id, UnknownDocument(
+                f"the memory returned {len(unknown)} candidate(s) naming documents the scope never ingested "
+                f"({', '.join(unknown[:3])})")))
+            return None
         context = render_context(candidates).encode()
+        returned = _candidates_json(candidates)
+        items = tuple(RecalledItem(doc_id=c.document.doc_id, score=c.score, rank=c.rank, author=c.document.author,
+                                   channel=c.document.channel,
+                                   verbatim=c.document.text in ingested[c.document.doc_id].text)
+                      for c in candidates)
+        self.pending.add_blob(returned)
         self.pending.add(ContextRecalled(
             question_id=question.question_id, query=question.text, asking_user=question.asking_user,
-            k=job.k, token_budget=job.token_budget,
-            items=tuple(RecalledItem(doc_id=c.document.doc_id, score=c.score, rank=c.rank,
-                                     author=c.document.author, channel=c.document.channel) for c in candidates),
-            context_hash=_sha(context), context_tokens=estimate_tokens(context.decode()), latency_ms=latency,
+            k=job.k, token_budget=job.token_budget, items=items, context_hash=_sha(context),
+            candidates_hash=_sha(returned), context_tokens=estimate_tokens(context.decode()), latency_ms=latency,
         ), context)
         return candidates
 
     def _candidates_from_event(self, question: Question, event: ContextRecalled) -> list[Candidate]:
-        """Rebuild the recalled candidates of a recorded recall from the corpus (used on resume)."""
-        docs = {d.doc_id: d for d in self.job.dataset.scopes[question.scope_key]}
+        """The candidates of a recorded recall, exactly as the memory returned them (used on resume).
+
+        Rows recorded before the returned candidates were kept fall back to the corpus's documents.
+        """
+        if event.candidates_hash:
+            returned = json.loads(self.job.ledger.get_blob(event.candidates_hash))
+            return [Candidate.model_validate(candidate) for candidate in returned]
+        docs = self.documents[question.scope_key]
         return [Candidate(rank=i.rank, score=i.score, document=docs[i.doc_id])
                 for i in event.items if i.doc_id in docs]
 
@@ -202,8 +284,14 @@ class QuestionAsker:
 
     def _submit_judge(self, question: Question, answer: Answer) -> None:
         assert self._pool is not None and self.job.judge_model is not None
+        self.judging[question.question_id] = _sha(answer.raw.encode())
         future = self._pool.submit(self.job.judge_model.judge, question, answer, self.prompts)
         self.inflight[future] = ("judge", question.question_id)
+
+    def _judge_recorded_instead(self, question_id: str, recorded: QuestionAnswered) -> None:
+        """Another writer recorded a different answer: judge that one, whose verdict is the one that counts."""
+        raw = self.job.ledger.get_blob(recorded.raw_hash)
+        self._submit_judge(self.questions[question_id], _answer_from_event(recorded, raw))
 
     def _settle(self, future: Future[Answer | Verdict]) -> None:
         stage, qid = self.inflight.pop(future)
@@ -211,7 +299,7 @@ class QuestionAsker:
             result = future.result()
         except Exception as err:  # operational failure of a model call: Failed, never wrong
             self.pending.add(self._failed(stage, qid, err, self.job.scorer_id if stage == "judge" else None))
-            self._finished()
+            self._finished(qid)
             return
         if isinstance(result, Answer):
             event, raw = _answered_event(result, qid)
@@ -224,8 +312,9 @@ class QuestionAsker:
             question_id=qid, scorer_id=self.job.scorer_id, verdict=result.verdict,
             reason=cap_message(result.reason, 2000), model=result.model,
             raw_hash=_sha(raw) if raw else "", usage=result.usage,
-            cache_hit=result.cache_hit, latency_ms=result.latency_ms, criteria=result.criteria), raw)
-        self._finished()
+            cache_hit=result.cache_hit, latency_ms=result.latency_ms, criteria=result.criteria,
+            answer_hash=self.judging.pop(qid, "")), raw)
+        self._finished(qid)
 
     def _drain(self, *, block_until: int) -> None:
         """Settle what has finished; wait until at most `block_until` calls are in flight."""
@@ -243,16 +332,24 @@ class QuestionAsker:
 
     # -- bookkeeping --------------------------------------------------------------------------
 
-    def _finished(self) -> None:
-        self.done += 1
-        self.job.progress("recall" if self.job.answer_model is None and not self.job.judge_only else "questions",
-                          self.done, self.total)
+    def _finished(self, question_id: str) -> None:
+        if question_id in self.done:
+            return
+        self.done.add(question_id)
+        stage = "recall" if self.job.answer_model is None and not self.job.judge_only else "questions"
+        self.job.progress(stage, len(self.done), self.total)
 
     def _failed(self, stage: str, qid: str, err: BaseException, scorer: str | None = None) -> Failed:
-        message = cap_message(self.job.redact(f"{err}" or type(err).__name__))
+        message = safe_message(self.job.redact(f"{err}" or type(err).__name__))
         log.warning("stage failed", stage=stage, question=qid, error=type(err).__name__, message=message)
         return Failed(stage=stage, question_id=qid, scorer_id=scorer, error_class=type(err).__name__,  # type: ignore[arg-type]
                       message=message, attempt=self.job.attempt)
+
+
+def _candidates_json(candidates: list[Candidate]) -> bytes:
+    """The candidates exactly as the memory returned them, as the blob resume answers from."""
+    return json.dumps([c.model_dump(mode="json") for c in candidates], ensure_ascii=False,
+                      separators=(",", ":")).encode()
 
 
 def _answered_event(answer: Answer, qid: str) -> tuple[QuestionAnswered, bytes]:

@@ -13,10 +13,11 @@ from benchledger.adapters.benchmarks.base import Dataset
 from benchledger.adapters.memory.protocol import MemorySystem
 from benchledger.callbacks import Progress, Redact, no_progress
 from benchledger.ledger.events import (
-    ChunkExtracted, CorpusFingerprinted, Failed, MessagesIngested, ScopePurged, ScopeVerified, cap_message,
+    ChunkExtracted, CorpusFingerprinted, Failed, MessagesIngested, ScopePurged, ScopeVerified,
 )
 from benchledger.ledger.recorder import EventWriter
 from benchledger.orchestration.leases import ScopeLeases
+from benchledger.redaction import safe_message
 
 __all__ = ["scope_names", "dataset_fingerprint", "fingerprint_event", "prepare_scopes", "verify_scopes", "purge_scopes"]
 
@@ -120,7 +121,7 @@ def purge_scopes(ledger: EventWriter, run_id: str, dataset: Dataset, memory: Mem
         except Exception as err:  # an operational failure of the memory system, recorded, never raised
             log.warning("purge failed", scope=names[key], error=type(err).__name__)
             ledger.append(run_id, [Failed(stage="purge", error_class=type(err).__name__, scope_key=key,
-                                          message=cap_message(redact(str(err))), attempt=attempt)])
+                                          message=safe_message(redact(str(err))), attempt=attempt)])
             continue
         ledger.append(run_id, [ScopePurged(scope_key=key, scope=names[key], documents_removed=removed,
                                            preparation=preparation)])

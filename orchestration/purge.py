@@ -9,8 +9,9 @@ from __future__ import annotations
 from benchledger.adapters.memory.registry import open_memory
 from benchledger.callbacks import Redact, no_redaction
 from benchledger.errors import BadInput
-from benchledger.ledger.events import Failed, ScopePurged, cap_message
+from benchledger.ledger.events import Failed, ScopePurged
 from benchledger.ledger.recorder import EventWriter
+from benchledger.redaction import safe_message
 from benchledger.orchestration.leases import ScopeLeases
 from benchledger.orchestration.ownership import run_writer
 from benchledger.orchestration.resume import recorded_settings
@@ -46,7 +47,7 @@ def _purge_run(ledger: EventWriter, run_id: str, *, redact: Redact = no_redactio
                                         preparation=state.preparation)
                 except Exception as err:  # recorded like a run's own purge failure, then raised
                     ledger.append(run_id, [Failed(stage="purge", scope_key=key, error_class=type(err).__name__,
-                                                  message=cap_message(redact(str(err))),
+                                                  message=safe_message(redact(str(err))),
                                                   attempt=len(state.resumes) + 1)])
                     raise
             ledger.append(run_id, [event])

@@ -12,13 +12,15 @@ import structlog
 from benchledger.adapters.benchmarks.base import Dataset, Prompts, ReleaseFacts
 from benchledger.adapters.models.factory import build_models
 from benchledger.adapters.models.offline import OFFLINE_ANSWERER
+from benchledger.adapters.models.probe import probe_endpoint
 from benchledger.adapters.models.response_cache import ledger_cache
 from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.errors import BadInput, ConcurrencyConflict
-from benchledger.ledger.events import ScorerStarted
+from benchledger.ledger.events import ScorerContinued, ScorerStarted
 from benchledger.ledger.recorder import EventWriter
 from benchledger.orchestration.asker import QuestionAsker, QuestionJob
 from benchledger.orchestration.ownership import run_writer
+from benchledger.orchestration.session import endpoint_of
 from benchledger.projections.state import RunState, fold_run
 from benchledger.settings import Protocol
 
@@ -75,27 +77,36 @@ def _rejudge_run(ledger: EventWriter, run_id: str, *, judge_model: str | None = 
         scorer = state.scorers[continue_scorer]
         judge_model = None if scorer.offline else scorer.judge_model
         protocol = scorer.protocol  # type: ignore[assignment]
+    settings = recorded.with_changes(base_url=base_url, api_key_env=api_key_env, max_attempts=max_attempts)
     _, judge = build_models(
         agent_model=OFFLINE_ANSWERER, judge_model=judge_model or recorded.judge_model or recorded.agent_model,
         protocol=protocol or recorded.protocol or "typed",  # type: ignore[arg-type]
-        base_url=base_url or recorded.base_url, api_key_env=api_key_env or recorded.api_key_env,
-        cache=ledger_cache(ledger), timeout=recorded.timeout,
-        max_attempts=max_attempts or recorded.max_attempts, backoff_base=recorded.backoff_base,
+        base_url=settings.base_url, api_key_env=settings.api_key_env,
+        cache=ledger_cache(ledger), timeout=settings.timeout,
+        max_attempts=settings.max_attempts, backoff_base=settings.backoff_base,
         prompts=dataset.prompts)
+    endpoint = None if judge.offline else endpoint_of(settings)
+    if not judge.offline:
+        probe_endpoint(settings.base_url, settings.api_key_env)
     scorer_id = continue_scorer or f"s{len(state.scorers) + 1}"
+    earlier = [f.attempt for q in state.questions.values() for f in q.failures if f.scorer_id == scorer_id]
+    attempt = max([len(state.resumes) + 1, *(a + 1 for a in earlier)])
     if continue_scorer is None:
         started = ledger.append(run_id, [ScorerStarted(
             scorer_id=scorer_id, judge_model=judge.name, protocol=protocol or recorded.protocol or "typed",
             prompt_hash=(getattr(judge, "prompt_hashes", {}) or {}).get("judge_system", ""),
-            offline=judge.offline)])
+            offline=judge.offline, endpoint=endpoint)])
         if not started:  # the id was taken meanwhile: never file this judge's verdicts under another's
             raise ConcurrencyConflict(f"scorer {scorer_id} of run {run_id} was started by another process; retry")
-        state = fold_run(run_id, ledger.events(run_id))
-    earlier = [f.attempt for q in state.questions.values() for f in q.failures if f.scorer_id == scorer_id]
+    else:
+        continued = sum(1 for s in ledger.events(run_id, types=["ScorerContinued"])
+                        if getattr(s.event, "scorer_id", None) == scorer_id)
+        attempt = max(attempt, continued + 2)
+        ledger.append(run_id, [ScorerContinued(scorer_id=scorer_id, attempt=attempt, endpoint=endpoint)])
+    state = fold_run(run_id, ledger.events(run_id))
     job = QuestionJob(ledger=ledger, run_id=run_id, dataset=dataset, memory=None, answer_model=None,
                       judge_model=judge, scorer_id=scorer_id, k=recorded.k, token_budget=recorded.token_budget,
-                      concurrency=concurrency or recorded.concurrency,
-                      attempt=max([len(state.resumes) + 1, *(a + 1 for a in earlier)]),
+                      concurrency=concurrency or recorded.concurrency, attempt=attempt,
                       redact=redact, progress=progress, judge_only=True)
     QuestionAsker(job).run(state)
     return scorer_id

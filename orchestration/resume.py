@@ -17,16 +17,18 @@ import structlog
 
 from benchledger.adapters.benchmarks.base import Dataset
 from benchledger.adapters.benchmarks.registry import Benchmark, benchmark_named
+from benchledger.adapters.memory.protocol import MemorySystem
 from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.errors import BadInput, CorpusChanged
-from benchledger.ledger.events import RunResumed
+from benchledger.ledger.events import MemoryIdentity, RunResumed
 from benchledger.ledger.recorder import EventWriter
 from benchledger.orchestration.ownership import run_writer
 from benchledger.orchestration.prepare import scope_names
 from benchledger.orchestration.rejudge import dataset_from_plan
 from benchledger.orchestration.runner import RunParts, execute
-from benchledger.orchestration.session import open_models, open_run_memory
+from benchledger.orchestration.session import endpoint_of, open_models, open_run_memory
 from benchledger.projections.state import RunState, fold_run
+from benchledger.redaction import strip_url_credentials
 from benchledger.settings import RunSettings
 
 __all__ = ["ResumeOutcome", "recorded_settings", "resume_run", "later_scorers_behind"]
@@ -81,8 +83,24 @@ def _reload(ledger: EventWriter, benchmark: Benchmark, state: RunState) -> Datas
     return on_disk.model_copy(update={"questions": recorded.questions, "prompts": recorded.prompts})
 
 
+def _check_memory(state: RunState, memory: MemorySystem, *, allow_change: bool) -> bool:
+    """True when the memory system differs from the run's and the user allowed it; BadInput when not allowed."""
+    assert state.started is not None
+    cfg = state.started.config
+    if (memory.name, memory.version) == (cfg.memory, cfg.memory_version):
+        return False
+    if not allow_change:
+        raise BadInput(
+            f"run {state.run_id} recalled from {cfg.memory} {cfg.memory_version}; this resume would recall from "
+            f"{memory.name} {memory.version}. Resume against the same memory system, or pass "
+            "--allow-memory-change to continue anyway (the run is then diagnostic)", field="memory")
+    log.warning("resuming with another memory system", run_id=state.run_id, recorded=cfg.memory, now=memory.name)
+    return True
+
+
 def _resume_run(ledger: EventWriter, run_id: str, *, redact: Redact = no_redaction,
-                progress: Progress = no_progress, **overrides: Any) -> ResumeOutcome:
+                progress: Progress = no_progress, allow_memory_change: bool = False,
+                **overrides: Any) -> ResumeOutcome:
     state = fold_run(run_id, ledger.events(run_id))
     if state.started is None or state.corpus is None:
         raise BadInput(f"run {run_id} has no recorded plan to resume from", field="run")
@@ -98,10 +116,16 @@ def _resume_run(ledger: EventWriter, run_id: str, *, redact: Redact = no_redacti
     models = open_models(ledger, settings, dataset.prompts)
     memory = open_run_memory(settings)
     try:
+        changed = _check_memory(state, memory, allow_change=allow_memory_change)
         reprepare = not _scope_complete(memory, dataset)
         attempt = len(state.resumes) + 2
-        ledger.append(run_id, [RunResumed(attempt=attempt, fingerprint_on_disk=dataset.fingerprint,
-                                          reprepared=reprepare, pending_questions=pending)])
+        url = settings.memory_options.get("url")
+        ledger.append(run_id, [RunResumed(
+            attempt=attempt, fingerprint_on_disk=dataset.fingerprint, reprepared=reprepare,
+            pending_questions=pending, endpoint=endpoint_of(settings), agent_model=models.answer.name,
+            judge_model=models.judge.name, memory_changed=changed,
+            memory=MemoryIdentity(name=memory.name, version=memory.version,
+                                  url=strip_url_credentials(url) if url else None))])
         log.info("resuming", run_id=run_id, attempt=attempt, reprepare=reprepare, pending=pending)
         parts = RunParts(dataset=dataset, benchmark=benchmark, settings=settings, memory=memory, models=models,
                          redact=redact, progress=progress)

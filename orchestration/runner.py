@@ -23,7 +23,7 @@ from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.clock import new_run_id
 from benchledger.errors import ConcurrencyConflict, RunAborted
 from benchledger.ledger.events import (
-    Event, Failed, QuestionsPlanned, RunConfig, RunFinished, RunStarted, ScorerStarted, cap_message,
+    Endpoint, Event, Failed, QuestionsPlanned, RunConfig, RunFinished, RunStarted, ScorerStarted,
 )
 from benchledger.ledger.recorder import EventWriter
 from benchledger.orchestration.asker import QuestionAsker, QuestionJob
@@ -35,7 +35,7 @@ from benchledger.orchestration.prepare import (
 from benchledger.orchestration.provenance import collect_provenance
 from benchledger.projections.state import fold_run
 from benchledger.projections.views import views_after
-from benchledger.redaction import strip_url_credentials
+from benchledger.redaction import safe_message, strip_url_credentials
 from benchledger.settings import RunSettings
 
 __all__ = ["Models", "RunParts", "recordable", "plan_events", "start_run", "execute", "finish"]
@@ -145,9 +145,13 @@ def _execute(ledger: EventWriter, run_id: str, parts: RunParts, *, attempt: int,
     if parts.models is not None:
         scorer_id = next(iter(state.scorers), "s1")  # the run's own scorer; rejudge adds others
         if scorer_id not in state.scorers:
+            endpoint = None if parts.models.judge.offline else Endpoint(
+                base_url=strip_url_credentials(settings.base_url) if settings.base_url else None,
+                api_key_env=settings.api_key_env)
             ledger.append(run_id, [ScorerStarted(
                 scorer_id=scorer_id, judge_model=parts.models.judge.name, protocol=settings.protocol or "",
-                prompt_hash=parts.models.judge_prompt_hash, offline=parts.models.judge.offline)])
+                prompt_hash=parts.models.judge_prompt_hash, offline=parts.models.judge.offline,
+                endpoint=endpoint)])
             state = fold_run(run_id, ledger.events(run_id))
     job = QuestionJob(
         ledger=ledger, run_id=run_id, dataset=dataset, memory=memory,
@@ -184,7 +188,7 @@ def finish(ledger: EventWriter, run_id: str, benchmark: Benchmark, events: list[
 
 def _abort(ledger: EventWriter, run_id: str, parts: RunParts, stage: str, err: BaseException, attempt: int, *,
            error_class: str | None = None) -> None:
-    message = cap_message(parts.redact(str(err)))
+    message = safe_message(parts.redact(str(err)))
     finish(ledger, run_id, parts.benchmark, [
         Failed(stage=stage, error_class=error_class or type(err).__name__, message=message, attempt=attempt),  # type: ignore[arg-type]
         RunFinished(status="aborted", reason=f"{stage}: {message}", attempt=attempt),

@@ -12,14 +12,19 @@ from benchledger.adapters.benchmarks.registry import Benchmark, benchmark_named
 from benchledger.adapters.memory.protocol import MemorySystem
 from benchledger.adapters.memory.registry import open_memory
 from benchledger.adapters.models.factory import build_models
+from benchledger.adapters.models.probe import probe_endpoint
 from benchledger.adapters.models.response_cache import ledger_cache
 from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.errors import BadInput
+from benchledger.ledger.events import Endpoint
 from benchledger.ledger.recorder import EventWriter
 from benchledger.orchestration.runner import Models, RunParts, start_run
+from benchledger.redaction import strip_url_credentials
 from benchledger.settings import RunSettings
 
-__all__ = ["run_dataset", "run_with", "open_models", "open_run_memory", "resolved_settings"]
+__all__ = [
+    "run_dataset", "run_with", "open_models", "open_run_memory", "resolved_settings", "endpoint_of",
+]
 
 
 def resolved_settings(benchmark: Benchmark, settings: RunSettings) -> RunSettings:
@@ -33,15 +38,27 @@ def resolved_settings(benchmark: Benchmark, settings: RunSettings) -> RunSetting
     return settings.model_copy(update={"protocol": benchmark.check_protocol(settings.protocol)})
 
 
+def endpoint_of(settings: RunSettings) -> Endpoint:
+    """Where the settings send model calls, as the ledger records it (no credentials)."""
+    return Endpoint(base_url=strip_url_credentials(settings.base_url) if settings.base_url else None,
+                    api_key_env=settings.api_key_env)
+
+
 def open_models(ledger: EventWriter, settings: RunSettings, prompts: Prompts | None, *,
                 judge_model: str | None = None) -> Models:
-    """The answer and judge models the settings name (offline ones when none is named)."""
+    """The answer and judge models the settings name (offline ones when none is named).
+
+    When either asks an endpoint, the endpoint is probed first: one cheap call that stops the run
+    (exit 2) when it is unreachable or refuses the key, before anything is spent.
+    """
     answer, judge = build_models(
         agent_model=settings.agent_model, judge_model=judge_model or settings.judge_model,
         protocol=settings.protocol or "typed", base_url=settings.base_url,  # type: ignore[arg-type]
         api_key_env=settings.api_key_env, cache=ledger_cache(ledger), timeout=settings.timeout,
         max_attempts=settings.max_attempts, backoff_base=settings.backoff_base, prompts=prompts,
     )
+    if not (answer.offline and judge.offline):
+        probe_endpoint(settings.base_url, settings.api_key_env)
     return Models(answer=answer, judge=judge)
 
 

@@ -22,7 +22,7 @@ from benchledger.values import Question
 
 __all__ = [
     "PUBLISHABLE_VERSION", "Condition", "Check", "evaluate_conditions", "complete_run",
-    "zero_failures", "complete_corpus", "unsampled_questions", "no_limits", "real_models",
+    "zero_failures", "recorded_provenance", "complete_corpus", "unsampled_questions", "no_limits", "real_models",
     "models_reported", "unknown_benchmark", "question_set_sha256", "run_config", "judge_of",
 ]
 
@@ -45,10 +45,10 @@ Check = Callable[[RunState, KindTally, "str | None"], Condition]
 
 def evaluate_conditions(state: RunState, overall: KindTally, scorer: str | None,
                         checks: Sequence[Check]) -> list[Condition]:
-    """The benchmark's conditions, then `complete_run`."""
+    """The benchmark's conditions, then the ones every run must meet: provenance and completeness."""
     if state.started is None:
         return [Condition(name="complete_run", met=False, reason="the run has no RunStarted event")]
-    return [check(state, overall, scorer) for check in (*checks, complete_run)]
+    return [check(state, overall, scorer) for check in (*checks, recorded_provenance, complete_run)]
 
 
 def run_config(state: RunState) -> RunConfig:
@@ -64,6 +64,36 @@ def judge_of(state: RunState, scorer: str | None) -> tuple[str, bool, str]:
         judge = state.scorers[scorer]
         return judge.judge_model, judge.offline, judge.protocol
     return cfg.judge_model, cfg.offline_models, cfg.settings.protocol or ""
+
+
+def recorded_provenance(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
+    """Every counted answer and verdict came from a segment that recorded its endpoint, and one
+    memory system served every segment."""
+    unrecorded: set[str] = set()
+    for question in state.questions.values():
+        if scorer is None or scorer not in question.judged:
+            continue
+        for index in (question.answered_in, question.judged_in.get(scorer)):
+            segment = state.segments[index] if index is not None else None
+            if segment is None:
+                unrecorded.add("an unattributed segment")
+            elif segment.endpoint is None and not segment.offline:
+                unrecorded.add(segment.label)
+    problems = [f"answers or verdicts came from an endpoint that was not recorded ({', '.join(sorted(unrecorded))})"] \
+        if unrecorded else []
+    start = state.segments[0].memory if state.segments else None
+    for segment in state.segments:
+        if segment.kind != "resume":
+            continue
+        if segment.memory is None:
+            problems.append(f"{segment.label} did not record its memory system")
+        elif start is not None and (segment.memory.name, segment.memory.version) != (start.name, start.version):
+            problems.append(f"{segment.label} recalled from {segment.memory.name} {segment.memory.version}, "
+                            f"not the run's {start.name} {start.version}")
+    if problems:
+        return Condition(name="recorded_provenance", met=False, reason="; ".join(problems))
+    return Condition(name="recorded_provenance", met=True,
+                     reason="every counted answer and verdict came from a recorded endpoint; one memory system")
 
 
 def complete_run(state: RunState, overall: KindTally, scorer: str | None) -> Condition:

@@ -20,12 +20,14 @@ from pydantic import BaseModel, ConfigDict, model_serializer
 from benchledger.projections.corpus_state import CORPUS_STATE_VERSION, CorpusState, corpus_state
 from benchledger.projections.fama import FAMA_VERSION, aggregate, score_question
 from benchledger.projections.publishable import PUBLISHABLE_VERSION, Check, Condition, evaluate_conditions
-from benchledger.projections.state import FOLD_VERSION, RunState, fold_run
+from benchledger.projections.state import FOLD_VERSION, RunState, Segment, fold_run
 from benchledger.projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES, KindTally, tally
 
-__all__ = ["PROJECTION_VERSIONS", "REPORT_VERSION", "FailureRow", "Report", "build_report", "report_from_state"]
+__all__ = [
+    "PROJECTION_VERSIONS", "REPORT_VERSION", "FailureRow", "SegmentRow", "Report", "build_report", "report_from_state",
+]
 
-REPORT_VERSION = 3
+REPORT_VERSION = 4
 PROJECTION_VERSIONS = {
     "fold": FOLD_VERSION, "corpus_state": CORPUS_STATE_VERSION, "publishable": PUBLISHABLE_VERSION,
     "report": REPORT_VERSION,
@@ -41,6 +43,23 @@ class FailureRow(BaseModel):
     error_class: str
     message: str
     attempt: int
+
+
+class SegmentRow(BaseModel):
+    """One segment of the run as the report shows it: where its calls went and what answered."""
+
+    model_config = ConfigDict(frozen=True)
+
+    label: str
+    endpoint: str
+    """The base URL (credentials stripped), "openai default", "offline", or "not recorded"."""
+    api_key_env: str | None
+    agent_model: str | None
+    judge_model: str | None
+    reported_models: list[str]
+    """Models the endpoint reported for this segment's answers and verdicts."""
+    memory: str | None
+    """The memory system as "name version [url]" (None when the segment asked no memory)."""
 
 
 class Report(BaseModel):
@@ -94,6 +113,18 @@ class Report(BaseModel):
     events: int
     last_seq: int
     projection_versions: dict[str, int]
+    segments: list[SegmentRow] = []
+    """Every segment of the run (start, resumes, scorers) with its endpoint and models."""
+    answers_from_cache: int = 0
+    """Counted answers served by the ledger's response cache (no new model call)."""
+    verdicts_from_cache: int = 0
+    """This scorer's counted verdicts served by the ledger's response cache."""
+    recalled_items: int = 0
+    """Candidates recalled across the run's questions."""
+    recalled_not_verbatim: int = 0
+    """Recalled candidates whose text does not occur in the ingested document they name."""
+    discarded_verdicts: int = 0
+    """Verdicts on an answer other than the recorded one (a writer that lost a race); never counted."""
     fama: dict | None = None
     """Memora: FAMA overall, `by_category` and per question (`questions`), for this scorer."""
 
@@ -165,8 +196,31 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
         last_seq=state.last_seq,
         projection_versions={**PROJECTION_VERSIONS, "scoring_rule": scoring_rule,
                              **({"fama": FAMA_VERSION} if fama is not None else {})},
+        segments=[_segment_row(segment) for segment in state.segments],
+        answers_from_cache=sum(1 for q in state.questions.values() if q.answered and q.answered.cache_hit),
+        verdicts_from_cache=sum(1 for q in state.questions.values()
+                                if scorer in q.judged and q.judged[scorer].cache_hit),
+        recalled_items=sum(len(q.recalled.items) for q in state.questions.values() if q.recalled),
+        recalled_not_verbatim=sum(1 for q in state.questions.values() if q.recalled
+                                  for item in q.recalled.items if item.verbatim is False),
+        discarded_verdicts=sum(len(q.discarded) for q in state.questions.values()),
         fama=fama,
     )
+
+
+def _segment_row(segment: Segment) -> SegmentRow:
+    if segment.offline:
+        endpoint = "offline"
+    elif segment.endpoint is None:
+        endpoint = "not recorded"
+    else:
+        endpoint = segment.endpoint.base_url or "openai default"
+    memory = segment.memory
+    shown = None if memory is None else " ".join(p for p in (memory.name, memory.version, memory.url or "") if p)
+    return SegmentRow(label=segment.label, endpoint=endpoint,
+                      api_key_env=segment.endpoint.api_key_env if segment.endpoint and not segment.offline else None,
+                      agent_model=segment.agent_model, judge_model=segment.judge_model,
+                      reported_models=sorted(segment.reported_models), memory=shown)
 
 
 def _fama(state: RunState, scorer: str | None) -> dict | None:

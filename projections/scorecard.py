@@ -34,8 +34,7 @@ def render_scorecard(report: Report) -> str:
     offline = "  (offline deterministic baseline)" if report.offline_models else ""
     lines.append(f"  agent {report.agent_model}  judge {report.judge_model}  scorer {report.scorer_id or '-'}"
                  f"{offline}")
-    if report.base_url:
-        lines.append(f"  endpoint {report.base_url}")
+    lines += _segment_lines(report)
     lines.append(f"  corpus {report.fingerprint[:16] if report.fingerprint else '-'}  "
                  f"{report.corpus_state.documents_ingested}/{report.corpus_state.documents_expected} documents, "
                  f"{report.corpus_state.pending_chunks} pending")
@@ -71,8 +70,37 @@ def render_scorecard(report: Report) -> str:
         lines.append(f"  failures: none unresolved ({report.failures_retried} resolved by retry or resume)")
     else:
         lines.append("  failures: 0")
+    lines += _provenance_lines(report)
     lines.append(f"  ledger head {report.ledger_head}")
     return "\n".join(lines)
+
+
+def _segment_lines(report: Report) -> list[str]:
+    """Where every segment's calls went: the run's start, each resume, each scorer."""
+    lines = []
+    for segment in report.segments:
+        models = " ".join(f"{role} {name}" for role, name in (("agent", segment.agent_model),
+                                                              ("judge", segment.judge_model)) if name)
+        reported = f"  reported {', '.join(segment.reported_models)}" if segment.reported_models else ""
+        key = f" (key ${segment.api_key_env})" if segment.api_key_env else ""
+        memory = f"  memory {segment.memory}" if segment.memory else ""
+        lines.append(f"  {segment.label:<10} endpoint {segment.endpoint}{key}  {models}{reported}{memory}".rstrip())
+    return lines
+
+
+def _provenance_lines(report: Report) -> list[str]:
+    lines = []
+    if report.answers_from_cache or report.verdicts_from_cache:
+        lines.append(f"  cache: {report.answers_from_cache} of {report.answered} answers and "
+                     f"{report.verdicts_from_cache} of {report.judged} verdicts came from the ledger's response cache")
+    if report.recalled_not_verbatim:
+        share = 100 * report.recalled_not_verbatim / report.recalled_items
+        lines.append(f"  recall: {report.recalled_not_verbatim} of {report.recalled_items} recalled texts "
+                     f"({share:.1f}%) do not occur in the document they name")
+    if report.discarded_verdicts:
+        lines.append(f"  {report.discarded_verdicts} verdict(s) on an answer that was not the recorded one "
+                     "were not counted")
+    return lines
 
 
 def _score(value: float | None) -> str:

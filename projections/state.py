@@ -12,15 +12,36 @@ from typing import Iterable
 from benchledger.errors import BadInput
 from benchledger.ledger.events import (
     ChunkExtracted, ContextRecalled, CorpusFingerprinted, Failed, Judged, MessagesIngested,
-    QuestionAnswered, QuestionsPlanned, RunFinished, RunResumed, RunStarted,
-    ScopePurged, ScopeVerified, ScorerStarted,
+    Endpoint, MemoryIdentity, QuestionAnswered, QuestionsPlanned, RunFinished, RunResumed, RunStarted,
+    ScopePurged, ScopeVerified, ScorerContinued, ScorerStarted,
 )
 from benchledger.values import Question
 
-__all__ = ["FOLD_VERSION", "QuestionState", "RunState", "fold_run", "QUESTION_STAGES"]
+__all__ = ["FOLD_VERSION", "QuestionState", "RunState", "Segment", "fold_run", "QUESTION_STAGES"]
 
-FOLD_VERSION = 1
+FOLD_VERSION = 2
 QUESTION_STAGES = ("recall", "answer", "judge")
+
+
+@dataclass
+class Segment:
+    """One part of a run that asked models or a memory: its start, a resume, a scorer, a continuation."""
+
+    index: int
+    kind: str
+    """start, resume, scorer or continue."""
+    label: str
+    """How a report names it ("start", "resume 2", "scorer s2", "scorer s2, attempt 3")."""
+    endpoint: Endpoint | None
+    """Where its model calls went; None when not recorded (rows before endpoints were)."""
+    offline: bool
+    """True when it asked no endpoint (offline models only)."""
+    agent_model: str | None = None
+    judge_model: str | None = None
+    memory: MemoryIdentity | None = None
+    scorer_id: str | None = None
+    reported_models: set[str] = field(default_factory=set)
+    """The models the endpoint reported for the answers and verdicts this segment produced."""
 
 
 @dataclass
@@ -30,6 +51,12 @@ class QuestionState:
     answered: QuestionAnswered | None = None
     judged: dict[str, Judged] = field(default_factory=dict)
     failures: list[Failed] = field(default_factory=list)
+    answered_in: int | None = None
+    """The segment that recorded the answer."""
+    judged_in: dict[str, int] = field(default_factory=dict)
+    """scorer_id -> the segment that recorded its verdict."""
+    discarded: list[Judged] = field(default_factory=list)
+    """Verdicts on an answer other than the recorded one (a writer that lost a race): never counted."""
 
     def status(self, scorer_id: str | None) -> str:
         """judged | failed | answered | recalled | pending, for one scorer."""
@@ -71,6 +98,11 @@ class RunState:
     resumes: list[RunResumed] = field(default_factory=list)
     finished: RunFinished | None = None
     preparation: int = 0
+    segments: list[Segment] = field(default_factory=list)
+    answer_segment: int | None = None
+    """The segment answers are recorded in now (the start, or the latest resume)."""
+    scorer_segment: dict[str, int] = field(default_factory=dict)
+    """scorer_id -> the segment its verdicts are recorded in now."""
     head: str | None = None
     last_seq: int = 0
     events: int = 0
@@ -122,10 +154,64 @@ def _question(state: RunState, question_id: str | None) -> QuestionState | None:
     return state.questions.get(question_id) if question_id else None
 
 
+def _segment(state: RunState, kind: str, label: str, **values: object) -> int:
+    state.segments.append(Segment(index=len(state.segments), kind=kind, label=label, **values))  # type: ignore[arg-type]
+    return len(state.segments) - 1
+
+
+def _start_segment(state: RunState, event: RunStarted) -> None:
+    cfg = event.config
+    offline = cfg.offline_models or cfg.settings.mode == "retrieval"
+    state.answer_segment = _segment(
+        state, "start", "start", endpoint=Endpoint(base_url=cfg.settings.base_url, api_key_env=cfg.settings.api_key_env),
+        offline=offline, agent_model=cfg.agent_model, judge_model=cfg.judge_model,
+        memory=MemoryIdentity(name=cfg.memory, version=cfg.memory_version,
+                              url=cfg.settings.memory_options.get("url")))
+
+
+def _resume_segment(state: RunState, event: RunResumed) -> None:
+    offline = bool(event.agent_model and event.agent_model.startswith("offline-")
+                   and (event.judge_model or "").startswith("offline-"))
+    state.answer_segment = _segment(
+        state, "resume", f"resume {event.attempt}", endpoint=event.endpoint, offline=offline,
+        agent_model=event.agent_model, judge_model=event.judge_model, memory=event.memory)
+    if state.scorers:  # the run's own scorer judges during a resume
+        state.scorer_segment[next(iter(state.scorers))] = state.answer_segment
+
+
+def _scorer_segment(state: RunState, event: ScorerStarted | ScorerContinued) -> None:
+    if isinstance(event, ScorerStarted):
+        first = not state.scorers
+        state.scorers[event.scorer_id] = event
+        if first and state.answer_segment is not None:  # the run's own scorer: the run's segment
+            state.scorer_segment[event.scorer_id] = state.answer_segment
+            return
+        index = _segment(state, "scorer", f"scorer {event.scorer_id}", endpoint=event.endpoint,
+                         offline=event.offline, judge_model=event.judge_model, scorer_id=event.scorer_id)
+    else:
+        started = state.scorers.get(event.scorer_id)
+        index = _segment(state, "continue", f"scorer {event.scorer_id}, attempt {event.attempt}",
+                         endpoint=event.endpoint, offline=bool(started and started.offline),
+                         judge_model=started.judge_model if started else None, scorer_id=event.scorer_id)
+    state.scorer_segment[event.scorer_id] = index
+
+
+def _judged(state: RunState, q: QuestionState, event: Judged) -> None:
+    if event.answer_hash and q.answered is not None and event.answer_hash != q.answered.raw_hash:
+        q.discarded.append(event)
+        return
+    q.judged[event.scorer_id] = event
+    segment = state.scorer_segment.get(event.scorer_id)
+    if segment is not None:
+        q.judged_in[event.scorer_id] = segment
+        state.segments[segment].reported_models.add(event.model)
+
+
 def _apply(state: RunState, event) -> None:  # noqa: C901 - one branch per event type
     match event:
         case RunStarted():
             state.started = event
+            _start_segment(state, event)
         case QuestionsPlanned():
             state.plan = event
             state.questions = {q.question_id: QuestionState(planned=q) for q in event.questions}
@@ -151,16 +237,20 @@ def _apply(state: RunState, event) -> None:  # noqa: C901 - one branch per event
         case QuestionAnswered():
             if (q := _question(state, event.question_id)) is not None:
                 q.answered = event
-        case ScorerStarted():
-            state.scorers[event.scorer_id] = event
+                q.answered_in = state.answer_segment
+                if state.answer_segment is not None:
+                    state.segments[state.answer_segment].reported_models.add(event.model)
+        case ScorerStarted() | ScorerContinued():
+            _scorer_segment(state, event)
         case Judged():
             if (q := _question(state, event.question_id)) is not None:
-                q.judged[event.scorer_id] = event
+                _judged(state, q, event)
         case Failed():
             q = _question(state, event.question_id)
             (q.failures if q is not None else state.run_failures).append(event)
         case RunResumed():
             state.resumes.append(event)
             state.finished = None
+            _resume_segment(state, event)
         case RunFinished():
             state.finished = event

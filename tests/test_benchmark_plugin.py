@@ -126,7 +126,8 @@ def test_the_library_runs_and_reports_the_toy_under_its_own_conditions(toy_site:
     assert config.selection.model_dump()["team"] == "red" and config.selection.question_limit == 2
     report = report_of(state)
     conditions = {c.name: c for c in report.conditions}
-    assert list(conditions) == ["enough_questions", "zero_operational_failures", "complete_run"]
+    assert list(conditions) == ["enough_questions", "zero_operational_failures", "recorded_provenance",
+                                "complete_run"]
     assert not conditions["enough_questions"].met and "2 question(s)" in conditions["enough_questions"].reason
     assert report.total == 2 and report.judged == 2 and report.status == "diagnostic"
 

@@ -15,9 +15,10 @@ from benchledger.ledger.store import Ledger
 MINI = REPO / "examples" / "groupmem-mini"
 
 
-def invoke(*args: str):
+def invoke(*args: str, expect: int = 0):
+    """Run the CLI; `expect` 3 for a run, resume or rejudge that ends with questions unjudged."""
     result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == expect, result.output
     return result
 
 
@@ -49,7 +50,7 @@ def test_a_resume_that_prepares_again_purges_again_and_records_it(tmp_path, monk
         victim = json.loads((MINI / "questions" / "Demo" / "temporal.jsonl").read_text().splitlines()[0])
         server.faults.always("500", contains=victim["question"])
         invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--agent-model", "m", "--base-url",
-               server.base_url, "--max-attempts", "1", "--out", "first.json")
+               server.base_url, "--max-attempts", "1", "--out", "first.json", expect=3)
         server.faults.clear()
         invoke("resume", "latest")
     with Ledger.open(tmp_path / "ledger.db") as ledger:

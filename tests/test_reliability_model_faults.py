@@ -143,7 +143,8 @@ def test_a_permanent_fault_fails_one_question_and_resume_completes_it(
     server.faults.always(kind, role=role, contains=f"Question:\n{text}\n\n", **options)
 
     result = invoke(ledger, *run_args(server.base_url, protocol, out))
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 3, result.output  # finished with an operational failure: resume it
+    assert f"benchledger resume " in result.output and "1 of 40 planned question(s) not judged" in result.output
     report = json.loads(out.read_text())
     assert report["run_status"] == "completed" and report["status"] == "diagnostic"
     assert not {c["name"]: c["met"] for c in report["conditions"]}["zero_operational_failures"]

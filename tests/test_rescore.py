@@ -15,9 +15,10 @@ from benchledger.ledger.store import Ledger
 MINI = REPO / "examples" / "groupmem-mini"
 
 
-def invoke(*args: str):
+def invoke(*args: str, expect: int = 0):
+    """Run the CLI; `expect` 3 for a run, resume or rejudge that ends with questions unjudged."""
     result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == expect, result.output
     return result
 
 
@@ -28,9 +29,9 @@ def server(monkeypatch):
         yield srv
 
 
-def reference_run(server, *extra: str) -> dict:
+def reference_run(server, *extra: str, expect: int = 0) -> dict:
     invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--agent-model", "gpt-5", "--judge-model", "gpt-5",
-           "--base-url", server.base_url, "--out", "r.json", *extra)
+           "--base-url", server.base_url, "--out", "r.json", *extra, expect=expect)
     with open("r.json") as handle:
         return json.load(handle)
 
@@ -84,7 +85,9 @@ def test_a_repeated_run_is_served_from_the_ledgers_response_cache(server):
 def test_an_interrupted_rejudge_is_finished_with_continue(server):
     report = reference_run(server)
     server.faults.always("500", role="judge", model="judge-two")
-    invoke("rejudge", "latest", "--judge-model", "judge-two", "--base-url", server.base_url, "--max-attempts", "1")
+    unfinished = invoke("rejudge", "latest", "--judge-model", "judge-two", "--base-url", server.base_url,
+                        "--max-attempts", "1", expect=3)
+    assert "benchledger rejudge " in unfinished.output and "--continue s2" in unfinished.output
     partial = show()
     assert partial["scorer_id"] == "s2" and partial["failed"] == report["total"] and partial["judged"] == 0
     server.faults.clear()
@@ -98,8 +101,8 @@ def test_an_interrupted_rejudge_is_finished_with_continue(server):
 def test_resume_after_a_rejudge_points_at_the_scorer_left_behind(server):
     victim = json.loads((MINI / "questions" / "Demo" / "temporal.jsonl").read_text().splitlines()[0])
     server.faults.always("500", role="agent", contains=victim["question"])
-    reference_run(server, "--max-attempts", "1")
-    invoke("rejudge", "latest", "--base-url", server.base_url)
+    reference_run(server, "--max-attempts", "1", expect=3)
+    invoke("rejudge", "latest", "--base-url", server.base_url, expect=3)  # one question has no answer to judge
     server.faults.clear()
     result = invoke("resume", "latest")
     assert "scorer s2 has 1 answer(s) it has not judged" in result.stderr

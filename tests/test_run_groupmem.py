@@ -91,11 +91,11 @@ def server(monkeypatch):
         yield srv
 
 
-def _reference_run(server, release, *extra: str) -> dict:
+def _reference_run(server, release, *extra: str, expect: int = 0) -> dict:
     result = invoke("run", "groupmem", str(release), "--domain", "Demo", "--protocol", "reference",
                     "--agent-model", "gpt-5", "--judge-model", "gpt-5", "--base-url", server.base_url,
                     "--max-attempts", "2", "--out", "r.json", *extra)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == expect, result.output
     return json.loads(Path("r.json").read_text())
 
 
@@ -122,7 +122,7 @@ def test_one_permanent_failure_is_named_and_never_scored_wrong(server, released_
     questions = (released_prompt_release / "questions" / "Demo" / "temporal.jsonl").read_text().splitlines()
     victim = json.loads(questions[0])
     server.faults.always("500", contains=victim["question"])
-    report = _reference_run(server, released_prompt_release)
+    report = _reference_run(server, released_prompt_release, expect=3)
     assert report["failed"] == 1 and report["by_kind"]["temporal"]["failed"] == 1
     assert report["judged"] == report["total"] - 1
     failed = {name for name, ok in conditions(report).items() if not ok}

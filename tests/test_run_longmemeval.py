@@ -60,7 +60,7 @@ def test_a_question_that_failed_permanently_is_judged_on_resume(monkeypatch):
         result = invoke("run", "longmemeval", str(FIXTURE), "--agent-model", "loopback-agent",
                         "--protocol", "typed", "--base-url", server.base_url, "--max-attempts", "2",
                         "--out", "first.json")
-        assert result.exit_code == 0, result.output
+        assert result.exit_code == 3, result.output
         first = json.loads(Path("first.json").read_text())
         assert first["failed"] == 1 and first["judged"] == 2 and first["status"] == "diagnostic"
         assert [(f["question_id"], f["stage"]) for f in first["failures"]] == [("lme-fx-03_abs", "judge")]

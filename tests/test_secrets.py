@@ -119,7 +119,7 @@ def test_the_api_key_appears_in_no_file_and_no_output(tmp_path):
             result = bl(tmp_path, "--log-format", log_format, "-vv", "run", "groupmem", str(MINI),
                         "--domain", "Demo", "--agent-model", "gpt-5", "--base-url", server.base_url,
                         "--max-attempts", "2", "--keep", "--out", str(out))
-            record(f"run {log_format}", result, 0)
+            record(f"run {log_format}", result, 3)  # finished with 3 operational failures
             runs[log_format] = json.loads(out.read_text())
             assert runs[log_format]["failed"] == 3
             if log_format == "json":  # an open reader keeps the -wal and -shm on disk to be searched
@@ -129,15 +129,15 @@ def test_the_api_key_appears_in_no_file_and_no_output(tmp_path):
         assert server.faults.fired.count("401") >= 4
 
         run_id = runs["json"]["run_id"]
-        for log_format in ("json", "console"):  # resume against a dead endpoint: connection errors
+        for log_format in ("json", "console"):  # resume against a dead endpoint: the probe stops it
             record(f"resume {log_format}", bl(tmp_path, "--log-format", log_format, "-vv", "resume", run_id,
                                               "--base-url", f"http://127.0.0.1:{closed_port()}/v1",
-                                              "--max-attempts", "1"), 0, 1)
+                                              "--max-attempts", "1"), 2)
         server.faults.clear()
         server.faults.always("401")  # every call refused: the run ends with every question failed
         record("run all-401", bl(tmp_path, "--log-format", "json", "-v", "run", "groupmem", str(MINI),
                                  "--domain", "Demo", "--agent-model", "gpt-5", "--base-url", server.base_url,
-                                 "--question-limit", "1", "--out", str(tmp_path / "report-401.json")), 0, 1)
+                                 "--question-limit", "1", "--out", str(tmp_path / "report-401.json")), 2, 3)
 
     for fmt in ("json", "csv", "html"):
         record(f"export {fmt}", bl(tmp_path, "export", run_id, "--format", fmt,

@@ -80,7 +80,9 @@ class ChatClient:
                            field=api_key_env)
         if max_attempts < 1:
             raise BadInput("max_attempts must be at least 1", field="max_attempts")
-        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        # Never $OPENAI_BASE_URL here: the endpoint is the one the settings name (and the ledger
+        # records); the CLI reads the variable into the setting where it means to.
+        self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self.timeout = timeout
         self.retry = RetryPolicy(max_attempts=max_attempts, backoff_base=backoff_base, backoff_max=backoff_max,
                                  max_retry_after=max_retry_after)

@@ -6,7 +6,7 @@ import click
 
 from benchledger.cli.common import AppContext, open_ledger, pass_app, run_argument
 from benchledger.cli.progress import make_progress
-from benchledger.cli.render import report_for, show_report
+from benchledger.cli.render import report_for, require_every_question_judged, show_report
 from benchledger.orchestration.rejudge import rejudge_run
 from benchledger.redaction import redact, register_secret_env
 
@@ -39,7 +39,9 @@ def rejudge(app: AppContext, run_ref: str, judge_model: str | None, protocol: st
                              continue_scorer=continue_scorer,
                              redact=redact, progress=make_progress(app.log_format))
         click.echo(f"run {run_id}: {'scorer' if continue_scorer else 'new scorer'} {scorer}", err=True)
-        show_report(report_for(ledger, run_id, scorer_id=scorer), as_json=as_json)
+        report = report_for(ledger, run_id, scorer_id=scorer)
+        show_report(report, as_json=as_json)
+    require_every_question_judged(report, next_step=f"benchledger rejudge {run_id} --continue {scorer}")
 
 
 COMMANDS = [rejudge]

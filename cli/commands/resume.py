@@ -6,7 +6,7 @@ import click
 
 from benchledger.cli.common import AppContext, open_ledger, pass_app, run_argument
 from benchledger.cli.progress import make_progress
-from benchledger.cli.render import report_for, show_report
+from benchledger.cli.render import report_for, require_every_question_judged, show_report
 from benchledger.errors import RunAborted
 from benchledger.orchestration.resume import later_scorers_behind, recorded_settings, resume_run
 from benchledger.projections.state import fold_run
@@ -22,9 +22,12 @@ __all__ = ["COMMANDS"]
 @click.option("--base-url", default=None, help="Override the recorded endpoint (e.g. a new loopback port).")
 @click.option("--memory-url", default=None, help="Override the recorded memory server URL (--memory http).")
 @click.option("--memory-token-env", default=None, help="Override the environment variable holding the memory server's token.")
+@click.option("--allow-memory-change", is_flag=True,
+              help="Continue with a memory system other than the run's (recorded; the run becomes diagnostic).")
 @pass_app
 def resume(app: AppContext, run_ref: str, concurrency: int | None, max_attempts: int | None,
-           base_url: str | None, memory_url: str | None, memory_token_env: str | None) -> None:
+           base_url: str | None, memory_url: str | None, memory_token_env: str | None,
+           allow_memory_change: bool) -> None:
     """Continue an interrupted run: re-check the corpus, re-prepare if the memory lost it, run what is missing."""
     with open_ledger(app, create=False) as ledger:
         run_id = ledger.resolve_run(run_ref)
@@ -40,7 +43,7 @@ def resume(app: AppContext, run_ref: str, concurrency: int | None, max_attempts:
                 register_secret_env(name)
         try:
             outcome = resume_run(ledger, run_id, redact=redact, progress=make_progress(app.log_format),
-                                 **overrides)
+                                 allow_memory_change=allow_memory_change, **overrides)
         except RunAborted:
             show_report(report_for(ledger, run_id))
             raise
@@ -53,6 +56,9 @@ def resume(app: AppContext, run_ref: str, concurrency: int | None, max_attempts:
             click.echo(f"scorer {scorer} has {missing} answer(s) it has not judged; finish it with "
                        f"`benchledger rejudge {run_id} --continue {scorer}`", err=True)
         show_report(report_for(ledger, run_id))
+        own = fold_run(run_id, ledger.events(run_id, types=["ScorerStarted"])).scorers
+        own_report = report_for(ledger, run_id, scorer_id=next(iter(own), None))  # resume judges with it
+    require_every_question_judged(own_report, next_step=f"benchledger resume {run_id}")
 
 
 COMMANDS = [resume]

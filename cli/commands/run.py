@@ -21,8 +21,9 @@ from benchledger.cli.options import (
     settings_from_options,
 )
 from benchledger.cli.progress import make_progress
-from benchledger.cli.render import report_for, show_report
+from benchledger.cli.render import report_for, require_every_question_judged, show_report
 from benchledger.errors import RunAborted
+from benchledger.files import check_writable
 from benchledger.orchestration.session import resolved_settings, run_dataset
 from benchledger.redaction import redact, register_secret_env
 
@@ -41,6 +42,8 @@ def source_argument(benchmark: Benchmark) -> Any:
 
 
 def _execute_run(app: AppContext, benchmark: Benchmark, source: Path, opts: dict[str, Any]) -> None:
+    if opts.get("out") is not None:
+        check_writable(opts["out"])  # before anything is spent
     selection = selection_from_options(benchmark, opts)
     dataset = benchmark.load(source, selection)
     settings = resolved_settings(benchmark, settings_from_options(app, opts))  # refused before any write
@@ -53,7 +56,9 @@ def _execute_run(app: AppContext, benchmark: Benchmark, source: Path, opts: dict
             if err.run_id:
                 show_report(report_for(ledger, err.run_id), out=opts.get("out"))
             raise
-        show_report(report_for(ledger, run_id), out=opts.get("out"))
+        report = report_for(ledger, run_id)
+        show_report(report, out=opts.get("out"))
+    require_every_question_judged(report, next_step=f"benchledger resume {run_id}")
 
 
 def _run_command(benchmark: Benchmark) -> click.Command:

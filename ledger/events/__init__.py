@@ -11,8 +11,9 @@ from benchledger.ledger.events.corpus import (
     ChunkExtracted, CorpusFingerprinted, MessagesIngested, RunResumed, ScopePurged, ScopeVerified,
 )
 from benchledger.ledger.events.question import (
-    STAGES, ContextRecalled, Failed, Judged, QuestionAnswered, RecalledItem, ScorerStarted,
+    STAGES, ContextRecalled, Failed, Judged, QuestionAnswered, RecalledItem, ScorerContinued, ScorerStarted,
 )
+from benchledger.ledger.events.endpoints import Endpoint, MemoryIdentity
 from benchledger.ledger.events.run import (
     Provenance, QuestionsPlanned, RunConfig, RunFinished, RunStarted,
 )
@@ -20,7 +21,7 @@ from benchledger.ledger.events.run import (
 EVENT_CLASSES: tuple[type[Event], ...] = (
     RunStarted, QuestionsPlanned, CorpusFingerprinted, MessagesIngested, ChunkExtracted,
     ScopeVerified, ContextRecalled, QuestionAnswered, ScorerStarted, Judged, Failed, ScopePurged,
-    RunResumed, RunFinished,
+    RunResumed, ScorerContinued, RunFinished,
 )
 EVENT_TYPES: dict[str, type[Event]] = {cls.model_fields["type"].default: cls for cls in EVENT_CLASSES}
 
@@ -35,6 +36,6 @@ __all__ = [
     "any_event_adapter",
     "RunStarted", "RunConfig", "Provenance", "QuestionsPlanned", "RunFinished",
     "CorpusFingerprinted", "MessagesIngested", "ChunkExtracted", "ScopeVerified", "ScopePurged",
-    "RunResumed", "ContextRecalled", "RecalledItem", "QuestionAnswered", "ScorerStarted", "Judged",
-    "Failed",
+    "RunResumed", "ContextRecalled", "RecalledItem", "QuestionAnswered", "ScorerStarted", "ScorerContinued",
+    "Judged", "Failed", "Endpoint", "MemoryIdentity",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from benchledger.ledger.events.base import Event
+from benchledger.ledger.events.endpoints import Endpoint, MemoryIdentity
 
 __all__ = [
     "CorpusFingerprinted", "MessagesIngested", "ChunkExtracted", "ScopeVerified",
@@ -131,6 +132,16 @@ class RunResumed(Event):
     """True when the memory scope no longer held the corpus and was prepared again."""
     pending_questions: int
     """Questions the run's own scorer had not judged when the resume began."""
+    endpoint: Endpoint | None = None
+    """Where this resume's model calls went (None: not recorded, on rows before it was)."""
+    agent_model: str | None = None
+    """The answer model this resume asked for (an offline model's labelled name when offline)."""
+    judge_model: str | None = None
+    """The judge model of the run's own scorer during this resume."""
+    memory: MemoryIdentity | None = None
+    """The memory system this resume recalled from (None: not recorded, on rows before it was)."""
+    memory_changed: bool = False
+    """True when the user allowed a memory system other than the run's (the run is then diagnostic)."""
 
     def idempotency_key(self) -> str:
         return f"run:resume:{self.attempt}"

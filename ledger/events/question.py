@@ -7,9 +7,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchledger.ledger.events.base import Event, Usage
+from benchledger.ledger.events.endpoints import Endpoint
 
 __all__ = [
-    "RecalledItem", "ContextRecalled", "QuestionAnswered", "ScorerStarted", "Judged", "Failed",
+    "RecalledItem", "ContextRecalled", "QuestionAnswered", "ScorerStarted", "ScorerContinued", "Judged", "Failed",
     "STAGES",
 ]
 
@@ -31,6 +32,9 @@ class RecalledItem(BaseModel):
     """Who wrote it, if the document says."""
     channel: str | None = None
     """Its channel or session, if the document says."""
+    verbatim: bool | None = None
+    """True when the text the memory returned occurs in the ingested document (a summarising
+    memory may paraphrase; an inventing one shows here); None on rows before it was checked."""
 
 
 class ContextRecalled(Event):
@@ -52,6 +56,9 @@ class ContextRecalled(Event):
     """The candidates in rank order."""
     context_hash: str
     """Blob hash of the packed context exactly as shown to the answer model."""
+    candidates_hash: str = ""
+    """Blob hash of the candidates exactly as the memory returned them (JSON); resume answers from
+    them ('' on rows before they were kept)."""
     context_tokens: int
     """Estimated tokens of the packed context."""
     latency_ms: float
@@ -102,9 +109,27 @@ class ScorerStarted(Event):
     """SHA-256 of the judge's system prompt ('' when it has none)."""
     offline: bool = False
     """True when the judge is a deterministic offline model."""
+    endpoint: Endpoint | None = None
+    """Where its judge calls went (None for an offline judge, or on rows before it was recorded)."""
 
     def idempotency_key(self) -> str:
         return f"scorer:{self.scorer_id}"
+
+
+class ScorerContinued(Event):
+    """An interrupted scorer is finished (`rejudge --continue`), possibly at another endpoint."""
+
+    type: Literal["ScorerContinued"] = "ScorerContinued"
+    """The event type."""
+    scorer_id: str
+    """The scorer being finished."""
+    attempt: int
+    """The attempt number its new calls (and failures) carry."""
+    endpoint: Endpoint | None = None
+    """Where its judge calls now go (None for an offline judge)."""
+
+    def idempotency_key(self) -> str:
+        return f"scorer:{self.scorer_id}:continue:{self.attempt}"
 
 
 class Judged(Event):
@@ -132,6 +157,9 @@ class Judged(Event):
     """How long the call took, in milliseconds (0 on a cache hit)."""
     criteria: dict[str, Literal["yes", "no", "unclear"]] = Field(default_factory=dict)
     """Memora: criterion_id -> the judge's answer about the candidate answer."""
+    answer_hash: str = ""
+    """raw_hash of the answer this verdict judged; a verdict on any other answer than the recorded
+    one is never counted ('' on rows before it was recorded)."""
 
     def idempotency_key(self) -> str:
         return f"judge:{self.scorer_id}:{self.question_id}"

@@ -1,0 +1,37 @@
+"""Where the calls that count went: the model endpoint and the memory system of a run segment.
+
+A run has segments: its start, each resume, and each scorer (and each continuation of one). Every
+segment that asks a model or a memory system records which, so that every counted answer and
+verdict can be traced to a recorded endpoint; a segment recorded before endpoints were (`None`)
+can never count towards a publishable score.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = ["Endpoint", "MemoryIdentity"]
+
+
+class Endpoint(BaseModel):
+    """An OpenAI-compatible endpoint, recorded without credentials."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    base_url: str | None
+    """The endpoint's base URL with any user:password removed (None: the openai SDK's default)."""
+    api_key_env: str
+    """The environment variable that held the API key (its name, never its value)."""
+
+
+class MemoryIdentity(BaseModel):
+    """The memory system a segment recalled from, as it named itself."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    name: str
+    """The memory system's name (`http:<name>` for a remote one)."""
+    version: str
+    """Its version, as it reported it."""
+    url: str | None = None
+    """A remote memory server's URL, without credentials (None in process)."""
