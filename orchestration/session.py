@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from benchledger.adapters.benchmarks.base import Dataset, Prompts
 from benchledger.adapters.benchmarks.registry import Benchmark, benchmark_named
+from benchledger.adapters.memory.evalstore import check_store_path
 from benchledger.adapters.memory.protocol import MemorySystem
 from benchledger.adapters.memory.registry import open_memory
 from benchledger.adapters.models.factory import build_models
@@ -31,6 +32,8 @@ def resolved_settings(benchmark: Benchmark, settings: RunSettings) -> RunSetting
     """The settings as recorded: the protocol resolved against what the benchmark offers."""
     if settings.memory_store is None:
         raise BadInput("a run needs an evaluation memory store path (memory_store)", field="memory_store")
+    if settings.memory != "http":  # a remote system keeps its data on its own side
+        check_store_path(settings.memory_store)
     if settings.mode == "retrieval":
         if not benchmark.retrieval:
             raise BadInput(f"{benchmark.name} labels no evidence, so it has no retrieval run", field="benchmark")

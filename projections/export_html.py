@@ -13,7 +13,7 @@ from importlib.resources import files
 from string import Template
 from typing import Any
 
-from benchledger.projections.report import Report
+from benchledger.projections.report import Report, SegmentRow
 from benchledger.projections.tallies import KindTally
 
 __all__ = ["render_html", "accuracy_chart"]
@@ -79,10 +79,25 @@ def _facts(report: Report) -> str:
         ("corpus", f"{cs.documents_ingested}/{cs.documents_expected} documents, {cs.pending_chunks} pending chunks"),
         ("fingerprint", report.fingerprint),
         ("run status", report.run_status),
+        *((f"segment {segment.label}", _segment_text(segment)) for segment in report.segments),
+        ("from the response cache", f"{report.answers_from_cache} answers, {report.verdicts_from_cache} verdicts"),
+        ("recalled texts not in their document", f"{report.recalled_not_verbatim} of {report.recalled_items}"),
         ("ledger head", report.ledger_head),
     ]
     items = "".join(f"<div><dt>{_e(k)}</dt><dd class=\"mono\">{_e(v)}</dd></div>" for k, v in facts)
     return f'<h2>Scorecard</h2><dl class="card facts">{items}</dl>'
+
+
+def _segment_text(segment: SegmentRow) -> str:
+    """Where a segment's calls went, which models it asked, and which the endpoint reported."""
+    parts = [f"endpoint {segment.endpoint}"]
+    parts += [f"{role} {model}" for role, model in (("agent", segment.agent_model), ("judge", segment.judge_model))
+              if model]
+    if segment.reported_models:
+        parts.append("reported " + ", ".join(segment.reported_models))
+    if segment.memory:
+        parts.append(f"memory {segment.memory}")
+    return " · ".join(parts)
 
 
 def _conditions(report: Report) -> str:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import json.scanner
+import re
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -20,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 from benchledger.errors import BadInput
 
-__all__ = ["read_json", "line_of", "validate", "dotted"]
+__all__ = ["huge_integer", "read_json", "line_of", "validate", "dotted"]
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -40,6 +42,21 @@ def read_json(path: Path) -> tuple[Any, str]:
     except json.JSONDecodeError as err:
         raise BadInput(f"not valid JSON: {err.msg} (column {err.colno})", file=str(path),
                        line=err.lineno) from err
+    except ValueError:  # an integer longer than Python converts
+        raise huge_integer(text, path) from None
+    except RecursionError:
+        raise BadInput("JSON nested too deeply", file=str(path)) from None
+
+
+def huge_integer(text: str, path: Path, *, line: int | None = None, offset: int = 0) -> BadInput:
+    """The one-line error for JSON holding an integer longer than Python converts (its digit limit)."""
+    limit = sys.get_int_max_str_digits()
+    match = re.compile(r"\d{%d,}" % (limit + 1)).search(text, offset)
+    if match is not None and line is None:
+        line = text[:match.start()].count("\n") + 1
+    digits = f"{len(match.group())} digits" if match else f"more than {limit} digits"
+    return BadInput(f"an integer of {digits}, longer than the {limit} digits Python reads", file=str(path),
+                    line=line)
 
 
 def _positions(text: str) -> tuple[Any, dict[int, int]]:

@@ -22,7 +22,7 @@ from pathlib import Path
 from benchledger.clock import now_iso
 from benchledger.errors import NotAnEvaluationStore
 
-__all__ = [
+__all__ = ["check_store_path", 
     "APPLICATION_ID", "MARKER_TABLE", "STORE_KIND", "open_eval_store", "is_evaluation_store",
     "require_evaluation_store", "transaction", "purge_scope", "reset",
 ]
@@ -45,6 +45,8 @@ def open_eval_store(path: Path | str, *, create: bool = True) -> sqlite3.Connect
         raise NotAnEvaluationStore(
             f"{path}: no evaluation store here; open it with create=True to make one"
         )
+    if path.is_dir():
+        raise NotAnEvaluationStore(f"{path}: is a folder; point the memory store at a file")
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     try:
@@ -53,10 +55,40 @@ def open_eval_store(path: Path | str, *, create: bool = True) -> sqlite3.Connect
             _mark_if_empty(conn, path, create=create)
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
+    except sqlite3.DatabaseError as err:
+        conn.close()
+        raise NotAnEvaluationStore(f"{path}: not a SQLite file, so not a benchledger evaluation store "
+                                   f"({err}); point the memory store at a new file") from None
     except BaseException:
         conn.close()
         raise
     return conn
+
+
+def check_store_path(path: Path | str) -> None:
+    """NotAnEvaluationStore now, writing nothing, when `path` holds anything but an evaluation store.
+
+    A missing or empty file is fine (it becomes one); this lets a run refuse a wrong
+    `--memory-store` before it creates a ledger or asks anything.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise NotAnEvaluationStore(f"{path}: is a folder; point the memory store at a file")
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as err:
+        raise NotAnEvaluationStore(f"{path}: cannot be opened ({err})") from None
+    try:
+        if not is_evaluation_store(conn):
+            raise NotAnEvaluationStore(f"{path}: this file is not a benchledger evaluation store; point the "
+                                       "memory store at a new file")
+    except sqlite3.DatabaseError as err:
+        raise NotAnEvaluationStore(f"{path}: not a SQLite file, so not a benchledger evaluation store "
+                                   f"({err}); point the memory store at a new file") from None
+    finally:
+        conn.close()
 
 
 def _mark_if_empty(conn: sqlite3.Connection, path: Path, *, create: bool) -> None:

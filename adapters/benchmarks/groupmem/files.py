@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchledger.adapters.benchmarks.json_source import huge_integer
 from benchledger.errors import BadInput
 
 __all__ = [
@@ -53,6 +54,8 @@ def contained_path(root: Path, path: Path) -> Path:
 
 def read_text(root: Path, path: Path) -> str:
     """Read a UTF-8 file inside `root`; missing, outside or non-UTF-8 files raise BadInput."""
+    if path.is_symlink() and not path.exists():
+        raise BadInput("is a symbolic link that leads nowhere (a loop, or a missing target)", file=str(path))
     if not path.is_file():
         raise BadInput("expected file is missing", file=str(path))
     data = contained_path(root, path).read_bytes()
@@ -99,6 +102,8 @@ def _decode(text: str, pos: int, path: Path) -> tuple[Any, int]:
                        line=err.lineno) from err
     except RecursionError:
         raise BadInput("JSON nested too deeply", file=str(path), line=line_at(text, pos)) from None
+    except ValueError:  # an integer longer than Python converts
+        raise huge_integer(text, path, offset=pos) from None
 
 
 def scan_channels(text: str, path: Path) -> tuple[list[str], list[PositionedMessage]]:

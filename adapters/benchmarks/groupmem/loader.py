@@ -48,6 +48,7 @@ from benchledger.adapters.benchmarks.groupmem.schema import (
     is_encodable,
 )
 from benchledger.adapters.benchmarks.groupmem.selection import GroupMemSelection
+from benchledger.adapters.benchmarks.json_source import huge_integer
 from benchledger.errors import BadInput
 
 __all__ = [
@@ -178,6 +179,8 @@ def parse_question_file(root: Path, path: Path) -> list[RawQuestion]:
             value = json.loads(line)
         except (json.JSONDecodeError, RecursionError) as err:
             raise BadInput(f"not a valid JSON line ({err})", file=str(path), line=number) from None
+        except ValueError:  # an integer longer than Python converts
+            raise huge_integer(line, path, line=number) from None
         if not isinstance(value, dict):
             raise BadInput("a question line must be a JSON object", file=str(path), line=number)
         try:
@@ -237,7 +240,9 @@ def read_questions(root: Path, domain: str, *, kinds: Sequence[str] | None = Non
     for path in unknown_kind_files(folder):
         raise BadInput(f"unknown question kind {path.stem!r}; expected one of {', '.join(KINDS)}",
                        file=str(path))
-    present = tuple(kind for kind in KINDS if (folder / f"{kind}.jsonl").exists())
+    # A kind file that is a broken link or a loop is present and bad, never silently absent.
+    present = tuple(kind for kind in KINDS if (folder / f"{kind}.jsonl").exists()
+                    or (folder / f"{kind}.jsonl").is_symlink())
     for kind in selected or ():
         if kind not in present:
             raise BadInput(f"no questions file for kind {kind!r}", file=str(folder / f"{kind}.jsonl"))
