@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 import click
-from benchledger.cli.common import AppContext, open_ledger, pass_app, run_argument
+from benchledger.cli.common import AppContext, checked_events, open_ledger, pass_app, run_argument
 from benchledger.errors import BadInput
 from benchledger.projections.export import FORMATS, export_run
 from benchledger.projections.state import fold_run
@@ -34,7 +34,7 @@ def export(app: AppContext, run_ref: str, fmt: str | None, out: Path, scorer_id:
         raise BadInput(f"cannot tell the format from {out.name!r}; pass --format {'|'.join(FORMATS)}", field="format")
     with open_ledger(app, create=False) as ledger:
         run_id = ledger.resolve_run(run_ref)
-        text = export_run(fold_run(run_id, ledger.events(run_id)), ledger.get_blob, fmt, scorer_id=scorer_id)
+        text = export_run(fold_run(run_id, checked_events(ledger, run_id)), ledger.get_blob, fmt, scorer_id=scorer_id)
     _write_atomic(out, text)
     click.echo(f"wrote {fmt} export of run {run_id} to {out}")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Union
+from typing import Annotated, Union, get_args
 
 from pydantic import Field, TypeAdapter
 
@@ -17,18 +17,19 @@ from benchledger.ledger.events.run import (
     PlannedQuestion, Provenance, QuestionsPlanned, RunConfig, RunFinished, RunStarted,
 )
 
-EVENT_CLASSES: tuple[type[Event], ...] = (
-    RunStarted, QuestionsPlanned, CorpusFingerprinted, MessagesIngested, ChunkExtracted,
-    ScopeVerified, ContextRecalled, QuestionAnswered, ScorerStarted, Judged, Failed, ScopePurged,
-    RunResumed, RunFinished,
-)
-EVENT_TYPES: dict[str, type[Event]] = {cls.model_fields["type"].default: cls for cls in EVENT_CLASSES}
-
 AnyEvent = Annotated[
-    Union[tuple(EVENT_CLASSES)],  # type: ignore[valid-type]
+    Union[
+        RunStarted, QuestionsPlanned, CorpusFingerprinted, MessagesIngested, ChunkExtracted,
+        ScopeVerified, ContextRecalled, QuestionAnswered, ScorerStarted, Judged, Failed,
+        ScopePurged, RunResumed, RunFinished,
+    ],
     Field(discriminator="type"),
 ]
+"""Any event, told apart by its `type`: the union the mapper reads rows into."""
 any_event_adapter: TypeAdapter[AnyEvent] = TypeAdapter(AnyEvent)
+
+EVENT_CLASSES: tuple[type[Event], ...] = get_args(get_args(AnyEvent)[0])
+EVENT_TYPES: dict[str, type[Event]] = {cls.model_fields["type"].default: cls for cls in EVENT_CLASSES}
 
 __all__ = [
     "Event", "Usage", "cap_message", "STAGES", "EVENT_CLASSES", "EVENT_TYPES", "AnyEvent",

@@ -58,6 +58,8 @@ class QuestionAnswered(Event):
     usage: Usage = Field(default_factory=Usage)
     cache_hit: bool = False
     latency_ms: float = 0.0
+    request_digest: str = ""
+    """Cache key (SHA-256) of the model request that produced the answer; "" when not recorded."""
 
     def idempotency_key(self) -> str:
         return f"answer:{self.question_id}"
@@ -92,6 +94,8 @@ class Judged(Event):
     latency_ms: float = 0.0
     criteria: dict[str, Literal["yes", "no", "unclear"]] = Field(default_factory=dict)
     """Memora: criterion_id -> the judge's answer about the candidate answer."""
+    request_digest: str = ""
+    """Cache key (SHA-256) of the judge request that produced the verdict; "" when not recorded."""
 
     def idempotency_key(self) -> str:
         return f"judge:{self.scorer_id}:{self.question_id}"
