@@ -43,8 +43,8 @@ UPCASTERS: dict[tuple[str, int], Upcaster] = {}
 ROW_COLUMNS = ("seq, run_id, position, type, schema_version, recorded_at, idempotency_key, "
                "payload, prev_hash, hash")
 
-Row = tuple[int, str, int, str, int, str, "str | None", str, str, str]
-"""An event row selected as `ROW_COLUMNS`."""
+Row = tuple[int, str, int, str, int, str, "str | None", "str | bytes", str, str]
+"""An event row selected as `ROW_COLUMNS` (the payload as text, or as its UTF-8 bytes)."""
 
 
 class StoredEvent(BaseModel):
@@ -100,7 +100,7 @@ def upcaster(event_type: str, from_version: int) -> Callable[[Upcaster], Upcaste
     return register
 
 
-def _read_event(type_: str, schema_version: int, payload: str) -> Event:
+def _read_event(type_: str, schema_version: int, payload: str | bytes) -> Event:
     cls = EVENT_TYPES.get(type_)
     if cls is None:
         raise LedgerError(f"unknown event type {type_!r} in the ledger; upgrade benchledger")
@@ -157,9 +157,28 @@ def _collector_paused() -> Iterator[None]:
 
 
 def rows_to_stored(rows: Iterable[Row]) -> list[StoredEvent]:
-    """Many rows -> StoredEvents, in the order given (see the module docstring for the cost)."""
+    """Many rows -> StoredEvents, in the order given (see the module docstring for the cost).
+
+    A row of a current schema version is validated inline; anything else (an upcast, an unknown
+    type, a payload that does not validate) takes `row_to_stored`, which names the bad seq.
+    """
+    current = {name: cls.schema_version for name, cls in EVENT_TYPES.items()}
+    validate = any_event_adapter.validate_json
+    stored: list[StoredEvent] = []
     with _collector_paused():
-        return [row_to_stored(row) for row in rows]
+        for row in rows:
+            seq, run_id, position, type_, version, recorded_at, key, payload, prev_hash, hash_ = row
+            if current.get(type_) == version:
+                try:
+                    event: Event = validate(payload)
+                except ValueError:
+                    pass
+                else:
+                    stored.append(stored_event(seq, run_id, position, type_, version, recorded_at, key,
+                                               hash_, prev_hash, event))
+                    continue
+            stored.append(row_to_stored(row))
+    return stored
 
 
 def event_row(event: Event) -> tuple[str, int, str | None, bytes]:

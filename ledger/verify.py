@@ -45,6 +45,7 @@ Problem = tuple["int | None", str]
 """(first bad seq or None, what is wrong)."""
 
 _DAMAGED = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+_BYTES_COLUMNS = ROW_COLUMNS.replace("payload", "CAST(payload AS BLOB)")
 
 
 class VerifyResult(BaseModel):
@@ -98,7 +99,12 @@ class _Linker:
             if len(self._linkers) > 1024:
                 self._linkers.clear()
             link = self._linkers[(run_id, recorded_at)] = batch_linker(run_id, recorded_at)
-        return link(stored_prev, position, type_, version, key, payload.encode())
+        return link(stored_prev, position, type_, version, key,
+                    payload if isinstance(payload, bytes) else payload.encode())
+
+    def holds(self, row: Row, prev_seq: int, prev_hash: str) -> bool:
+        """True when the row follows prev_seq, links to prev_hash and hashes to its own hash."""
+        return row[0] == prev_seq + 1 and row[8] == prev_hash and self(row) == row[9]
 
 
 def _link_problem(row: Row, prev_seq: int, prev_hash: str, linker: _Linker) -> Problem | None:
@@ -140,7 +146,8 @@ def _walk_run(conn: sqlite3.Connection, run_id: str) -> tuple[list[Row], Problem
                                (run_id,)).fetchone()
     if first is None:
         raise RunNotFound(f"no run {run_id} in this ledger; list runs with `benchledger runs`")
-    segment = conn.execute(f"SELECT {ROW_COLUMNS} FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq",
+    # Payloads as bytes: hashed as they are, and validated without a decode and re-encode.
+    segment = conn.execute(f"SELECT {_BYTES_COLUMNS} FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq",
                            (first - 1, last + 1)).fetchall()
     prev_seq, prev_hash = 0, GENESIS
     if segment and segment[0][0] == first - 1:  # the row before the run anchors its first link
@@ -150,15 +157,15 @@ def _walk_run(conn: sqlite3.Connection, run_id: str) -> tuple[list[Row], Problem
         return [], (first - 1, f"seq {first - 1}, the row before run {run_id}'s first event, is "
                                "missing (deleted)")
     rows: list[Row] = []
-    linker = _Linker()
-    for row in segment:
-        problem = _link_problem(row, prev_seq, prev_hash, linker)
-        if problem is None and row[1] == run_id:
-            problem = _position_problem(row, rows[-1][2] if rows else 0)
-        if problem:
-            return rows, problem
+    linker, last_position = _Linker(), 0
+    for row in segment:  # the common case inline; the slow path only to name a problem
+        if not linker.holds(row, prev_seq, prev_hash):
+            return rows, _link_problem(row, prev_seq, prev_hash, linker)
         if row[1] == run_id:
+            if row[2] != last_position + 1:
+                return rows, _position_problem(row, last_position)
             rows.append(row)
+            last_position = row[2]
         prev_seq, prev_hash = row[0], row[9]
     return rows, None
 
