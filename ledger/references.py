@@ -62,15 +62,21 @@ def blob_references(events: Iterable[StoredEvent]) -> Iterator[tuple[int, str]]:
 
 
 def _selects(where: str) -> Iterator[str]:
+    """One SELECT of (seq, ref) per scan: the i-th plain path of every type in one CASE, so the
+    events table is read once however many types name a blob, and one per `*` path."""
+    plain = [(type_, [path for path in paths if "*" not in path]) for type_, paths in BLOB_FIELDS.items()]
+    for index in range(max((len(paths) for _, paths in plain), default=0)):
+        cases = [(type_, paths[index]) for type_, paths in plain if len(paths) > index]
+        whens = " ".join(f"WHEN '{type_}' THEN json_extract(e.payload, '$.{'.'.join(path)}')"
+                         for type_, path in cases)
+        types = ", ".join(f"'{type_}'" for type_, _ in cases)
+        yield f"SELECT e.seq, CASE e.type {whens} END AS ref FROM events e WHERE e.type IN ({types}){where}"
     for type_, paths in BLOB_FIELDS.items():
         for path in paths:
-            if path[-1] == "*":
-                json_path = "$." + ".".join(path[:-1])
+            if "*" in path:
+                json_path = "$." + ".".join(path[:path.index("*")])
                 yield (f"SELECT e.seq, j.value AS ref FROM events e, json_each(e.payload, "
                        f"'{json_path}') j WHERE e.type = '{type_}'{where}")
-            else:
-                yield (f"SELECT e.seq, json_extract(e.payload, '$.{'.'.join(path)}') AS ref "
-                       f"FROM events e WHERE e.type = '{type_}'{where}")
 
 
 def missing_sql(*, one_run: bool) -> str:

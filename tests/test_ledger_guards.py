@@ -205,3 +205,22 @@ def test_expect_head_catches_a_consistent_rewrite_and_an_older_copy(tmp_path):
     rewritten = runner.invoke(cli, ["--ledger", str(path), "verify", "run", "--expect-head", head])
     assert rewritten.exit_code == 1 and "no event with hash" in rewritten.output
     assert len(rewritten.output.strip().splitlines()) == 1
+
+
+def test_a_released_prompt_the_run_names_must_be_stored(tmp_path):
+    from benchledger.ledger.events import Provenance, RunConfig, RunStarted
+
+    prompt = b"You are a careful judge."
+    config = RunConfig(benchmark="GroupMemBench", subset="Demo", corpus_path="/c", memory="sqlite",
+                       memory_version="1", agent_model="a", judge_model="j", offline_models=True,
+                       protocol="reference", k=10,
+                       reference_prompt_hashes={"judge_system": hashlib.sha256(prompt).hexdigest()})
+    started = RunStarted(config=config, provenance=Provenance(package_version="0", python="3.11"))
+    with Ledger.open(tmp_path / "kept.db") as ledger:
+        ledger.append("run", [started], blobs=[prompt])
+        assert ledger.verify().ok and ledger.verified_events("run")
+    with Ledger.open(tmp_path / "lost.db") as ledger:
+        ledger.append("run", [started])
+        assert "names blob " + hashlib.sha256(prompt).hexdigest() in ledger.verify().problem
+        with pytest.raises(VerificationFailed, match="names blob"):
+            ledger.verified_events("run")
