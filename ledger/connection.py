@@ -9,8 +9,8 @@ mark and the table list in ONE read transaction, so a process that opens a ledge
 creates it sees either the empty file or the finished ledger, never half of each.
 
 Readers open the file read-only (`mode=ro`): reading never writes, migrates or checkpoints, so a
-read-only file, a read-only mount (opened `immutable` when SQLite cannot create the WAL index
-there) or a ledger from an older benchledger can be shown and verified as it is. The writer
+read-only file, a read-only mount (see `_read_only_uri`) or a ledger from an older benchledger
+can be shown and verified as it is. The writer
 connection creates a new ledger and migrates an older one inside one `BEGIN IMMEDIATE`
 transaction that recognises the file again under the lock, so several processes opening the
 same new path at once create it exactly once.
@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from benchledger.errors import BadInput, NotALedger
+from benchledger.errors import BadInput, LedgerError, NotALedger
 from benchledger.ledger import migrations
 from benchledger.ledger.sqlite_errors import storage_error
 
@@ -190,17 +190,32 @@ def _connect(target: str, path: Path, action: str, set_up: Callable[[sqlite3.Con
     return conn
 
 
-def _read_only_uri(path: Path, *, immutable: bool) -> str:
-    return path.resolve().as_uri() + ("?immutable=1" if immutable else "?mode=ro")
+def _read_only_uri(path: Path) -> str:
+    """`mode=ro`, or `immutable` on a read-only mount where SQLite could not make a WAL index.
+
+    Immutable reads ignore the write-ahead log, so they are only used when there is none to
+    read; a log left on a read-only mount is read through its `-shm`, and without one the
+    ledger cannot be read faithfully there.
+    """
+    real = path.resolve()
+    uri = real.as_uri()
+    if not os.statvfs(real).f_flag & os.ST_RDONLY:
+        return uri + "?mode=ro"
+    wal, shm = Path(f"{real}-wal"), Path(f"{real}-shm")
+    if not wal.exists() or wal.stat().st_size == 0:
+        return uri + "?immutable=1"
+    if shm.exists():
+        return uri + "?mode=ro"
+    raise LedgerError(f"{path} is on a read-only mount with a write-ahead log but no {shm.name} "
+                      "beside it, so its latest events cannot be read there; copy the ledger with "
+                      "both files to a writable folder")
 
 
 def open_reader(path: Path) -> sqlite3.Connection:
     """A read-only autocommit connection to the existing ledger at path (never writes the file)."""
     if not holds_data(path):
         raise NotALedger(f"no ledger at {path}; run a benchmark first or pass --ledger PATH")
-    # A read-only mount cannot hold the WAL index SQLite would create; nobody can write there,
-    # so the file is read as immutable.
-    immutable = bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    uri = _read_only_uri(path)
 
     def set_up(conn: sqlite3.Connection) -> None:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -208,4 +223,4 @@ def open_reader(path: Path) -> sqlite3.Connection:
             raise NotALedger(f"{path} is an empty SQLite file, not a ledger; open it to create one")
         migrations.pending(conn, str(path))  # refuses a ledger from a newer benchledger
 
-    return _connect(_read_only_uri(path, immutable=immutable), path, "read", set_up, uri=True)
+    return _connect(uri, path, "read", set_up, uri=True)

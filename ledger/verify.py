@@ -16,9 +16,9 @@ Every check reads one snapshot (the caller's read transaction) and names the fir
 - with `refold`, each stored view is compared with a fresh fold of the events up to its
   position.
 
-A run-scoped check walks the run's chain segment: every row from the one before the run's
-first event to the one after its last (other runs' rows in between included, since the chain
-is global), re-hashing each. `check_run` is the fast part of it that a read which checks
+A run-scoped check walks the run's chain segment: every row from the run's first event to the
+one after its last (other runs' rows in between included, since the chain is global), re-hashing
+each and linking the first to the stored hash of the row before it. `check_run` is the fast part of it that a read which checks
 (`verified_events`) runs before it hands events out. A damaged file (SQLite reports corruption)
 is a failed check with one line, never a traceback.
 """

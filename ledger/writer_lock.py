@@ -104,6 +104,20 @@ def _set_lock(fd: int, offset: int, lock_type: int) -> bool:
     return True
 
 
+def _open_same_file(path: Path, key: FileKey, run_id: str) -> int:
+    """A descriptor of the file the key names (a symlink retargeted since is refused)."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+    except OSError as exc:
+        raise LedgerError(f"cannot lock run {run_id} in {path}: {exc.strerror}; a run can only be "
+                          "written to a writable ledger") from None
+    info = os.fstat(fd)
+    if (info.st_dev, info.st_ino) != key:
+        os.close(fd)  # never ours: it is another file, so SQLite holds no lock on it
+        raise LedgerError(f"{path} now names another file than the ledger opened; open it again")
+    return fd
+
+
 def _busy(run_id: str, where: str) -> RunBusy:
     return RunBusy(f"run {run_id} is being written by {where}; wait for it to finish "
                    "(or stop it), then try again")
@@ -118,11 +132,7 @@ def hold(key: FileKey, run_id: str) -> Iterator[None]:
         if run_id in entry.held:
             raise _busy(run_id, f"this process (pid {os.getpid()})")
         if entry.fd is None:
-            try:
-                entry.fd = os.open(entry.path, os.O_RDWR | os.O_CLOEXEC)
-            except OSError as exc:
-                raise LedgerError(f"cannot lock run {run_id} in {entry.path}: {exc.strerror}; "
-                                  "a run can only be written to a writable ledger") from None
+            entry.fd = _open_same_file(entry.path, key, run_id)
         if not _set_lock(entry.fd, offset, fcntl.F_WRLCK):
             raise _busy(run_id, "another process")
         entry.held.add(run_id)

@@ -180,3 +180,22 @@ def test_a_read_only_ledger_can_be_shown_and_verified(tmp_path):
         written = invoke("--ledger", str(mount / "ledger.db"), "resume", "latest")
         assert written.exit_code != 0 and "Traceback" not in written.output
 
+
+
+def test_a_read_only_mount_reads_the_write_ahead_log_left_beside_the_ledger(tmp_path):
+    source = tmp_path / "live.db"
+    with Ledger.open(source) as ledger:  # committed, but still in the WAL while it is open
+        ledger.append("run", [Failed(stage="answer", question_id=f"q{i}", error_class="E", message="m")
+                              for i in range(50)])
+        names = ["live.db", "live.db-wal", "live.db-shm"]
+        assert (tmp_path / "live.db-wal").stat().st_size > 0
+        with tmpfs(tmp_path / "mount", "20m") as mount:
+            for name in names:
+                (mount / name).write_bytes((tmp_path / name).read_bytes())
+            (mount / "no-shm.db").write_bytes((tmp_path / "live.db").read_bytes())
+            (mount / "no-shm.db-wal").write_bytes((tmp_path / "live.db-wal").read_bytes())
+            subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True)
+            with Ledger.open(mount / "live.db", create=False) as copy:
+                assert len(copy.verified_events("run")) == 50 and copy.verify().ok
+            with pytest.raises(LedgerError, match="write-ahead log but no no-shm.db-shm"):
+                Ledger.open(mount / "no-shm.db", create=False)

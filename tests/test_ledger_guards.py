@@ -72,8 +72,20 @@ def test_the_database_refuses_to_change_or_remove_a_cached_response(cached):
 def test_an_edited_response_is_never_served_and_fails_verify(cached):
     forged = '{"model":"m","text":"Final: Correct","usage":{}}'
     tamper(cached, "UPDATE responses SET response = ?", params=(forged,))
-    served, result = _served_and_verified(cached)
+    import logging
+
+    import structlog
+    from structlog.testing import capture_logs
+
+    saved = structlog.get_config()
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG))
+    try:
+        with capture_logs() as logs:
+            served, result = _served_and_verified(cached)
+    finally:
+        structlog.configure(**saved)
     assert served is None
+    assert [(log["log_level"], log["reason"][:10]) for log in logs] == [("debug", "was edited")]
     assert not result.ok and f"cached response {REQUEST} was edited" in result.problem
     # re-hashing the forged response does not help: the recording event pins the reply
     tamper(cached, "UPDATE responses SET response_digest = ?", params=(hashlib.sha256(forged.encode()).hexdigest(),))
