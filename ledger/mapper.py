@@ -163,7 +163,7 @@ def rows_to_stored(rows: Iterable[Row]) -> list[StoredEvent]:
     type, a payload that does not validate) takes `row_to_stored`, which names the bad seq.
     """
     current = {name: cls.schema_version for name, cls in EVENT_TYPES.items()}
-    validate = any_event_adapter.validate_json
+    validate = any_event_adapter.validator.validate_json  # without the adapter's per-call wrapper
     stored: list[StoredEvent] = []
     with _collector_paused():
         for row in rows:

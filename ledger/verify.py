@@ -102,10 +102,6 @@ class _Linker:
         return link(stored_prev, position, type_, version, key,
                     payload if isinstance(payload, bytes) else payload.encode())
 
-    def holds(self, row: Row, prev_seq: int, prev_hash: str) -> bool:
-        """True when the row follows prev_seq, links to prev_hash and hashes to its own hash."""
-        return row[0] == prev_seq + 1 and row[8] == prev_hash and self(row) == row[9]
-
 
 def _link_problem(row: Row, prev_seq: int, prev_hash: str, linker: _Linker) -> Problem | None:
     seq, run_id, type_, stored_prev, stored_hash = row[0], row[1], row[3], row[8], row[9]
@@ -158,15 +154,22 @@ def _walk_run(conn: sqlite3.Connection, run_id: str) -> tuple[list[Row], Problem
                                "missing (deleted)")
     rows: list[Row] = []
     linker, last_position = _Linker(), 0
-    for row in segment:  # the common case inline; the slow path only to name a problem
-        if not linker.holds(row, prev_seq, prev_hash):
+    linkers: dict[tuple[str, str], Callable[..., str]] = {}
+    for row in segment:  # the common case inline (it runs per event); the slow path names a problem
+        seq, row_run, position, type_, version, recorded_at, key, payload, stored_prev, stored_hash = row
+        link = linkers.get((row_run, recorded_at))
+        if link is None:
+            link = linkers[(row_run, recorded_at)] = batch_linker(row_run, recorded_at)
+        if seq != prev_seq + 1 or stored_prev != prev_hash or link(
+                stored_prev, position, type_, version, key,
+                payload if isinstance(payload, bytes) else payload.encode()) != stored_hash:
             return rows, _link_problem(row, prev_seq, prev_hash, linker)
-        if row[1] == run_id:
-            if row[2] != last_position + 1:
+        if row_run == run_id:
+            if position != last_position + 1:
                 return rows, _position_problem(row, last_position)
             rows.append(row)
-            last_position = row[2]
-        prev_seq, prev_hash = row[0], row[9]
+            last_position = position
+        prev_seq, prev_hash = seq, stored_hash
     return rows, None
 
 
