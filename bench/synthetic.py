@@ -7,6 +7,7 @@ append them to a fresh ledger with `fill_ledger`.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,9 +19,11 @@ from benchledger.ledger.store import Ledger
 from benchledger.settings import RunSettings, Selection
 from benchledger.values import Question
 
-__all__ = ["run_started", "question_events", "fill_ledger"]
+__all__ = ["run_started", "question_events", "fill_ledger", "BODY"]
 
-_DIGEST = "ab" * 32
+BODY = b"[1] User_3 in #finance-ops: budget line approved.\nFinal: Line approved."
+"""The one blob every synthetic recall and answer names: store it with the events."""
+_DIGEST = hashlib.sha256(BODY).hexdigest()
 
 
 def run_started(questions: int) -> list[Event]:
@@ -67,7 +70,7 @@ def fill_ledger(path: Path, run_id: str, n_events: int, batch: int = 500) -> Led
     """A ledger at path holding one run of n_events events (start and plan included)."""
     ledger = Ledger.open(path)
     head = run_started(n_events // 3 + 1)
-    ledger.append(run_id, head)
+    ledger.append(run_id, head, blobs=[BODY])
     pending: list[Event] = []
     for event in question_events(n_events - len(head)):
         pending.append(event)

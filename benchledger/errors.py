@@ -8,7 +8,8 @@ from __future__ import annotations
 
 __all__ = [
     "BenchledgerError", "BadInput", "LedgerError", "NotALedger", "RunNotFound", "AmbiguousRun",
-    "ConcurrencyConflict", "RunAborted", "RunIncomplete", "RunBusy", "CheckFailed", "CorpusChanged", "NotAnEvaluationStore",
+    "ConcurrencyConflict", "RunAborted", "RunIncomplete", "RunBusy", "CheckFailed", "CorpusChanged",
+    "NotAnEvaluationStore", "LedgerCorrupt", "LedgerWriteFailed", "VerificationFailed",
 ]
 
 
@@ -47,6 +48,14 @@ class AmbiguousRun(LedgerError):
     exit_code = 2
 
 
+class LedgerCorrupt(LedgerError):
+    """SQLite cannot read the ledger file (a damaged page, a truncated file)."""
+
+
+class LedgerWriteFailed(LedgerError):
+    """The ledger file could not be written (disk full, read-only file or mount, I/O error)."""
+
+
 class ConcurrencyConflict(LedgerError):
     """Another writer took the same position; the append should be retried."""
 
@@ -71,6 +80,14 @@ class RunBusy(BenchledgerError):
 
 class CheckFailed(BenchledgerError):
     """verify or check found a problem."""
+
+
+class VerificationFailed(CheckFailed):
+    """A read that checks found the ledger changed; `first_bad_seq` and `problem` say where and how."""
+
+    def __init__(self, message: str, *, first_bad_seq: int | None = None, problem: str = "") -> None:
+        super().__init__(message)
+        self.first_bad_seq, self.problem = first_bad_seq, problem
 
 
 class CorpusChanged(BenchledgerError):

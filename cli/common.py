@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 import click
-__all__ = ["AppContext", "open_ledger", "pass_app", "json_option", "echo_json", "run_argument"]
+__all__ = ["AppContext", "open_ledger", "checked_events", "pass_app", "json_option", "echo_json",
+           "run_argument"]
 
 
 @dataclass
@@ -42,6 +43,12 @@ def open_ledger(ctx_or_app: click.Context | AppContext, *, create: bool = True):
             f"no ledger at {app.ledger_path}; run a benchmark first or pass --ledger PATH"
         )
     return Ledger.open(app.ledger_path, create=create)
+
+
+def checked_events(ledger, run_id: str, *, until_seq: int | None = None) -> list:
+    """The run's events, handed out only once its chain segment and blobs verify (exit 1 if not)."""
+    events = ledger.verified_events(run_id)
+    return events if until_seq is None else [event for event in events if event.seq <= until_seq]
 
 
 def json_option(fn: Callable[..., Any]) -> Callable[..., Any]:

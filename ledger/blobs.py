@@ -2,7 +2,8 @@
 
 Large bodies (packed contexts, raw model outputs) live here and events hold the digest. Writing
 is insert-if-absent (the schema's guard trigger skips a digest already stored), so the same
-context recorded twice costs one row, and a stored body can never be replaced.
+context recorded twice costs one row, and a stored body can never be replaced. Every read is
+checked against its digest, so a body changed behind the guards is never handed out.
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ from hashlib import sha256
 
 from benchledger.errors import LedgerError
 
-__all__ = ["INSERT_SQL", "digest_of", "encode", "fetch", "check"]
+__all__ = ["INSERT_SQL", "EMPTY_DIGEST", "digest_of", "encode", "fetch", "check"]
 
 _LEVEL = 6
 INSERT_SQL = "INSERT INTO blobs (digest, size, encoding, body) VALUES (?, ?, 'zlib', ?)"
+EMPTY_DIGEST = sha256(b"").hexdigest()
+"""The empty body needs no row: its digest always names b"" (a run does not store empty outputs)."""
 
 
 def digest_of(data: bytes | str) -> tuple[str, bytes]:
@@ -38,11 +41,19 @@ def _decode(digest: str, encoding: str, body: bytes) -> bytes:
 
 
 def fetch(conn: sqlite3.Connection, digest: str) -> bytes:
-    """The raw bytes of a stored blob; LedgerError naming the digest if absent."""
+    """The raw bytes of a stored blob, checked against its digest; LedgerError naming it otherwise."""
     row = conn.execute("SELECT encoding, body FROM blobs WHERE digest = ?", (digest,)).fetchone()
     if row is None:
+        if digest == EMPTY_DIGEST:
+            return b""
         raise LedgerError(f"no blob {digest} in this ledger")
-    return _decode(digest, *row)
+    try:
+        raw = _decode(digest, *row)
+    except zlib.error as exc:
+        raise LedgerError(f"blob {digest} cannot be read: {exc}") from None
+    if sha256(raw).hexdigest() != digest:
+        raise LedgerError(f"blob {digest} does not hash to its digest (its body was changed)")
+    return raw
 
 
 def check(conn: sqlite3.Connection) -> str | None:

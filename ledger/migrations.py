@@ -4,31 +4,39 @@ A ledger is a plain SQLite file marked by `PRAGMA application_id` and a `meta` r
 and Datasette open it as is. `schema_migrations` lists what was applied; `migrate` applies the
 rest inside the caller's write transaction, so several processes opening one new file at once
 create it exactly once. A migration is never edited after release: a change is a new number.
+Readers never migrate: an older ledger is read under the schema it has (`pending` says what it
+lacks) and migrated by the first write.
 
-The guard triggers are part of the schema and `verify` checks that they are still in place
-(`GUARD_TRIGGERS`). They make the database itself refuse UPDATE and DELETE on `events` and
-`blobs`, and refuse an INSERT that would collide with an existing row, which is how `INSERT OR
-REPLACE` is stopped even on a connection that never set `recursive_triggers` (without it,
-SQLite deletes the old row on REPLACE without firing the DELETE trigger).
+The guard triggers are part of the schema (`GUARD_TRIGGERS`). They make the database itself
+refuse UPDATE and DELETE on `events`, `blobs` and `responses`, and refuse an INSERT that would
+collide with an existing row, which is how `INSERT OR REPLACE` is stopped even on a connection
+that never set `recursive_triggers` (without it, SQLite deletes the old row on REPLACE without
+firing the DELETE trigger). `expected_schema` is what `verify` compares the file's whole schema
+with: the same migrations applied to an empty database in memory.
+
+m002 adds the guarded response cache `responses`: one append-only row per request digest, tied
+to the chained event that first recorded the response (see `ledger.cache`). m001's unguarded
+`cache` table is frozen as it was: its rows have no recording event and are never served.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from functools import lru_cache
 from typing import NamedTuple
 
 from benchledger import clock
 from benchledger.errors import LedgerError
 
 __all__ = [
-    "APPLICATION_ID", "FORMAT", "Migration", "MIGRATIONS", "GUARD_TRIGGERS", "applied", "migrate",
-    "initialise",
+    "APPLICATION_ID", "FORMAT", "Migration", "MIGRATIONS", "GUARD_TRIGGERS", "applied", "pending",
+    "migrate", "initialise", "expected_schema",
 ]
 
 APPLICATION_ID = 0x424C4447  # "BLDG"
 FORMAT = "benchledger-ledger"
 
-GUARD_TRIGGERS: dict[str, str] = {
+_M001_GUARDS: dict[str, str] = {
     "events_no_update": """CREATE TRIGGER events_no_update BEFORE UPDATE ON events
 BEGIN SELECT RAISE(ABORT, 'events are append-only: UPDATE refused'); END""",
     "events_no_delete": """CREATE TRIGGER events_no_delete BEFORE DELETE ON events
@@ -48,6 +56,26 @@ BEGIN SELECT RAISE(ABORT, 'blobs are append-only: DELETE refused'); END""",
 WHEN EXISTS (SELECT 1 FROM blobs WHERE digest = NEW.digest)
 BEGIN SELECT RAISE(IGNORE); END""",
 }
+
+_M002_GUARDS: dict[str, str] = {
+    "responses_no_update": """CREATE TRIGGER responses_no_update BEFORE UPDATE ON responses
+BEGIN SELECT RAISE(ABORT, 'cached responses are append-only: UPDATE refused'); END""",
+    "responses_no_delete": """CREATE TRIGGER responses_no_delete BEFORE DELETE ON responses
+BEGIN SELECT RAISE(ABORT, 'cached responses are append-only: DELETE refused'); END""",
+    # The first recording of a response wins; a later insert of the same request is skipped.
+    "responses_insert_if_absent": """CREATE TRIGGER responses_insert_if_absent BEFORE INSERT ON responses
+WHEN EXISTS (SELECT 1 FROM responses WHERE request_digest = NEW.request_digest)
+BEGIN SELECT RAISE(IGNORE); END""",
+    "cache_frozen_insert": """CREATE TRIGGER cache_frozen_insert BEFORE INSERT ON cache
+BEGIN SELECT RAISE(ABORT, 'the m001 cache is frozen: responses are cached in responses'); END""",
+    "cache_frozen_update": """CREATE TRIGGER cache_frozen_update BEFORE UPDATE ON cache
+BEGIN SELECT RAISE(ABORT, 'the m001 cache is frozen: UPDATE refused'); END""",
+    "cache_frozen_delete": """CREATE TRIGGER cache_frozen_delete BEFORE DELETE ON cache
+BEGIN SELECT RAISE(ABORT, 'the m001 cache is frozen: DELETE refused'); END""",
+}
+
+GUARD_TRIGGERS: dict[str, str] = {**_M001_GUARDS, **_M002_GUARDS}
+"""Every guard trigger of the current schema, by name."""
 
 
 class Migration(NamedTuple):
@@ -95,11 +123,25 @@ _M001 = (
     value TEXT NOT NULL,
     PRIMARY KEY (run_id, name, version)
 )""",
-    *GUARD_TRIGGERS.values(),
+    *_M001_GUARDS.values(),
+)
+
+_M002 = (
+    """CREATE TABLE responses (
+    request_digest TEXT PRIMARY KEY,
+    response TEXT NOT NULL,
+    response_digest TEXT NOT NULL,
+    model TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    idempotency_key TEXT NOT NULL,
+    recorded_at TEXT NOT NULL
+)""",
+    *_M002_GUARDS.values(),
 )
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "m001_initial", _M001),
+    Migration(2, "m002_guarded_response_cache", _M002),
 )
 
 
@@ -120,22 +162,25 @@ def initialise(conn: sqlite3.Connection) -> None:
     number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)""")
 
 
-def migrate(conn: sqlite3.Connection, path: str) -> list[str]:
-    """Apply the migrations this file lacks, in order; return their names.
-
-    Call inside the caller's write transaction (BEGIN IMMEDIATE), so it is all or nothing.
-    """
+def pending(conn: sqlite3.Connection, path: str) -> list[Migration]:
+    """The migrations this file lacks, in order; LedgerError for a file from a newer benchledger."""
     done = applied(conn)
-    newest = max(number for number, _, _ in MIGRATIONS)
+    newest = max(migration.number for migration in MIGRATIONS)
     if done and max(done) > newest:
         raise LedgerError(
             f"{path} was written by a newer benchledger (schema migration {max(done)}, this "
             f"version knows up to {newest}); upgrade benchledger to open it"
         )
+    return [migration for migration in MIGRATIONS if migration.number not in done]
+
+
+def migrate(conn: sqlite3.Connection, path: str) -> list[str]:
+    """Apply the migrations this file lacks, in order; return their names.
+
+    Call inside the caller's write transaction (BEGIN IMMEDIATE), so it is all or nothing.
+    """
     names = []
-    for migration in MIGRATIONS:
-        if migration.number in done:
-            continue
+    for migration in pending(conn, path):
         for statement in migration.statements:
             conn.execute(statement)
         conn.execute(
@@ -148,3 +193,30 @@ def migrate(conn: sqlite3.Connection, path: str) -> list[str]:
                          (clock.now_iso(),))
         names.append(migration.name)
     return names
+
+
+@lru_cache(maxsize=8)
+def expected_schema(numbers: frozenset[int]) -> dict[tuple[str, str], str | None]:
+    """(type, name) -> normalised SQL of every schema object the given migrations create.
+
+    Built by applying them to an empty database in memory, so it holds exactly what the file
+    should: tables with their columns and constraints, SQLite's own indexes for UNIQUE
+    constraints, `sqlite_sequence`, indexes and triggers.
+    """
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        initialise(conn)
+        for migration in MIGRATIONS:
+            if migration.number in numbers:
+                for statement in migration.statements:
+                    conn.execute(statement)
+        return schema_of(conn)
+    finally:
+        conn.close()
+
+
+def schema_of(conn: sqlite3.Connection) -> dict[tuple[str, str], str | None]:
+    """(type, name) -> normalised SQL of every schema object (statistics tables left out)."""
+    return {(type_, name): " ".join(sql.split()) if sql else None
+            for type_, name, sql in conn.execute("SELECT type, name, sql FROM sqlite_master")
+            if not name.startswith("sqlite_stat")}

@@ -42,6 +42,11 @@ class RunCache:
             self._runs.setdefault(run_id, []).extend(new)
             self._touch(run_id)
 
+    def replace(self, run_id: str, events: list[StoredEvent]) -> None:
+        """Keep exactly these events (a whole run, just read and checked) for the run."""
+        self._runs[run_id] = list(events)
+        self._touch(run_id)
+
     def add_written(self, run_id: str, new: list[StoredEvent]) -> None:
         """Add rows this process just appended, if the run is cached and they follow it."""
         if new and run_id in self._runs and new[0].position == self.last_position(run_id) + 1:

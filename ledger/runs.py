@@ -61,7 +61,7 @@ def resolve_run(conn: sqlite3.Connection, ref: str) -> str:
             "SELECT run_id FROM events WHERE position = 1 ORDER BY seq DESC LIMIT 1").fetchone()
         if row is None:
             raise RunNotFound("the ledger has no runs yet; start one with `benchledger run`")
-        return row[0]
+        return str(row[0])
     if not ref:
         raise RunNotFound("no run id given; pass a run id, a unique prefix of one, or 'latest'")
     matches = [r for (r,) in conn.execute(
@@ -75,4 +75,4 @@ def resolve_run(conn: sqlite3.Connection, ref: str) -> str:
         shown = ", ".join(matches[:5]) + (", ..." if len(matches) > 5 else "")
         raise AmbiguousRun(f"{ref!r} matches {len(matches)} runs ({shown}); "
                            "give more characters of the run id")
-    return matches[0]
+    return str(matches[0])

@@ -16,8 +16,8 @@ __all__ = ["Upcaster", "UPCASTERS"]
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
 # What schema-1 runs used when `extra` did not record a setting (benchledger before 0.2).
-_V1_DEFAULTS = {"api_key_env": "OPENAI_API_KEY", "timeout": 60.0, "max_attempts": 6, "backoff_base": 0.5,
-                "batch_size": 1000}
+_V1_DEFAULTS: dict[str, Any] = {"api_key_env": "OPENAI_API_KEY", "timeout": 60.0, "max_attempts": 6,
+                                "backoff_base": 0.5, "batch_size": 1000}
 # Schema-1 runs knew four benchmarks; these are the selection fields and evidence levels they implied.
 _V1_SUBSET_FIELD = {"GroupMemBench": "domain", "Memora": "split"}
 _V1_EVIDENCE_LEVEL = {"LoCoMo": "document", "LongMemEval": "session", "Memora": "session"}
@@ -47,7 +47,11 @@ def _run_started_1_to_2(payload: dict[str, Any]) -> dict[str, Any]:
         "concurrency": old.get("concurrency", 1),
         "prepare": True,
         "keep": old.get("keep", False),
-        **{key: type(default)(extra.get(key, default)) for key, default in _V1_DEFAULTS.items()},
+        "api_key_env": extra.get("api_key_env", _V1_DEFAULTS["api_key_env"]),
+        "timeout": float(extra.get("timeout", _V1_DEFAULTS["timeout"])),
+        "max_attempts": int(extra.get("max_attempts", _V1_DEFAULTS["max_attempts"])),
+        "backoff_base": float(extra.get("backoff_base", _V1_DEFAULTS["backoff_base"])),
+        "batch_size": int(extra.get("batch_size", _V1_DEFAULTS["batch_size"])),
     }
     selection: dict[str, Any] = {"kinds": list(old.get("kinds") or ()),
                                  "question_limit": old.get("question_limit"),

@@ -34,7 +34,7 @@ from benchledger.clock import monotonic_ms
 from benchledger.ledger.events import (
     ContextRecalled, Event, Failed, Judged, QuestionAnswered, RecalledItem, cap_message,
 )
-from benchledger.ledger.recorder import EventWriter
+from benchledger.ledger.recorder import Recorder
 from benchledger.callbacks import Progress, Redact
 from benchledger.orchestration.context import render_context
 from benchledger.orchestration.prepare import scope_names
@@ -57,7 +57,7 @@ GROUP_COMMIT_SECONDS = 0.2
 class QuestionJob:
     """Everything one attempt of a run needs to ask its questions."""
 
-    ledger: EventWriter
+    ledger: Recorder
     run_id: str
     dataset: Dataset
     memory: MemorySystem | None
@@ -90,7 +90,7 @@ class GroupCommit:
     instead and the verdict is dropped, so a verdict is always about the recorded answer.
     """
 
-    def __init__(self, ledger: EventWriter, run_id: str, *,
+    def __init__(self, ledger: Recorder, run_id: str, *,
                  on_superseded: Callable[[str, QuestionAnswered], None]) -> None:
         self.ledger, self.run_id = ledger, run_id
         self.events: list[Event] = []

@@ -15,7 +15,7 @@ from benchledger.callbacks import Progress, Redact, no_progress
 from benchledger.ledger.events import (
     ChunkExtracted, CorpusFingerprinted, Failed, MessagesIngested, ScopePurged, ScopeVerified,
 )
-from benchledger.ledger.recorder import EventWriter
+from benchledger.ledger.recorder import Recorder
 from benchledger.orchestration.leases import ScopeLeases
 from benchledger.redaction import safe_message
 
@@ -60,7 +60,7 @@ def fingerprint_event(dataset: Dataset) -> CorpusFingerprinted:
     )
 
 
-def prepare_scopes(ledger: EventWriter, run_id: str, dataset: Dataset, memory: MemorySystem, *, preparation: int,
+def prepare_scopes(ledger: Recorder, run_id: str, dataset: Dataset, memory: MemorySystem, *, preparation: int,
                    batch_size: int, progress: Progress = no_progress) -> None:
     """Ingest every scope in batches, then build it; one event per batch."""
     names = scope_names(dataset)
@@ -85,7 +85,7 @@ def prepare_scopes(ledger: EventWriter, run_id: str, dataset: Dataset, memory: M
             progress("build", built, total)
 
 
-def verify_scopes(ledger: EventWriter, run_id: str, dataset: Dataset, memory: MemorySystem, *, check: int) -> list[str]:
+def verify_scopes(ledger: Recorder, run_id: str, dataset: Dataset, memory: MemorySystem, *, check: int) -> list[str]:
     """Record the memory system's own state of each scope; return the problems found (empty = ready)."""
     problems: list[str] = []
     names = scope_names(dataset)
@@ -105,7 +105,7 @@ def verify_scopes(ledger: EventWriter, run_id: str, dataset: Dataset, memory: Me
     return problems
 
 
-def purge_scopes(ledger: EventWriter, run_id: str, dataset: Dataset, memory: MemorySystem, *, attempt: int,
+def purge_scopes(ledger: Recorder, run_id: str, dataset: Dataset, memory: MemorySystem, *, attempt: int,
                  redact: Redact, leases: ScopeLeases | None = None, preparation: int = 1) -> None:
     """Release this run's leases (`orchestration.leases`) and purge each scope no other live run holds."""
     names = scope_names(dataset)

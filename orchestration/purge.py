@@ -10,7 +10,7 @@ from benchledger.adapters.memory.registry import open_memory
 from benchledger.callbacks import Redact, no_redaction
 from benchledger.errors import BadInput
 from benchledger.ledger.events import Failed, ScopePurged
-from benchledger.ledger.recorder import EventWriter
+from benchledger.ledger.recorder import Recorder
 from benchledger.redaction import safe_message
 from benchledger.orchestration.leases import ScopeLeases
 from benchledger.orchestration.ownership import run_writer
@@ -20,7 +20,7 @@ from benchledger.projections.state import fold_run
 __all__ = ["purge_run"]
 
 
-def _purge_run(ledger: EventWriter, run_id: str, *, redact: Redact = no_redaction) -> list[ScopePurged]:
+def _purge_run(ledger: Recorder, run_id: str, *, redact: Redact = no_redaction) -> list[ScopePurged]:
     """Purge every scope of the run not purged yet; returns the ScopePurged events recorded."""
     state = fold_run(run_id, ledger.events(run_id))
     if state.started is None or state.corpus is None:
@@ -58,7 +58,7 @@ def _purge_run(ledger: EventWriter, run_id: str, *, redact: Redact = no_redactio
     return recorded
 
 
-def purge_run(ledger: EventWriter, run_id: str, *, redact: Redact = no_redaction) -> list[ScopePurged]:
+def purge_run(ledger: Recorder, run_id: str, *, redact: Redact = no_redaction) -> list[ScopePurged]:
     """Purge every scope of the run not purged yet, holding the run's writer lock."""
     with run_writer(ledger, run_id):
         return _purge_run(ledger, run_id, redact=redact)

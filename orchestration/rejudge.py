@@ -17,7 +17,7 @@ from benchledger.adapters.models.response_cache import ledger_cache
 from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.errors import BadInput, ConcurrencyConflict
 from benchledger.ledger.events import ScorerContinued, ScorerStarted
-from benchledger.ledger.recorder import EventWriter
+from benchledger.ledger.recorder import Recorder
 from benchledger.orchestration.asker import QuestionAsker, QuestionJob
 from benchledger.orchestration.ownership import run_writer
 from benchledger.orchestration.session import endpoint_of
@@ -29,7 +29,7 @@ __all__ = ["dataset_from_plan", "rejudge_run"]
 log = structlog.get_logger("benchledger.rejudge")
 
 
-def _prompts(ledger: EventWriter, state: RunState) -> Prompts | None:
+def _prompts(ledger: Recorder, state: RunState) -> Prompts | None:
     assert state.started is not None
     hashes = state.started.config.reference_prompt_hashes
     if not hashes:
@@ -38,7 +38,7 @@ def _prompts(ledger: EventWriter, state: RunState) -> Prompts | None:
                    judge_system=ledger.get_blob(hashes["judge_system"]).decode())
 
 
-def dataset_from_plan(ledger: EventWriter, state: RunState) -> Dataset:
+def dataset_from_plan(ledger: Recorder, state: RunState) -> Dataset:
     """A corpus-free Dataset holding the run's planned questions and its release prompts."""
     assert state.started is not None and state.plan is not None and state.corpus is not None
     cfg = state.started.config
@@ -50,7 +50,7 @@ def dataset_from_plan(ledger: EventWriter, state: RunState) -> Dataset:
                                         kinds_available=state.plan.kinds_available))
 
 
-def _rejudge_run(ledger: EventWriter, run_id: str, *, judge_model: str | None = None,
+def _rejudge_run(ledger: Recorder, run_id: str, *, judge_model: str | None = None,
                  protocol: Protocol | None = None, base_url: str | None = None, api_key_env: str | None = None,
                  concurrency: int | None = None, max_attempts: int | None = None,
                  continue_scorer: str | None = None, redact: Redact = no_redaction,
@@ -112,7 +112,7 @@ def _rejudge_run(ledger: EventWriter, run_id: str, *, judge_model: str | None = 
     return scorer_id
 
 
-def rejudge_run(ledger: EventWriter, run_id: str, **kwargs: object) -> str:
+def rejudge_run(ledger: Recorder, run_id: str, **kwargs: object) -> str:
     """Append a scorer's verdicts on every recorded answer, holding the run's writer lock."""
     with run_writer(ledger, run_id):
         return _rejudge_run(ledger, run_id, **kwargs)  # type: ignore[arg-type]

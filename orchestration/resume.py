@@ -21,7 +21,7 @@ from benchledger.adapters.memory.protocol import MemorySystem
 from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.errors import BadInput, CorpusChanged
 from benchledger.ledger.events import MemoryIdentity, RunResumed
-from benchledger.ledger.recorder import EventWriter
+from benchledger.ledger.recorder import Recorder
 from benchledger.orchestration.ownership import run_writer
 from benchledger.orchestration.prepare import scope_names
 from benchledger.orchestration.rejudge import dataset_from_plan
@@ -63,7 +63,7 @@ def _scope_complete(memory: Any, dataset: Dataset) -> bool:
     return True
 
 
-def _reload(ledger: EventWriter, benchmark: Benchmark, state: RunState) -> Dataset:
+def _reload(ledger: Recorder, benchmark: Benchmark, state: RunState) -> Dataset:
     """The corpus from disk, as the recorded selection selects it, with the ledger's own questions."""
     assert state.started is not None and state.corpus is not None
     cfg = state.started.config
@@ -98,7 +98,7 @@ def _check_memory(state: RunState, memory: MemorySystem, *, allow_change: bool) 
     return True
 
 
-def _resume_run(ledger: EventWriter, run_id: str, *, redact: Redact = no_redaction,
+def _resume_run(ledger: Recorder, run_id: str, *, redact: Redact = no_redaction,
                 progress: Progress = no_progress, allow_memory_change: bool = False,
                 **overrides: Any) -> ResumeOutcome:
     state = fold_run(run_id, ledger.events(run_id))
@@ -135,7 +135,7 @@ def _resume_run(ledger: EventWriter, run_id: str, *, redact: Redact = no_redacti
     return ResumeOutcome(run_id, attempt, reprepare, pending)
 
 
-def resume_run(ledger: EventWriter, run_id: str, **kwargs: Any) -> ResumeOutcome:
+def resume_run(ledger: Recorder, run_id: str, **kwargs: Any) -> ResumeOutcome:
     """Continue an interrupted run (see the module docstring), holding the run's writer lock."""
     with run_writer(ledger, run_id):
         return _resume_run(ledger, run_id, **kwargs)

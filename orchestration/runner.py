@@ -25,7 +25,7 @@ from benchledger.errors import ConcurrencyConflict, RunAborted
 from benchledger.ledger.events import (
     Endpoint, Event, Failed, QuestionsPlanned, RunConfig, RunFinished, RunStarted, ScorerStarted,
 )
-from benchledger.ledger.recorder import EventWriter
+from benchledger.ledger.recorder import Recorder
 from benchledger.orchestration.asker import QuestionAsker, QuestionJob
 from benchledger.orchestration.leases import ScopeLeases
 from benchledger.orchestration.ownership import run_writer
@@ -107,7 +107,7 @@ def plan_events(parts: RunParts) -> list[Event]:
     return [RunStarted(config=config, provenance=collect_provenance()), plan, fingerprint_event(dataset)]
 
 
-def execute(ledger: EventWriter, run_id: str, parts: RunParts, *, attempt: int, prepare: bool) -> None:
+def execute(ledger: Recorder, run_id: str, parts: RunParts, *, attempt: int, prepare: bool) -> None:
     """Prepare (if asked), verify, ask what is not yet recorded, purge, finish. Shared by run and resume."""
     assert parts.settings.memory_store is not None
     leases = ScopeLeases(parts.settings.memory_store)
@@ -121,7 +121,7 @@ def execute(ledger: EventWriter, run_id: str, parts: RunParts, *, attempt: int, 
         leases.close()
 
 
-def _execute(ledger: EventWriter, run_id: str, parts: RunParts, *, attempt: int, prepare: bool,
+def _execute(ledger: Recorder, run_id: str, parts: RunParts, *, attempt: int, prepare: bool,
              leases: ScopeLeases) -> None:
     dataset, settings, memory = parts.dataset, parts.settings, parts.memory
     for scope in scope_names(dataset).values():
@@ -169,7 +169,7 @@ def _execute(ledger: EventWriter, run_id: str, parts: RunParts, *, attempt: int,
     finish(ledger, run_id, parts.benchmark, [RunFinished(status="completed", attempt=attempt)])
 
 
-def finish(ledger: EventWriter, run_id: str, benchmark: Benchmark, events: list[Event]) -> None:
+def finish(ledger: Recorder, run_id: str, benchmark: Benchmark, events: list[Event]) -> None:
     """Append the closing events with the view they complete, in one transaction.
 
     The view is folded from the events read just before; `expected_position` makes the append fail
@@ -186,7 +186,7 @@ def finish(ledger: EventWriter, run_id: str, benchmark: Benchmark, events: list[
     raise ConcurrencyConflict(f"run {run_id} kept changing while it was being finished; resume it")
 
 
-def _abort(ledger: EventWriter, run_id: str, parts: RunParts, stage: str, err: BaseException, attempt: int, *,
+def _abort(ledger: Recorder, run_id: str, parts: RunParts, stage: str, err: BaseException, attempt: int, *,
            error_class: str | None = None) -> None:
     message = safe_message(parts.redact(str(err)))
     finish(ledger, run_id, parts.benchmark, [
@@ -196,7 +196,7 @@ def _abort(ledger: EventWriter, run_id: str, parts: RunParts, stage: str, err: B
     raise RunAborted(f"run {run_id} aborted at {stage}: {message}", run_id=run_id)
 
 
-def start_run(ledger: EventWriter, parts: RunParts, *, run_id: str | None = None) -> str:
+def start_run(ledger: Recorder, parts: RunParts, *, run_id: str | None = None) -> str:
     """Record a new run from start to finish; returns its id (also when the run aborts, via RunAborted)."""
     run_id = run_id or new_run_id()
     dataset = parts.dataset

@@ -18,7 +18,7 @@ from benchledger.adapters.models.response_cache import ledger_cache
 from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.errors import BadInput
 from benchledger.ledger.events import Endpoint
-from benchledger.ledger.recorder import EventWriter
+from benchledger.ledger.recorder import Recorder
 from benchledger.orchestration.runner import Models, RunParts, start_run
 from benchledger.redaction import strip_url_credentials
 from benchledger.settings import RunSettings
@@ -47,7 +47,7 @@ def endpoint_of(settings: RunSettings) -> Endpoint:
                     api_key_env=settings.api_key_env)
 
 
-def open_models(ledger: EventWriter, settings: RunSettings, prompts: Prompts | None, *,
+def open_models(ledger: Recorder, settings: RunSettings, prompts: Prompts | None, *,
                 judge_model: str | None = None) -> Models:
     """The answer and judge models the settings name (offline ones when none is named).
 
@@ -72,7 +72,7 @@ def open_run_memory(settings: RunSettings) -> MemorySystem:
     return open_memory(settings.memory, settings.memory_store, **settings.memory_options)
 
 
-def run_dataset(ledger: EventWriter, dataset: Dataset, settings: RunSettings, *,
+def run_dataset(ledger: Recorder, dataset: Dataset, settings: RunSettings, *,
                 redact: Redact = no_redaction, progress: Progress = no_progress) -> str:
     """Run `dataset` against the memory (and models, in qa mode) the settings name; returns the run id."""
     benchmark = benchmark_named(dataset.benchmark)
@@ -85,7 +85,7 @@ def run_dataset(ledger: EventWriter, dataset: Dataset, settings: RunSettings, *,
         memory.close()
 
 
-def run_with(ledger: EventWriter, dataset: Dataset, settings: RunSettings, memory: MemorySystem, *,
+def run_with(ledger: Recorder, dataset: Dataset, settings: RunSettings, memory: MemorySystem, *,
              models: Models | None = None, redact: Redact = no_redaction, progress: Progress = no_progress) -> str:
     """Run `dataset` against a memory system (and models) the caller opened; returns the run id.
 

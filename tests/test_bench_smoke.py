@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow
 
 NAMED_FIGURES = (
     "append_batched_ratio", "append_single_ratio", "verify_events_per_s",
-    "fold_50k_s", "ingest_build_30k_s",
+    "fold_50k_s", "read_verify_fold_50k_s", "ingest_build_30k_s",
     "recall_p50_ms", "recall_p95_ms", "recall_speedup_vs_rank_bm25",
     "harness_questions_per_s", "concurrency_efficiency",
     "peak_rss_mb", "ledger_bytes_per_question",

@@ -96,8 +96,10 @@ def test_replacing_a_blob_leaves_the_stored_body(path):
 
 
 def test_a_clean_ledger_verifies(path):
-    assert verify(path).model_dump() == {"ok": True, "checked": 6, "first_bad_seq": None, "problem": None}
-    assert verify(path, "run-b").checked == 3
+    head = raw(path).execute("SELECT hash FROM events WHERE seq = 6").fetchone()[0]
+    assert verify(path).model_dump() == {"ok": True, "checked": 6, "first_bad_seq": None, "problem": None,
+                                         "head": head}
+    assert (verify(path, "run-b").checked, verify(path, "run-b").head) == (3, head)
 
 
 def test_one_changed_payload_byte_is_named(path):
@@ -106,7 +108,8 @@ def test_one_changed_payload_byte_is_named(path):
     assert (result.ok, result.first_bad_seq, result.checked) == (False, 3, 2)
     assert "was changed" in result.problem
     assert verify(path, "run-a").first_bad_seq == 3
-    assert verify(path, "run-b").ok  # its own rows and links are intact
+    # run-b's rows are intact, but the chain is global: the changed row lies inside its segment
+    assert verify(path, "run-b").first_bad_seq == 3
 
 
 def test_a_changed_recorded_at_is_named(path):
@@ -120,8 +123,8 @@ def test_a_deleted_row_is_named(path):
     assert (result.ok, result.first_bad_seq) == (False, 4)
     assert "missing" in result.problem
     assert verify(path, "run-a").first_bad_seq == 4  # seq 5's neighbour is gone
-    run_b = verify(path, "run-b")  # its rows still link; the lost position shows at seq 6
-    assert (run_b.ok, run_b.first_bad_seq) == (False, 6) and "expected 2" in run_b.problem
+    run_b = verify(path, "run-b")  # the gap lies inside run-b's own segment
+    assert (run_b.ok, run_b.first_bad_seq) == (False, 4) and "missing" in run_b.problem
 
 
 def test_a_deleted_row_with_seqs_renumbered_is_named(path):

@@ -37,6 +37,7 @@ def append_run(ledger: Ledger, run_id: str, outcomes: dict[str, tuple[str, str]]
     planned = tuple(Question(question_id=qid, kind=kind, text=f"{text} ({qid})", gold=gold,
                                     asking_user="User_1") for qid, (kind, _) in outcomes.items())
     context_hash = ledger.put_blob(context)
+    raw_hash = ledger.put_blob(f"Final: {answer}")  # every digest an event names is stored
     events = [
         RunStarted(config=config, provenance=Provenance(package_version="t", python="3.11")),
         QuestionsPlanned(questions=planned, available=len(planned)),
@@ -53,7 +54,7 @@ def append_run(ledger: Ledger, run_id: str, outcomes: dict[str, tuple[str, str]]
         stage = outcome.removeprefix("failed:") if outcome.startswith("failed:") else None
         if stage != "answer":
             events.append(QuestionAnswered(question_id=qid, answer=answer, abstained=False,
-                                           model="offline-extractive/1", raw_hash="r"))
+                                           model="offline-extractive/1", raw_hash=raw_hash))
         if stage is not None:
             events.append(Failed(stage=stage, question_id=qid, scorer_id=scorer if stage == "judge" else None,
                                  error_class="APITimeoutError", message=f"timed out on {qid}"))

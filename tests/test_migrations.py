@@ -23,11 +23,15 @@ def test_a_new_ledger_has_exactly_the_expected_schema(tmp_path):
     Ledger.open(path).close()
     assert schema(path) == {
         "table": {name: name for name in (
-            "schema_migrations", "meta", "events", "sqlite_sequence", "blobs", "cache", "views")},
+            "schema_migrations", "meta", "events", "sqlite_sequence", "blobs", "cache", "views",
+            "responses")},
         "index": {"events_run_markers": "events"},
         "trigger": {
             "events_no_update": "events", "events_no_delete": "events", "events_no_replace": "events",
             "blobs_no_update": "blobs", "blobs_no_delete": "blobs", "blobs_insert_if_absent": "blobs",
+            "responses_no_update": "responses", "responses_no_delete": "responses",
+            "responses_insert_if_absent": "responses", "cache_frozen_insert": "cache",
+            "cache_frozen_update": "cache", "cache_frozen_delete": "cache",
         },
     }
     conn = sqlite3.connect(path)
@@ -42,6 +46,9 @@ def test_a_new_ledger_has_exactly_the_expected_schema(tmp_path):
         "run_id", "name", "version", "position", "value"]
     assert [row[1] for row in conn.execute("PRAGMA table_info(cache)")] == [
         "key", "response", "model", "created_at"]
+    assert [row[1] for row in conn.execute("PRAGMA table_info(responses)")] == [
+        "request_digest", "response", "response_digest", "model", "run_id", "idempotency_key",
+        "recorded_at"]
 
 
 def test_the_file_is_marked_and_its_migrations_recorded(tmp_path):
@@ -67,16 +74,21 @@ def test_reopening_applies_nothing_twice(tmp_path):
     assert conn.execute("SELECT COUNT(*) FROM meta WHERE key = 'format'").fetchone()[0] == 1
 
 
-def test_a_later_migration_is_applied_to_an_existing_ledger(tmp_path, monkeypatch):
+def test_a_later_migration_is_applied_by_the_first_write_and_never_by_a_read(tmp_path, monkeypatch):
     path = tmp_path / "ledger.db"
     Ledger.open(path).close()
-    added = migrations.Migration(2, "m002_test_note", ("CREATE TABLE notes (text TEXT)",))
+    added = migrations.Migration(99, "m099_test_note", ("CREATE TABLE notes (text TEXT)",))
     monkeypatch.setattr(migrations, "MIGRATIONS", (*migrations.MIGRATIONS, added))
-    Ledger.open(path).close()
+    before = path.read_bytes()
+    with Ledger.open(path) as ledger:
+        assert ledger.verify().ok and ledger.runs() == []
+    assert path.read_bytes() == before and "notes" not in schema(path)["table"]
+    with Ledger.open(path) as ledger:
+        ledger.put_blob(b"a write")
     assert "notes" in schema(path)["table"]
     conn = sqlite3.connect(path)
     assert [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY number")] == [
-        "m001_initial", "m002_test_note"]
+        "m001_initial", "m002_guarded_response_cache", "m099_test_note"]
 
 
 def test_a_ledger_from_a_newer_benchledger_is_refused(tmp_path):

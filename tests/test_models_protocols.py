@@ -188,6 +188,9 @@ def test_typed_replies_that_break_the_schema_are_parse_errors(server, kind):
 
 
 def test_the_ledger_cache_lets_a_later_session_rejudge_without_asking_again(server, prompts, tmp_path):
+    import hashlib
+
+    from benchledger.ledger.events import Judged
     from benchledger.ledger.store import Ledger
     from benchledger.adapters.models.response_cache import ledger_cache
 
@@ -195,7 +198,12 @@ def test_the_ledger_cache_lets_a_later_session_rejudge_without_asking_again(serv
         with Ledger.open(path) as ledger:
             _, judge = build_models(agent_model=None, judge_model="loopback-judge", protocol="reference",
                                     base_url=server.base_url, cache=ledger_cache(ledger), prompts=prompts)
-            return judge.judge(QUESTION, Answer(answer="2025-07-18", abstained=False, raw="", model="a"), None)
+            verdict = judge.judge(QUESTION, Answer(answer="2025-07-18", abstained=False, raw="", model="a"), None)
+            # only a response the ledger recorded with its verdict is ever served again
+            ledger.append("run", [Judged(question_id=QUESTION.question_id, scorer_id="s1", verdict=verdict.verdict,
+                                         model=verdict.model, raw_hash=hashlib.sha256(verdict.raw.encode()).hexdigest())],
+                          blobs=[verdict.raw.encode()])
+            return verdict
 
     first, second = judge_once(tmp_path / "ledger.db"), judge_once(tmp_path / "ledger.db")
     assert (first.cache_hit, second.cache_hit) == (False, True)

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
 from benchledger.cli.main import cli
 from conftest import REPO
-from benchledger.errors import RunBusy
+from benchledger.errors import BadInput, RunBusy
+from benchledger.ledger.events import Failed
 from benchledger.orchestration.ownership import run_writer
 from benchledger.ledger.store import Ledger
 
@@ -43,4 +48,87 @@ def test_resume_refuses_a_run_another_process_is_writing(tmp_path):
         with run_writer(ledger, run_id):
             for args in (["resume", run_id], ["rejudge", run_id], ["purge", run_id]):
                 result = runner.invoke(cli, args, catch_exceptions=False)
-                assert result.exit_code == 1 and "is being written by pid" in result.output, args
+                assert result.exit_code == 1 and "is being written by" in result.output, args
+
+
+# A process that holds a run's writer lock through the path it was given until killed.
+_HOLDER = r"""
+import sys, time
+from benchledger.ledger.store import Ledger
+ledger = Ledger.open(sys.argv[1], create=False)
+with ledger.run_writer(sys.argv[2]):
+    print("held", flush=True)
+    time.sleep(600)
+"""
+
+_TRY = r"""
+import sys
+from benchledger.errors import BadInput, RunBusy
+from benchledger.ledger.events import Failed
+from benchledger.ledger.store import Ledger
+with Ledger.open(sys.argv[1], create=False) as ledger:
+    try:
+        with ledger.run_writer(sys.argv[2]):
+            print("acquired")
+    except RunBusy as busy:
+        print("busy:", busy)
+"""
+
+
+def _attempt(path, run_id: str) -> str:
+    return subprocess.run([sys.executable, "-c", _TRY, str(path), run_id], cwd=REPO, check=True,
+                          capture_output=True, text=True, timeout=60).stdout.strip()
+
+
+@pytest.mark.slow
+def test_one_writer_per_run_whatever_the_path_and_nothing_left_behind(tmp_path):
+    real = tmp_path / "ledger.db"
+    Ledger.open(real).close()
+    (tmp_path / "via-symlink.db").symlink_to(real)
+    os.link(real, tmp_path / "via-hardlink.db")
+    before = sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(("-wal", "-shm")))
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(tmp_path / "via-symlink.db"), "RUN1"],
+                              cwd=REPO, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        for spelling in ("via-hardlink.db", "ledger.db", "via-symlink.db", "./sub/../ledger.db"):
+            (tmp_path / "sub").mkdir(exist_ok=True)
+            answer = _attempt(tmp_path / spelling, "RUN1")
+            assert answer.startswith("busy:") and "another process" in answer, spelling
+        assert _attempt(tmp_path / "via-hardlink.db", "RUN2") == "acquired"  # other runs are free
+        with Ledger.open(tmp_path / "via-hardlink.db") as ledger:
+            with pytest.raises(RunBusy):
+                with ledger.run_writer("RUN1"):
+                    pass
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(timeout=30)
+    assert _attempt(tmp_path / "via-hardlink.db", "RUN1") == "acquired", "a killed holder leaves no lock"
+    (tmp_path / "sub").rmdir()
+    names = sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(("-wal", "-shm")))
+    assert names == before, "no lock file is left behind"
+
+
+def test_a_hard_linked_ledger_is_never_written(tmp_path):
+    real = tmp_path / "ledger.db"
+    with Ledger.open(real) as ledger:
+        ledger.append("run", [Failed(stage="run", error_class="E", message="m")])
+    os.link(real, tmp_path / "other-name.db")
+    for name in ("ledger.db", "other-name.db"):
+        with Ledger.open(tmp_path / name) as ledger:
+            assert len(ledger.events("run")) == 1  # reading is fine
+            with pytest.raises(BadInput, match="2 hard links"):
+                ledger.append("run", [Failed(stage="run", error_class="E", message="again")])
+
+
+def test_the_lock_is_a_byte_of_the_ledger_file_far_from_sqlites(tmp_path):
+    from benchledger.ledger.writer_lock import lock_offset
+
+    offsets = {lock_offset(f"run-{i}") for i in range(1000)}
+    assert len(offsets) == 1000 and min(offsets) >= 2 ** 62 and max(offsets) < 2 ** 63
+    with Ledger.open(tmp_path / "l.db") as ledger, ledger.run_writer("RUN1"):
+        assert not (tmp_path / "l.db.locks").exists()
+        locks = Path("/proc/locks").read_text()
+        inode = os.stat(tmp_path / "l.db").st_ino
+        held = [line for line in locks.splitlines() if "OFDLCK" in line and f":{inode} " in line]
+        assert [line.split()[-2] for line in held] == [str(lock_offset("RUN1"))]

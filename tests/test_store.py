@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import pytest
 from freezegun import freeze_time
@@ -90,11 +91,26 @@ def test_blobs_are_content_addressed_and_stored_once(ledger, tmp_path):
         ledger.get_blob("0" * 64)
 
 
-def test_cache_keeps_the_first_response_for_a_key(ledger):
-    assert ledger.cache_get("k1") is None
-    ledger.cache_put("k1", {"content": "first"}, model="gpt-5")
-    ledger.cache_put("k1", {"content": "second"}, model="gpt-5")
-    assert ledger.cache_get("k1") == {"content": "first"}
+def test_the_deprecated_cache_put_waits_for_the_event_that_records_its_reply(ledger):
+    reply = {"text": "Final: Correct", "model": "j", "usage": {}}
+    ledger.cache_put("k1", reply, model="j")
+    assert ledger.cache_get("k1") is None, "nothing is served before an event records it"
+    verdict = Judged(question_id="q1", scorer_id="s1", verdict="correct", model="j",
+                     raw_hash=hashlib.sha256(b"Final: Correct").hexdigest())
+    (stored,) = ledger.append("run", [verdict], blobs=[b"Final: Correct"])
+    assert stored.event.request_digest == "k1", "the chained event names the request"
+    assert ledger.cache_get("k1") == reply and ledger.verify().ok
+
+
+def test_the_deprecated_cache_put_entries_are_claimed_in_the_order_they_were_put(ledger):
+    reply = {"text": "Final: Correct", "model": "j", "usage": {}}
+    ledger.cache_put("k1", reply, model="j")
+    ledger.cache_put("k2", reply, model="j")
+    verdicts = [Judged(question_id=q, scorer_id="s1", verdict="correct", model="j",
+                       raw_hash=hashlib.sha256(b"Final: Correct").hexdigest()) for q in ("q1", "q2", "q3")]
+    stored = ledger.append("run", verdicts, blobs=[b"Final: Correct"])
+    assert [e.event.request_digest for e in stored] == ["k1", "k2", ""]
+    assert ledger.cache_get("k1") == ledger.cache_get("k2") == reply and ledger.verify().ok
 
 
 def test_views_are_saved_at_the_runs_position_with_the_append(ledger):
@@ -165,7 +181,7 @@ def test_head_is_the_hash_of_the_runs_last_event(ledger):
 
 
 def test_iter_all_pages_through_every_event_in_seq_order(ledger, monkeypatch):
-    monkeypatch.setattr("benchledger.ledger.store._PAGE", 3)
+    monkeypatch.setattr("benchledger.ledger.reader._PAGE", 3)
     for index in range(7):
         ledger.append("run-a" if index % 2 else "run-b", [failed(f"q{index}")])
     assert [e.seq for e in ledger.iter_all()] == list(range(1, 8))

@@ -7,7 +7,7 @@ and renders it.
 from __future__ import annotations
 
 import click
-from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app, run_argument
+from benchledger.cli.common import AppContext, checked_events, echo_json, json_option, open_ledger, pass_app, run_argument
 from benchledger.projections.agreement import Agreement, AgreementSlice, judge_agreement
 from benchledger.projections.state import fold_run
 
@@ -24,7 +24,7 @@ def agreement(app: AppContext, run_ref: str, scorers: tuple[str, str] | None, as
     """Judge agreement of two scorers on one run: agreement rate, Cohen's kappa, the disagreements."""
     with open_ledger(app, create=False) as ledger:
         run_id = ledger.resolve_run(run_ref)
-        result = judge_agreement(fold_run(run_id, ledger.events(run_id)), tuple(scorers) if scorers else None)
+        result = judge_agreement(fold_run(run_id, checked_events(ledger, run_id)), tuple(scorers) if scorers else None)
     if as_json:
         echo_json(result.model_dump(mode="json"))
         return

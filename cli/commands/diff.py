@@ -8,7 +8,7 @@ renders the result. Runs over different corpora or questions are refused unless
 from __future__ import annotations
 
 import click
-from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app
+from benchledger.cli.common import AppContext, checked_events, echo_json, json_option, open_ledger, pass_app
 from benchledger.projections.diff import DiffSlice, RunDiff, diff_runs
 from benchledger.projections.state import fold_run
 
@@ -31,7 +31,7 @@ def diff(app: AppContext, run_a: str, run_b: str, scorer_a: str | None, scorer_b
     """Compare two runs question by question: accuracies, B - A with a bootstrap 95% CI, exact McNemar p, flips."""
     with open_ledger(app, create=False) as ledger:
         id_a, id_b = ledger.resolve_run(run_a), ledger.resolve_run(run_b)
-        result = diff_runs(fold_run(id_a, ledger.events(id_a)), fold_run(id_b, ledger.events(id_b)),
+        result = diff_runs(fold_run(id_a, checked_events(ledger, id_a)), fold_run(id_b, checked_events(ledger, id_b)),
                            scorer_a=scorer_a, scorer_b=scorer_b, allow_different=allow_different)
     if as_json:
         echo_json(result.model_dump(mode="json"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from benchledger.cli.common import AppContext, open_ledger, pass_app, run_argument
+from benchledger.cli.common import AppContext, checked_events, open_ledger, pass_app, run_argument
 from benchledger.errors import BadInput
 from benchledger.files import write_atomic
 from benchledger.orchestration.reports import conditions_of
@@ -34,7 +34,7 @@ def export(app: AppContext, run_ref: str, fmt: str | None, out: Path, scorer_id:
         raise BadInput(f"cannot tell the format from {out.name!r}; pass --format {'|'.join(FORMATS)}", field="format")
     with open_ledger(app, create=False) as ledger:
         run_id = ledger.resolve_run(run_ref)
-        state = fold_run(run_id, ledger.events(run_id))
+        state = fold_run(run_id, checked_events(ledger, run_id))
         text = export_run(state, ledger.get_blob, fmt, conditions=conditions_of(state), scorer_id=scorer_id)
     write_atomic(out, text)
     click.echo(f"wrote {fmt} export of run {run_id} to {out}")

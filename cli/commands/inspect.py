@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app, run_argument
+from benchledger.cli.common import AppContext, checked_events, echo_json, json_option, open_ledger, pass_app, run_argument
 from benchledger.cli.commands.retrieval import render_metrics
 from benchledger.cli.render import show_report, write_json_atomic
 from benchledger.errors import BadInput
@@ -51,7 +51,7 @@ def show(app: AppContext, run_ref: str, scorer_id: str | None, scoring_rule: int
     """Print a run's report (scorecard, or JSON with --json)."""
     with open_ledger(app, create=False) as ledger:
         run_id = ledger.resolve_run(run_ref)
-        events = ledger.events(run_id)
+        events = checked_events(ledger, run_id)
         state = fold_run(run_id, events)
         if state.mode == "retrieval":
             _show_retrieval(state, retrieval_metrics(events), as_json=as_json, out=out)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from benchledger.cli.common import AppContext, open_ledger, pass_app, run_argument
+from benchledger.cli.common import AppContext, checked_events, open_ledger, pass_app, run_argument
 from benchledger.cli.render import show_report
 from benchledger.errors import BadInput
 from benchledger.orchestration.reports import report_of
@@ -29,7 +29,7 @@ def replay(app: AppContext, run_ref: str, until_seq: int | None, scoring_rule: i
         raise BadInput(f"unknown scoring rule {scoring_rule}; known: {sorted(SCORING_RULES)}", field="scoring_rule")
     with open_ledger(app, create=False) as ledger:
         run_id = ledger.resolve_run(run_ref)
-        events = ledger.events(run_id, until_seq=until_seq)
+        events = checked_events(ledger, run_id, until_seq=until_seq)
     if not events:
         raise BadInput(f"run {run_id} has no events up to seq {until_seq}", field="until")
     try:

@@ -1,4 +1,4 @@
-"""`benchledger verify [RUN]`: the chain, the append-only guards, and every saved view re-folded."""
+"""`benchledger verify [RUN] [--expect-head HASH]`: schema, chain, blobs, cached responses, views."""
 
 from __future__ import annotations
 
@@ -12,20 +12,24 @@ __all__ = ["COMMANDS"]
 
 @click.command("verify")
 @click.argument("run_ref", metavar="[RUN]", required=False)
+@click.option("--expect-head", "expect_head", metavar="HASH", default=None,
+              help="A head printed earlier (a report's ledger head): fail unless the ledger still holds it.")
 @json_option
 @pass_app
-def verify(app: AppContext, run_ref: str | None, as_json: bool) -> None:
-    """Check the hash chain, the append-only guards and the saved views; exit 1 naming the first bad seq."""
+def verify(app: AppContext, run_ref: str | None, expect_head: str | None, as_json: bool) -> None:
+    """Check schema, hash chain, blobs, cached responses and saved views; exit 1 naming the first bad seq."""
     with open_ledger(app, create=False) as ledger:
         run_id = ledger.resolve_run(run_ref) if run_ref else None
-        result = ledger.verify(run_id, refold=refold_views)
+        result = ledger.verify(run_id, refold=refold_views, expect_head=expect_head)
     if as_json:
         echo_json(result.model_dump())
     if not result.ok:
-        raise CheckFailed(f"verify failed at seq {result.first_bad_seq}: {result.problem}")
+        where = f" at seq {result.first_bad_seq}" if result.first_bad_seq is not None else ""
+        raise CheckFailed(f"verify failed{where}: {result.problem}")
     if not as_json:
         scope = f"run {run_id}" if run_id else "the whole ledger"
-        click.echo(f"ok: {result.checked} events of {scope} verified (chain, guards, views)")
+        click.echo(f"ok: {result.checked} events of {scope} verified (schema, chain, blobs, cache, "
+                   f"views); head {result.head}")
 
 
 COMMANDS = [verify]

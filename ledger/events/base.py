@@ -7,7 +7,7 @@ written into the row, so an old row is upcast on read and never rewritten.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -21,6 +21,9 @@ class Event(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     schema_version: ClassVar[int] = 1
+
+    if TYPE_CHECKING:  # every event class declares it as a Literal field; the checker sees a str
+        type: str
 
     def idempotency_key(self) -> str | None:
         """A deterministic key per stage and item; None when the event may repeat."""

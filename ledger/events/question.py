@@ -89,6 +89,8 @@ class QuestionAnswered(Event):
     """True when the response came from the ledger's response cache."""
     latency_ms: float = 0.0
     """How long the call took, in milliseconds (0 on a cache hit)."""
+    request_digest: str = ""
+    """Cache key (SHA-256) of the model request that produced the answer; "" when not recorded."""
 
     def idempotency_key(self) -> str:
         return f"answer:{self.question_id}"
@@ -160,6 +162,8 @@ class Judged(Event):
     answer_hash: str = ""
     """raw_hash of the answer this verdict judged; a verdict on any other answer than the recorded
     one is never counted ('' on rows before it was recorded)."""
+    request_digest: str = ""
+    """Cache key (SHA-256) of the judge request that produced the verdict; "" when not recorded."""
 
     def idempotency_key(self) -> str:
         return f"judge:{self.scorer_id}:{self.question_id}"

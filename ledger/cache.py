@@ -1,0 +1,171 @@
+"""The guarded response cache: a model response is served again only as the ledger recorded it.
+
+A run pays for a model call once; a later run asking exactly the same request (the same
+`request_digest`, the model client's cache key) may reuse the response. A reused response
+decides a score, so an entry is only served when the chained ledger vouches for it:
+
+- it is written with the event that first recorded the response (`Ledger.append(..., cache=[
+  CacheEntry(...)])`), in the same transaction, and skipped with that event when its
+  idempotency key was already recorded;
+- the row keeps the response as canonical JSON, `response_digest` (SHA-256 of that text), the
+  model asked for, and the run id + idempotency key of the recording event, and the table is
+  append-only (triggers refuse UPDATE and DELETE; the first recording of a request wins);
+- the recording event (a `QuestionAnswered` or `Judged`) names the same `request_digest`, and
+  its `raw_hash` is the SHA-256 of the response's `text`, so the hash chain pins both.
+
+`cached_response` serves an entry only when the response still hashes to its digest, the
+recording event exists, still hashes to its own chain hash, and names the same request and raw
+hash; anything else is a miss, logged at debug level with the reason. `check_entries` (called
+by `verify`) reports the first entry that is edited, orphaned or contradicts its event. The
+m001 table `cache` had none of this: its rows are never served.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from benchledger.errors import LedgerError
+from benchledger.ledger.chain import link_hash
+from benchledger.ledger.events import Event
+
+__all__ = ["CacheEntry", "canonical_response", "cache_rows", "cached_response", "check_entries",
+           "INSERT_SQL"]
+
+log = structlog.get_logger("benchledger.ledger.cache")
+
+INSERT_SQL = """INSERT INTO responses (request_digest, response, response_digest, model, run_id,
+    idempotency_key, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)"""
+
+_ENTRIES = """SELECT r.request_digest, r.response, r.response_digest, r.run_id, r.idempotency_key,
+    e.seq, e.position, e.type, e.schema_version, e.recorded_at, e.payload, e.prev_hash, e.hash
+    FROM responses r LEFT JOIN events e
+      ON e.run_id = r.run_id AND e.idempotency_key = r.idempotency_key"""
+
+
+@dataclass(frozen=True, slots=True)
+class CacheEntry:
+    """A model response to cache, recorded by one event of the same append."""
+
+    request_digest: str
+    """The request's cache key: SHA-256 of everything that shaped the output."""
+    response: Mapping[str, Any]
+    """The response as the model client keeps it; its "text" is the raw reply the event hashes."""
+    model: str
+    """The model asked for."""
+    idempotency_key: str
+    """Idempotency key of the event (in the same append) that records this response."""
+
+
+def canonical_response(response: Mapping[str, Any]) -> str:
+    """The stored text of a response: JSON with sorted keys and no spaces."""
+    return json.dumps(response, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _reply_hash(response: Mapping[str, Any]) -> str | None:
+    text = response.get("text")
+    return _sha256(text) if isinstance(text, str) else None
+
+
+def _mismatch(event_digest: object, event_raw_hash: object, request_digest: str,
+              response: Mapping[str, Any]) -> str | None:
+    """Why an event does not vouch for this response, or None when it does."""
+    if event_digest != request_digest:
+        return f"its recording event names request {event_digest or '(none)'}"
+    if event_raw_hash != _reply_hash(response):
+        return "its recording event's raw_hash is not the hash of the response's text"
+    return None
+
+
+def cache_rows(run_id: str, entries: Sequence[CacheEntry], written: Mapping[str, Event],
+               skipped: set[str], recorded_at: str) -> list[tuple[str, str, str, str, str, str, str]]:
+    """Rows of `INSERT_SQL` for the entries whose recording event this append writes.
+
+    `written` maps the idempotency keys this append writes to their events; an entry whose key
+    was `skipped` (already recorded) is skipped with it. An entry naming no event of the append,
+    or one its event does not vouch for, is a programming error: LedgerError, nothing written.
+    """
+    rows = []
+    for entry in entries:
+        if entry.idempotency_key in skipped:
+            continue
+        event = written.get(entry.idempotency_key)
+        if event is None:
+            raise LedgerError(f"cache entry {entry.request_digest} names event "
+                              f"{entry.idempotency_key!r}, which this append does not record")
+        problem = _mismatch(getattr(event, "request_digest", None), getattr(event, "raw_hash", None),
+                            entry.request_digest, entry.response)
+        if problem:
+            raise LedgerError(f"cache entry {entry.request_digest} cannot be recorded: {problem}")
+        text = canonical_response(entry.response)
+        rows.append((entry.request_digest, text, _sha256(text), entry.model, run_id,
+                     entry.idempotency_key, recorded_at))
+    return rows
+
+
+def _row_problem(row: tuple[Any, ...]) -> tuple[str, dict[str, Any] | None]:
+    """(why the entry cannot be served, or "", and the parsed response when it can).
+
+    The reason reads after "cached response <digest> ".
+    """
+    (request_digest, text, digest, run_id, key, seq, position, type_, version, recorded_at,
+     payload, prev_hash, hash_) = row
+    if _sha256(text) != digest:
+        return "was edited: its response does not hash to its response_digest", None
+    if seq is None:
+        return f"is an orphan: no event {key!r} of run {run_id} recorded it", None
+    if link_hash(prev_hash, run_id, position, type_, version, recorded_at, key, payload) != hash_:
+        return f"has a recording event (seq {seq}) that was changed", None
+    try:
+        response, event = json.loads(text), json.loads(payload)
+    except ValueError as exc:
+        return f"cannot be read: {exc}", None
+    problem = _mismatch(event.get("request_digest"), event.get("raw_hash"), request_digest, response)
+    if problem:
+        return f"does not match its recording event (seq {seq}): {problem}", None
+    return "", response
+
+
+def _has_table(conn: sqlite3.Connection) -> bool:
+    return conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'responses'").fetchone() is not None
+
+
+def cached_response(conn: sqlite3.Connection, request_digest: str) -> dict[str, Any] | None:
+    """The response recorded for the request, when the ledger vouches for it; else None."""
+    conn.execute("BEGIN")
+    try:
+        if not _has_table(conn):  # an older ledger, not yet migrated: it caches nothing
+            return None
+        row = conn.execute(_ENTRIES + " WHERE r.request_digest = ?", (request_digest,)).fetchone()
+    finally:
+        conn.execute("ROLLBACK")
+    if row is None:
+        return None
+    problem, response = _row_problem(tuple(row))
+    if problem:
+        log.debug("cached response not served", request_digest=request_digest, reason=problem)
+        return None
+    return response
+
+
+def check_entries(conn: sqlite3.Connection, run_id: str | None) -> str | None:
+    """The first cached response (of the run, or of the ledger) that cannot be served, or None."""
+    if not _has_table(conn):
+        return None
+    where, params = (" WHERE r.run_id = ?", (run_id,)) if run_id else ("", ())
+    for row in conn.execute(_ENTRIES + where + " ORDER BY r.request_digest", params):
+        problem, _ = _row_problem(tuple(row))
+        if problem:
+            return f"cached response {row[0]} {problem}"
+    return None

@@ -1,0 +1,162 @@
+"""The one contract every ledger backend must pass, written against `ledger.recorder` only.
+
+Subclass `LedgerContract` in a test module and provide a `store_factory` fixture: a callable
+`(name: str) -> Recorder` that opens the store called `name` (the same name opens the same
+store again, as a second handle; a new name a new, empty store). The returned object must also
+be a context manager that closes it. `tests/test_ledger_contract.py` runs the contract on
+SQLite files; a PostgreSQL backend runs it with a factory over a fresh schema.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from benchledger.errors import ConcurrencyConflict, LedgerError, RunBusy, RunNotFound, VerificationFailed
+from benchledger.ledger.chain import GENESIS
+from benchledger.ledger.events import Failed, Judged, QuestionAnswered
+from benchledger.ledger.recorder import CacheEntry, Recorder
+
+__all__ = ["LedgerContract", "StoreFactory", "answered", "reply_entry"]
+
+StoreFactory = Callable[[str], Any]
+
+
+def failed(qid: str, attempt: int = 1) -> Failed:
+    return Failed(stage="answer", question_id=qid, error_class="Timeout", message="slow", attempt=attempt)
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def answered(qid: str, reply: str, request: str) -> QuestionAnswered:
+    """The answer event a run records for a model reply to `request`."""
+    return QuestionAnswered(question_id=qid, answer=reply, abstained=False, model="m",
+                            raw_hash=_sha(reply), request_digest=request)
+
+
+def reply_entry(qid: str, reply: str, request: str, stage: str = "answer") -> CacheEntry:
+    return CacheEntry(request_digest=request, response={"text": reply, "model": "m", "usage": {}},
+                      model="m", idempotency_key=f"{stage}:{qid}")
+
+
+class LedgerContract:
+    """Behaviour every `Recorder` shares; see the module docstring."""
+
+    @pytest.fixture
+    def store(self, store_factory: StoreFactory) -> Any:
+        with store_factory("main") as opened:
+            yield opened
+
+    def test_it_implements_the_recorder_protocol(self, store: Recorder) -> None:
+        assert isinstance(store, Recorder)
+
+    def test_append_continues_positions_and_links_one_chain(self, store: Recorder) -> None:
+        first = store.append("run-a", [failed("q1"), failed("q2")])
+        second = store.append("run-b", [failed("q1")])
+        third = store.append("run-a", [failed("q3")])
+        rows = [*first, *second, *third]
+        assert [(r.run_id, r.position) for r in rows] == [("run-a", 1), ("run-a", 2), ("run-b", 1), ("run-a", 3)]
+        assert [r.seq for r in rows] == [1, 2, 3, 4]
+        assert rows[0].prev_hash == GENESIS
+        assert all(later.prev_hash == earlier.hash for earlier, later in zip(rows, rows[1:]))
+        assert store.events("run-a") == [*first, *third]
+        assert [e.seq for e in store.iter_all()] == [1, 2, 3, 4]
+        assert [e.seq for e in store.iter_all("run-b")] == [3]
+
+    def test_recorded_idempotency_keys_are_skipped(self, store: Recorder) -> None:
+        store.append("run", [failed("q1"), failed("q1")])
+        assert store.append("run", [failed("q1"), failed("q2")])[0].position == 2
+        assert store.recorded_keys("run") == {"failed:answer:-:q1:1", "failed:answer:-:q2:1"}
+
+    def test_an_append_behind_expected_position_writes_nothing(self, store: Recorder) -> None:
+        store.append("run", [failed("q1")])
+        with pytest.raises(ConcurrencyConflict):
+            store.append("run", [failed("q2")], expected_position=0)
+        assert [e.position for e in store.events("run")] == [1]
+
+    def test_blobs_views_and_heads(self, store: Recorder) -> None:
+        digest = store.put_blob("packed context")
+        assert store.get_blob(digest) == b"packed context"
+        with pytest.raises(LedgerError, match="no blob"):
+            store.get_blob("0" * 64)
+        store.append("run", [failed("q1")], views=[("tally", 1, {"n": 1})])
+        (last,) = store.append("run", [failed("q2")], views=[("tally", 1, {"n": 2})])
+        assert store.stored_views("run") == [("tally", 1, 2, {"n": 2})]
+        assert store.head("run") == last.hash == store.head()
+        assert store.head("nothing") is None
+        assert store.resolve_run("ru") == store.resolve_run("latest") == "run"
+        with pytest.raises(RunNotFound):
+            store.resolve_run("zzz")
+
+    def test_verified_reads_and_verify_agree_on_a_clean_store(self, store: Recorder) -> None:
+        store.append("run", [failed("q1"), answered("q2", "Final: yes", "r" * 64)], blobs=[b"Final: yes"])
+        assert store.verified_events("run") == store.events("run")
+        result = store.verify()
+        assert result.ok and result.checked == 2 and result.head == store.head()
+        assert store.verify("run", expect_head=store.head("run")).ok
+        assert not store.verify(expect_head="f" * 64).ok
+        with pytest.raises(VerificationFailed, match="no event with hash"):
+            store.verified_events("run", expect_head="f" * 64)
+
+    def test_a_missing_blob_fails_verified_reads(self, store: Recorder) -> None:
+        store.append("run", [answered("q1", "never stored", "r" * 64)])
+        with pytest.raises(VerificationFailed, match="names blob") as caught:
+            store.verified_events("run")
+        assert caught.value.first_bad_seq == 1
+        assert store.verify().first_bad_seq == 1
+
+    def test_the_run_writer_lock_is_exclusive_across_handles(self, store: Recorder,
+                                                              store_factory: StoreFactory) -> None:
+        with store_factory("main") as other:
+            with store.run_writer("run"):
+                with pytest.raises(RunBusy):
+                    with other.run_writer("run"):
+                        pass
+                with other.run_writer("another run"):
+                    pass
+            with other.run_writer("run"):  # released with the block
+                pass
+
+    # -- the guarded response cache -------------------------------------------------------
+
+    def test_a_response_is_served_once_its_event_recorded_it(self, store: Recorder,
+                                                           store_factory: StoreFactory) -> None:
+        request = "a" * 64
+        assert store.cache_get(request) is None
+        store.append("run", [answered("q1", "Final: Paris", request)], blobs=[b"Final: Paris"],
+                     cache=[reply_entry("q1", "Final: Paris", request)])
+        with store_factory("main") as later:
+            assert later.cache_get(request) == {"text": "Final: Paris", "model": "m", "usage": {}}
+        assert store.verify().ok
+
+    def test_the_first_recording_wins_and_skipped_events_record_nothing(self, store: Recorder) -> None:
+        first, second = "a" * 64, "b" * 64
+        store.append("run", [answered("q1", "one", first)], cache=[reply_entry("q1", "one", first)])
+        store.append("run2", [answered("q1", "two", first)], cache=[reply_entry("q1", "two", first)])
+        # q1 of run is already recorded: its new event and its entry are skipped together
+        store.append("run", [answered("q1", "three", second)], cache=[reply_entry("q1", "three", second)])
+        assert store.cache_get(first)["text"] == "one"
+        assert store.cache_get(second) is None
+
+    def test_an_entry_no_event_of_the_append_vouches_for_is_refused(self, store: Recorder) -> None:
+        request = "a" * 64
+        with pytest.raises(LedgerError, match="does not record"):
+            store.append("run", [failed("q1")], cache=[reply_entry("q9", "x", request)])
+        with pytest.raises(LedgerError, match="names request"):
+            store.append("run", [answered("q1", "x", "b" * 64)], cache=[reply_entry("q1", "x", request)])
+        with pytest.raises(LedgerError, match="raw_hash"):
+            store.append("run", [answered("q1", "x", request)], cache=[reply_entry("q1", "y", request)])
+        assert store.events("run") == [] and store.cache_get(request) is None
+
+    def test_a_judge_reply_is_cached_with_its_verdict(self, store: Recorder) -> None:
+        request = "c" * 64
+        verdict = Judged(question_id="q1", scorer_id="s1", verdict="correct", model="j",
+                         raw_hash=_sha("Final: Correct"), request_digest=request)
+        store.append("run", [verdict], cache=[reply_entry("q1", "Final: Correct", request, stage="judge:s1")])
+        assert store.cache_get(request)["text"] == "Final: Correct"
+

@@ -1,0 +1,237 @@
+"""Attacks on a SQLite ledger file that verify, the cache and the reads that check must catch.
+
+Each test edits the file the way someone with the file (and the sqlite3 shell) could: rows of
+the guarded response cache, blob bodies, the schema, a whole consistently re-hashed chain, or
+an older copy put back. `tamper` drops the guard triggers, edits, and puts them back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from benchledger.cli.main import cli
+from benchledger.errors import LedgerError, VerificationFailed
+from benchledger.ledger import migrations
+from benchledger.ledger.chain import link_hash
+from benchledger.ledger.events import ContextRecalled, Failed
+from benchledger.ledger.migrations import GUARD_TRIGGERS
+from benchledger.ledger.store import Ledger
+from ledger_contract import answered, reply_entry
+
+REQUEST = "a" * 64
+
+
+def raw(path: Path) -> sqlite3.Connection:
+    return sqlite3.connect(path, isolation_level=None)
+
+
+def tamper(path: Path, *statements: str, params: tuple = ()) -> None:
+    conn = raw(path)
+    for name in GUARD_TRIGGERS:
+        conn.execute(f"DROP TRIGGER IF EXISTS {name}")
+    for statement in statements:
+        conn.execute(statement, params if "?" in statement else ())
+    for sql in GUARD_TRIGGERS.values():
+        conn.execute(sql)
+    conn.close()
+
+
+@pytest.fixture
+def cached(tmp_path) -> Path:
+    """A ledger whose run recorded an answer and cached the reply with it."""
+    path = tmp_path / "ledger.db"
+    with Ledger.open(path) as ledger:
+        ledger.append("run", [answered("q1", "Final: Paris", REQUEST)], blobs=[b"Final: Paris"],
+                      cache=[reply_entry("q1", "Final: Paris", REQUEST)])
+        assert ledger.cache_get(REQUEST) is not None
+    return path
+
+
+def _served_and_verified(path: Path) -> tuple[dict | None, object]:
+    with Ledger.open(path, create=False) as ledger:
+        return ledger.cache_get(REQUEST), ledger.verify()
+
+
+def test_the_database_refuses_to_change_or_remove_a_cached_response(cached):
+    conn = raw(cached)
+    for statement in ("UPDATE responses SET response = '{}'", "DELETE FROM responses",
+                      "INSERT INTO cache VALUES ('k', '{}', 'm', 'now')"):
+        with pytest.raises(sqlite3.DatabaseError):
+            conn.execute(statement)
+    conn.execute("INSERT OR REPLACE INTO responses SELECT request_digest, '{}', response_digest, model, "
+                 "run_id, idempotency_key, recorded_at FROM responses")  # skipped: the first wins
+    assert _served_and_verified(cached)[0]["text"] == "Final: Paris"
+
+
+def test_an_edited_response_is_never_served_and_fails_verify(cached):
+    forged = '{"model":"m","text":"Final: Correct","usage":{}}'
+    tamper(cached, "UPDATE responses SET response = ?", params=(forged,))
+    import logging
+
+    import structlog
+    from structlog.testing import capture_logs
+
+    saved = structlog.get_config()
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG))
+    try:
+        with capture_logs() as logs:
+            served, result = _served_and_verified(cached)
+    finally:
+        structlog.configure(**saved)
+    assert served is None
+    assert [(log["log_level"], log["reason"][:10]) for log in logs] == [("debug", "was edited")]
+    assert not result.ok and f"cached response {REQUEST} was edited" in result.problem
+    # re-hashing the forged response does not help: the recording event pins the reply
+    tamper(cached, "UPDATE responses SET response_digest = ?", params=(hashlib.sha256(forged.encode()).hexdigest(),))
+    served, result = _served_and_verified(cached)
+    assert served is None and "does not match its recording event (seq 1)" in result.problem
+
+
+def test_an_orphan_entry_is_never_served_and_fails_verify(cached):
+    text = '{"model":"m","text":"Final: Correct","usage":{}}'
+    conn = raw(cached)  # inserts are allowed by the guards: an orphan needs no dropped trigger
+    conn.execute("INSERT INTO responses VALUES (?, ?, ?, 'm', 'run', 'answer:q9', 'now')",
+                 ("b" * 64, text, hashlib.sha256(text.encode()).hexdigest()))
+    with Ledger.open(cached, create=False) as ledger:
+        assert ledger.cache_get("b" * 64) is None
+        result = ledger.verify()
+    assert not result.ok and f"cached response {'b' * 64} is an orphan" in result.problem
+
+
+def test_an_entry_tied_to_an_event_of_another_request_is_never_served(cached):
+    conn = raw(cached)  # the same reply text, claimed for a request the event never made
+    conn.execute("INSERT INTO responses SELECT ?, response, response_digest, model, run_id, "
+                 "idempotency_key, recorded_at FROM responses", ("c" * 64,))
+    with Ledger.open(cached, create=False) as ledger:
+        assert ledger.cache_get("c" * 64) is None
+        assert "names request " + REQUEST in ledger.verify().problem
+
+
+def test_an_m001_ledger_still_verifies_and_its_cache_is_never_served(tmp_path, monkeypatch):
+    path = tmp_path / "old.db"
+    with monkeypatch.context() as patched:
+        patched.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:1])
+        with Ledger.open(path) as old:
+            old.append("run", [Failed(stage="run", error_class="E", message="m")])
+    conn = raw(path)
+    conn.execute("INSERT INTO cache VALUES (?, ?, 'm', 'now')", (REQUEST, '{"text": "Final: Correct"}'))
+    before = path.read_bytes()
+    with Ledger.open(path, create=False) as ledger:  # reading neither migrates nor serves
+        assert ledger.verify().ok and ledger.cache_get(REQUEST) is None
+    assert path.read_bytes() == before
+    with Ledger.open(path) as ledger:  # the first write migrates
+        ledger.put_blob(b"x")
+        assert ledger.verify().ok and ledger.cache_get(REQUEST) is None
+    assert conn.execute("SELECT COUNT(*) FROM cache").fetchone()[0] == 1
+
+
+def _recall(qid: str, context: bytes) -> ContextRecalled:
+    return ContextRecalled(question_id=qid, query="q", k=1, items=(), context_hash=hashlib.sha256(context).hexdigest(),
+                           context_tokens=3, latency_ms=1.0)
+
+
+def test_deleting_every_blob_fails_verify_and_every_checked_read(tmp_path):
+    path = tmp_path / "ledger.db"
+    with Ledger.open(path) as ledger:
+        ledger.append("run", [_recall("q1", b"ctx one"), _recall("q2", b"ctx two")], blobs=[b"ctx one", b"ctx two"])
+        assert ledger.verify().ok and len(ledger.verified_events("run")) == 2
+    tamper(path, "DELETE FROM blobs")
+    with Ledger.open(path, create=False) as ledger:
+        result = ledger.verify()
+        assert (result.ok, result.first_bad_seq) == (False, 1) and "names blob" in result.problem
+        assert ledger.verify("run").first_bad_seq == 1
+        with pytest.raises(VerificationFailed) as caught:
+            ledger.verified_events("run")
+        assert caught.value.first_bad_seq == 1
+
+
+def test_a_changed_blob_body_is_never_handed_out(tmp_path):
+    path = tmp_path / "ledger.db"
+    with Ledger.open(path) as ledger:
+        digest = ledger.put_blob(b"the real context")
+    import zlib
+    tamper(path, "UPDATE blobs SET body = ?", params=(zlib.compress(b"another context"),))
+    with Ledger.open(path, create=False) as ledger, pytest.raises(LedgerError, match="does not hash"):
+        ledger.get_blob(digest)
+
+
+@pytest.mark.parametrize("rebuild", [
+    # events without its UNIQUE and CHECK constraints, rows kept
+    ["CREATE TABLE e2 AS SELECT * FROM events", "DROP TABLE events", "ALTER TABLE e2 RENAME TO events"],
+    ["CREATE INDEX extra ON events (type)"],
+    ["DROP INDEX events_run_markers"],
+])
+def test_a_schema_that_is_not_exactly_the_ledgers_fails_verify(tmp_path, rebuild):
+    path = tmp_path / "ledger.db"
+    with Ledger.open(path) as ledger:
+        ledger.append("run", [Failed(stage="run", error_class="E", message="m")])
+    tamper(path, *rebuild)
+    with Ledger.open(path, create=False) as ledger:
+        result = ledger.verify()
+        assert not result.ok and "schema" in result.problem, result
+        with pytest.raises(VerificationFailed, match="schema"):
+            ledger.verified_events("run")
+
+
+def _rehash_everything(path: Path, edit) -> None:
+    """Rewrite the chain consistently, as someone with the file could: every later hash redone."""
+    conn = raw(path)
+    rows = conn.execute("SELECT seq, run_id, position, type, schema_version, recorded_at, idempotency_key, "
+                        "payload, prev_hash FROM events ORDER BY seq").fetchall()
+    for name in GUARD_TRIGGERS:
+        conn.execute(f"DROP TRIGGER {name}")
+    prev = rows[0][8]
+    for seq, run_id, position, type_, version, at, key, payload, _ in rows:
+        payload = edit(seq, payload)
+        new_hash = link_hash(prev, run_id, position, type_, version, at, key, payload)
+        conn.execute("UPDATE events SET payload = ?, prev_hash = ?, hash = ? WHERE seq = ?", (payload, prev, new_hash, seq))
+        prev = new_hash
+    for sql in GUARD_TRIGGERS.values():
+        conn.execute(sql)
+
+
+def test_expect_head_catches_a_consistent_rewrite_and_an_older_copy(tmp_path):
+    path = tmp_path / "ledger.db"
+    with Ledger.open(path) as ledger:
+        ledger.append("run", [Failed(stage="answer", question_id=f"q{i}", error_class="E", message="m")
+                              for i in range(3)])
+    older = tmp_path / "older.db"
+    shutil.copyfile(path, older)
+    with Ledger.open(path) as ledger:
+        ledger.append("run", [Failed(stage="answer", question_id="q9", error_class="E", message="m")])
+        head = ledger.head()
+        assert ledger.verify(expect_head=head).ok and ledger.verify("run", expect_head=head).ok
+    runner = CliRunner()
+    restored = runner.invoke(cli, ["--ledger", str(older), "verify", "--expect-head", head])
+    assert restored.exit_code == 1 and "no event with hash" in restored.output
+    assert runner.invoke(cli, ["--ledger", str(older), "verify"]).exit_code == 0, "alone, it looks fine"
+
+    _rehash_everything(path, lambda seq, payload: payload.replace('"m"', '"edited"') if seq == 2 else payload)
+    assert runner.invoke(cli, ["--ledger", str(path), "verify"]).exit_code == 0
+    rewritten = runner.invoke(cli, ["--ledger", str(path), "verify", "run", "--expect-head", head])
+    assert rewritten.exit_code == 1 and "no event with hash" in rewritten.output
+    assert len(rewritten.output.strip().splitlines()) == 1
+
+
+def test_a_released_prompt_the_run_names_must_be_stored(tmp_path):
+    from benchledger.ledger.events import Provenance, RunStarted
+    from events_factory import config as make_config
+
+    prompt = b"You are a careful judge."
+    config = make_config(subset="Demo", agent_model="a", judge_model="j", offline_models=True,
+                         reference_prompt_hashes={"judge_system": hashlib.sha256(prompt).hexdigest()})
+    started = RunStarted(config=config, provenance=Provenance(package_version="0", python="3.11"))
+    with Ledger.open(tmp_path / "kept.db") as ledger:
+        ledger.append("run", [started], blobs=[prompt])
+        assert ledger.verify().ok and ledger.verified_events("run")
+    with Ledger.open(tmp_path / "lost.db") as ledger:
+        ledger.append("run", [started])
+        assert "names blob " + hashlib.sha256(prompt).hexdigest() in ledger.verify().problem
+        with pytest.raises(VerificationFailed, match="names blob"):
+            ledger.verified_events("run")
