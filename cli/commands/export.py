@@ -26,7 +26,7 @@ __all__ = ["COMMANDS", "export"]
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
               help="Output format [default: from the --out suffix].")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="File to write.")
-@click.option("--scorer", "scorer_id", default=None, help="Scorer id to export [default: the newest].")
+@click.option("--scorer", "scorer_id", default=None, help="Scorer id to export [default: the newest complete one].")
 @pass_app
 def export(app: AppContext, run_ref: str, fmt: str | None, out: Path, scorer_id: str | None) -> None:
     """Export a run (report and one row per question) as JSON, CSV or one self-contained HTML page."""
