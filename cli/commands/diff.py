@@ -67,6 +67,10 @@ def _ids(ids: list[str]) -> str:
     return shown + (f", … ({len(ids) - _SHOWN_IDS} more; see --json)" if len(ids) > _SHOWN_IDS else "")
 
 
+def _listed(label: str, ids: list[str]) -> str:
+    return f"  {label} ({len(ids)}): {_ids(ids) or '-'}"
+
+
 def _value(value: object) -> str:
     text = "none" if value is None else str(value)
     return text if len(text) <= _SHOWN_VALUE else text[:_SHOWN_VALUE - 1] + "…"
@@ -111,11 +115,11 @@ def render_diff(d: RunDiff) -> str:
     lines.append(render_table(rows, ("kind", "paired", "acc A", "acc B", "B - A", "95% CI (pts)", "McNemar p",
                                      "A✓B✗", "A✗B✓"), indent="  "))
     lines.append("")
-    lines.append(f"  correct -> wrong ({len(d.overall.correct_to_wrong)}): {_ids(d.overall.correct_to_wrong) or '-'}")
-    lines.append(f"  wrong -> correct ({len(d.overall.wrong_to_correct)}): {_ids(d.overall.wrong_to_correct) or '-'}")
+    lines.append(_listed("correct -> wrong", d.overall.correct_to_wrong))
+    lines.append(_listed("wrong -> correct", d.overall.wrong_to_correct))
     if d.excluded:
-        shown = [f"{e.question_id} (A {e.status_a}, B {e.status_b})" for e in d.excluded]
-        lines.append(f"  excluded, never scored ({len(d.excluded)}): {_ids(shown)}")
+        lines.append(_listed("excluded, never scored",
+                             [f"{e.question_id} (A {e.status_a}, B {e.status_b})" for e in d.excluded]))
     lines.append(f"  bootstrap: {d.bootstrap_resamples} paired resamples, seed {d.bootstrap_seed}; "
                  "unclear verdicts count as not correct")
     return "\n".join(lines)
@@ -141,11 +145,10 @@ def render_retrieval_diff(d: RetrievalDiff) -> str:
     lines.append(render_table(rows, ("kind", "paired", f"recall@{k} A", f"recall@{k} B", "B - A", "95% CI",
                                      f"ndcg@{k} A", f"ndcg@{k} B", "worse", "better"), indent="  "))
     lines.append("")
-    lines.append(f"  recall worse in B ({len(d.overall.worsened)}): {_ids(d.overall.worsened) or '-'}")
-    lines.append(f"  recall better in B ({len(d.overall.improved)}): {_ids(d.overall.improved) or '-'}")
+    lines.append(_listed("recall worse in B", d.overall.worsened))
+    lines.append(_listed("recall better in B", d.overall.improved))
     if d.excluded:
-        shown = [f"{e.question_id} ({e.reason})" for e in d.excluded]
-        lines.append(f"  excluded, not paired ({len(d.excluded)}): {_ids(shown)}")
+        lines.append(_listed("excluded, not paired", [f"{e.question_id} ({e.reason})" for e in d.excluded]))
     lines.append(f"  scored at k={k}; bootstrap: {d.bootstrap_resamples} paired resamples, seed {d.bootstrap_seed}")
     return "\n".join(lines)
 
