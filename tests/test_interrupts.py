@@ -2,8 +2,9 @@
 `run` prints the run id and the `resume` command, during `rejudge` the `--continue` command; both
 exit 130, and the printed command, typed as printed, finishes the work.
 
-The models are the loopback OpenAI-compatible server with a little latency per reply, so the
-process is caught in the middle of its questions.
+The models are the loopback OpenAI-compatible server with half a second of latency per reply while
+a process is to be interrupted (a whole run would take about 40 s, the interrupt comes after three
+verdicts), and none while the printed command finishes the work.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def _interrupt_when(process: subprocess.Popen, ledger: Path, event_type: str, at
     return process.returncode, stderr
 
 
-def _typed(line: str, server_url: str) -> list[str]:
+def _typed(line: str) -> list[str]:
     """The suggested command as the user would type it (`benchledger` is this Python's CLI)."""
     words = shlex.split(line)
     assert words[0] == "benchledger"
@@ -62,7 +63,7 @@ def _typed(line: str, server_url: str) -> list[str]:
 
 def test_ctrl_c_during_run_and_rejudge_names_the_command_that_finishes_it(tmp_path):
     ledger = tmp_path / "runs.db"
-    with LoopbackOpenAI(latency=0.15) as server:
+    with LoopbackOpenAI(latency=0.5) as server:
         run = subprocess.Popen(_cli("--ledger", str(ledger), "run", "groupmem", str(MINI), "--domain", "Demo",
                                     "--agent-model", "gpt-5", "--base-url", server.base_url, "--concurrency", "1"),
                                env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
@@ -78,13 +79,15 @@ def test_ctrl_c_during_run_and_rejudge_names_the_command_that_finishes_it(tmp_pa
             judged = len(opened.events(run_id, types=["Judged"]))
         assert 3 <= judged < 40
 
-        resumed = subprocess.run(_typed(resume_line, server.base_url) + ["--concurrency", "4"], env=_env(),
+        server.latency = 0.0
+        resumed = subprocess.run(_typed(resume_line) + ["--concurrency", "4"], env=_env(),
                                  capture_output=True, text=True, cwd=tmp_path, timeout=300)
         assert resumed.returncode == 0, resumed.stderr
         shown = json.loads(subprocess.run(_cli("--ledger", str(ledger), "show", run_id, "--json"), env=_env(),
                                           capture_output=True, text=True, cwd=tmp_path).stdout)
         assert shown["judged"] == 40 and shown["run_status"] == "completed" and shown["scorer_id"] == "s1"
 
+        server.latency = 0.5
         rejudge = subprocess.Popen(_cli("rejudge", run_id.lower(), "--judge-model", "gpt-5-judge", "--concurrency",
                                         "1", "--ledger", str(ledger)),
                                    env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
@@ -100,7 +103,8 @@ def test_ctrl_c_during_run_and_rejudge_names_the_command_that_finishes_it(tmp_pa
         assert json.loads(partial.stdout)["scorer_id"] == "s1"  # the headline stays on the complete scorer
         assert "scorer s2 is partial" in partial.stderr and "--continue s2" in partial.stderr
 
-        finished = subprocess.run(_typed(continue_line, server.base_url), env=_env(), capture_output=True,
+        server.latency = 0.0
+        finished = subprocess.run(_typed(continue_line), env=_env(), capture_output=True,
                                   text=True, cwd=tmp_path, timeout=300)
         assert finished.returncode == 0, finished.stderr
         final = json.loads(subprocess.run(_cli("--ledger", str(ledger), "show", run_id, "--json"), env=_env(),
