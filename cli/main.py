@@ -3,12 +3,17 @@
 Every module in `cli.commands` exposes `COMMANDS`; they are registered here, the same way for
 every family. A `BenchledgerError` becomes one line on stderr with its exit code (2 for bad usage
 or bad input, 1 for a failed check or an aborted run); the message already says what to do next.
+
+The options of the whole tool (`--ledger`, `--log-format`, `-v`) may also be written after the
+command name (`benchledger show latest --ledger runs.db`): they are moved in front of it before
+click parses the line, so they mean the same wherever they stand (after `--` nothing is moved).
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 import sys
 from pathlib import Path
 
@@ -22,7 +27,48 @@ from benchledger.redaction import redact
 __all__ = ["cli"]
 
 
+_VALUED_GLOBALS = ("--ledger", "--log-format")
+_FLAG_GLOBAL = re.compile(r"-v+|--verbose")
+
+
+def hoist_global_options(args: list[str]) -> list[str]:
+    """The command line with every global option after the command name moved before it."""
+    command_at = None
+    i = 0
+    while i < len(args):  # find the command name: the first token that is not a global option or its value
+        token = args[i]
+        if token in _VALUED_GLOBALS:
+            i += 2
+            continue
+        if token == "--" or not token.startswith("-"):
+            command_at = i
+            break
+        i += 1
+    if command_at is None or args[command_at] == "--":
+        return args
+    hoisted, rest = [], []
+    i = command_at + 1
+    while i < len(args):
+        token = args[i]
+        if token == "--":
+            rest += args[i:]
+            break
+        if token in _VALUED_GLOBALS and i + 1 < len(args):
+            hoisted += args[i:i + 2]
+            i += 2
+            continue
+        if token.startswith(tuple(f"{name}=" for name in _VALUED_GLOBALS)) or _FLAG_GLOBAL.fullmatch(token):
+            hoisted.append(token)
+        else:
+            rest.append(token)
+        i += 1
+    return [*args[:command_at], *hoisted, args[command_at], *rest]
+
+
 class BenchledgerGroup(click.Group):
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, hoist_global_options(list(args)))
+
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)

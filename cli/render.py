@@ -1,4 +1,5 @@
-"""Showing a run's report: the scorecard on stdout, the JSON to --out, written whole or not at all."""
+"""Showing a run's report: the scorecard (or a retrieval run's recall metrics) on stdout, the JSON to
+--out, written whole or not at all."""
 
 from __future__ import annotations
 
@@ -12,8 +13,12 @@ from benchledger.orchestration.reports import report_of
 from benchledger.projections.report import Report
 from benchledger.projections.state import fold_run
 from benchledger.projections.scorecard import render_scorecard
+from benchledger.tables import SEPARATOR, render_table
 
-__all__ = ["report_for", "show_report", "write_json_atomic", "require_every_question_judged"]
+__all__ = [
+    "report_for", "show_report", "show_retrieval", "render_metrics", "write_json_atomic",
+    "require_every_question_judged",
+]
 
 
 def report_for(ledger, run_id: str, *, scorer_id: str | None = None, scoring_rule: int | None = None) -> Report:
@@ -44,3 +49,37 @@ def show_report(report: Report, *, out: Path | None = None, as_json: bool = Fals
         click.echo(report.model_dump_json(indent=2))
     else:
         click.echo(render_scorecard(report))
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def render_metrics(metrics: dict, k: int) -> str:
+    """Retrieval metrics as a table, one row per category then overall."""
+    rows: list = [(cat, m["n"], _fmt(m["recall"]), _fmt(m["recall_all"]), _fmt(m["ndcg"]))
+                  for cat, m in metrics["by_category"].items()]
+    rows += [SEPARATOR, ("overall", metrics["n"], _fmt(metrics["recall"]), _fmt(metrics["recall_all"]),
+                         _fmt(metrics["ndcg"]))]
+    table = render_table(rows, ("category", "n", f"recall@{k}", f"recall_all@{k}", f"ndcg@{k}"), indent="  ")
+    notes = [f"  evidence level: {metrics['evidence_level']}",
+             f"  excluded (no evidence): {metrics['excluded']}",
+             f"  not recalled (failed): {metrics['not_recalled']}"]
+    return "\n".join([table, "", *notes])
+
+
+def show_retrieval(state, metrics: dict, *, as_json: bool = False, out: Path | None = None) -> None:
+    """A retrieval run's recall metrics (no scorecard: it asked no model), as text or JSON."""
+    cfg = state.started.config
+    value = {"run_id": state.run_id, "mode": "retrieval", "benchmark": cfg.benchmark, "subset": cfg.subset,
+             "memory": cfg.memory, "memory_version": cfg.memory_version, **metrics, "ledger_head": state.head}
+    if out is not None:
+        write_json_atomic(out, value)
+    if as_json:
+        click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+        return
+    click.echo(f"RETRIEVAL  {cfg.benchmark} / {cfg.subset}  run {state.run_id}")
+    click.echo(f"  memory {cfg.memory} {cfg.memory_version}  k={metrics['k']}  "
+               f"{state.finished.status if state.finished else 'unfinished'}")
+    click.echo(render_metrics(metrics, metrics["k"]))
+    click.echo(f"  ledger head {state.head}")

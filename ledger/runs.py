@@ -53,7 +53,8 @@ def list_runs(conn: sqlite3.Connection) -> list[RunSummary]:
 def resolve_run(conn: sqlite3.Connection, ref: str) -> str:
     """A full run id from a full id, a unique prefix, or "latest"; RunNotFound / AmbiguousRun.
 
-    "latest" is the run started last, the first one `list_runs` shows.
+    "latest" is the run started last, the first one `list_runs` shows. An id or prefix in another
+    case matches too (run ids are upper-case ULIDs; people type them in lower case).
     """
     if ref == "latest":
         # Position 1 is a run's first event; walking seq backwards stops at the newest one.
@@ -69,6 +70,13 @@ def resolve_run(conn: sqlite3.Connection, ref: str) -> str:
         (ref, ref + _PREFIX_END))]
     if ref in matches:
         return ref
+    if not matches:  # the same prefix in any case: each run's first event, compared case-folded
+        folded = ref.casefold()
+        matches = [str(r) for (r,) in conn.execute("SELECT run_id FROM events WHERE position = 1 ORDER BY run_id")
+                   if str(r).casefold().startswith(folded)]
+        exact = [r for r in matches if r.casefold() == folded]
+        if len(exact) == 1:
+            return exact[0]
     if not matches:
         raise RunNotFound(f"no run matches {ref!r}; list runs with `benchledger runs`")
     if len(matches) > 1:

@@ -73,20 +73,25 @@ def open_run_memory(settings: RunSettings) -> MemorySystem:
 
 
 def run_dataset(ledger: Recorder, dataset: Dataset, settings: RunSettings, *,
-                redact: Redact = no_redaction, progress: Progress = no_progress) -> str:
-    """Run `dataset` against the memory (and models, in qa mode) the settings name; returns the run id."""
+                redact: Redact = no_redaction, progress: Progress = no_progress, run_id: str | None = None) -> str:
+    """Run `dataset` against the memory (and models, in qa mode) the settings name; returns the run id.
+
+    `run_id` names the new run (default: a fresh id), so a caller knows it even if the run is interrupted.
+    """
     benchmark = benchmark_named(dataset.benchmark)
     settings = resolved_settings(benchmark, settings)
     models = open_models(ledger, settings, dataset.prompts) if settings.mode == "qa" else None
     memory = open_run_memory(settings)
     try:
-        return run_with(ledger, dataset, settings, memory, models=models, redact=redact, progress=progress)
+        return run_with(ledger, dataset, settings, memory, models=models, redact=redact, progress=progress,
+                        run_id=run_id)
     finally:
         memory.close()
 
 
 def run_with(ledger: Recorder, dataset: Dataset, settings: RunSettings, memory: MemorySystem, *,
-             models: Models | None = None, redact: Redact = no_redaction, progress: Progress = no_progress) -> str:
+             models: Models | None = None, redact: Redact = no_redaction, progress: Progress = no_progress,
+             run_id: str | None = None) -> str:
     """Run `dataset` against a memory system (and models) the caller opened; returns the run id.
 
     The lower-level entry for tools and tests that hold their own memory system object. In qa mode
@@ -99,4 +104,4 @@ def run_with(ledger: Recorder, dataset: Dataset, settings: RunSettings, memory: 
         models = open_models(ledger, settings, dataset.prompts)
     parts = RunParts(dataset=dataset, benchmark=benchmark, settings=settings, memory=memory,
                      models=models if settings.mode == "qa" else None, redact=redact, progress=progress)
-    return start_run(ledger, parts)
+    return start_run(ledger, parts, run_id=run_id)

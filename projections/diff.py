@@ -14,13 +14,16 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from dataclasses import dataclass
+
 from benchledger.errors import BadInput
+from benchledger.projections.config_diff import ConfigDifference, config_differences
 from benchledger.projections.state import QuestionState, RunState
 from benchledger.projections.stats import mcnemar_exact, paired_bootstrap_diff
 
 __all__ = [
     "DIFF_VERSION", "BOOTSTRAP_SEED", "BOOTSTRAP_RESAMPLES", "DiffSlice", "ExcludedQuestion",
-    "RunDiff", "diff_runs", "pick_scorer",
+    "RunDiff", "diff_runs", "pick_scorer", "PlanComparison", "compare_plans",
 ]
 
 DIFF_VERSION = 1
@@ -67,6 +70,8 @@ class RunDiff(BaseModel):
 
     run_a: str
     run_b: str
+    config: list[ConfigDifference]
+    """Configuration and provenance fields that differ between the runs (B's value against A's)."""
     scorer_a: str | None
     scorer_b: str | None
     fingerprint_a: str | None
@@ -88,14 +93,50 @@ class RunDiff(BaseModel):
 
 
 def pick_scorer(state: RunState, scorer_id: str | None, *, option: str = "scorer") -> str | None:
-    """The asked scorer (checked), or the run's newest; None when the run was never judged."""
+    """The asked scorer (checked), or the run's default (its newest complete one); None when never judged."""
     state.require_answers("score")
     if scorer_id is None:
-        return state.latest_scorer
+        return state.default_scorer
     if scorer_id not in state.scorers:
         known = ", ".join(state.scorers) or "none"
         raise BadInput(f"run {state.run_id} has no scorer {scorer_id!r} (its scorers: {known})", field=option)
     return scorer_id
+
+
+@dataclass(frozen=True)
+class PlanComparison:
+    """Whether two runs saw the same corpus and planned the same questions."""
+
+    fingerprint_a: str | None
+    fingerprint_b: str | None
+    only_in_a: list[str]
+    only_in_b: list[str]
+    shared: list[str]
+    changed: list[str]
+    """Planned in both under the same id but with different text, gold or kind."""
+
+    @property
+    def different_corpora(self) -> bool:
+        return self.fingerprint_a is None or self.fingerprint_a != self.fingerprint_b
+
+    @property
+    def different_questions(self) -> bool:
+        return bool(self.only_in_a or self.only_in_b or self.changed)
+
+
+def compare_plans(state_a: RunState, state_b: RunState, *, allow_different: bool) -> PlanComparison:
+    """Compare two runs' corpora and plans; BadInput when they differ, unless `allow_different`."""
+    ids_a, ids_b = state_a.questions.keys(), state_b.questions.keys()
+    shared = [q for q in ids_a if q in ids_b]
+    plans = PlanComparison(
+        fingerprint_a=state_a.corpus.fingerprint if state_a.corpus else None,
+        fingerprint_b=state_b.corpus.fingerprint if state_b.corpus else None,
+        only_in_a=[q for q in ids_a if q not in ids_b], only_in_b=[q for q in ids_b if q not in ids_a],
+        shared=shared,
+        changed=[q for q in shared if _identity(state_a.questions[q]) != _identity(state_b.questions[q])])
+    if not allow_different:
+        _refuse_if_different(state_a, state_b, plans)
+    return plans
 
 
 def diff_runs(state_a: RunState, state_b: RunState, *, scorer_a: str | None = None,
@@ -104,18 +145,8 @@ def diff_runs(state_a: RunState, state_b: RunState, *, scorer_a: str | None = No
     """Compare run b against run a over the questions both judged. Pure and reproducible."""
     scorer_a = pick_scorer(state_a, scorer_a, option="scorer_a")
     scorer_b = pick_scorer(state_b, scorer_b, option="scorer_b")
-    fingerprint_a = state_a.corpus.fingerprint if state_a.corpus else None
-    fingerprint_b = state_b.corpus.fingerprint if state_b.corpus else None
-    ids_a, ids_b = state_a.questions.keys(), state_b.questions.keys()
-    only_a = [q for q in ids_a if q not in ids_b]
-    only_b = [q for q in ids_b if q not in ids_a]
-    shared = [q for q in ids_a if q in ids_b]
-    changed = [q for q in shared if _identity(state_a.questions[q]) != _identity(state_b.questions[q])]
-    different_corpora = fingerprint_a is None or fingerprint_a != fingerprint_b
-    different_questions = bool(only_a or only_b or changed)
-    if not allow_different:
-        _refuse_if_different(state_a, state_b, different_corpora, fingerprint_a, fingerprint_b,
-                             only_a, only_b, changed)
+    plans = compare_plans(state_a, state_b, allow_different=allow_different)
+    only_a, only_b, shared = plans.only_in_a, plans.only_in_b, plans.shared
 
     pairs: list[tuple[str, str, int, int]] = []  # (kind, question id, correct in a, correct in b)
     excluded = []
@@ -135,10 +166,11 @@ def diff_runs(state_a: RunState, state_b: RunState, *, scorer_a: str | None = No
                  for q in only_b]
     kinds = sorted({state_a.questions[q].planned.kind for q in shared})
     return RunDiff(
-        run_a=state_a.run_id, run_b=state_b.run_id, scorer_a=scorer_a, scorer_b=scorer_b,
-        fingerprint_a=fingerprint_a, fingerprint_b=fingerprint_b,
-        different_corpora=different_corpora, different_questions=different_questions,
-        only_in_a=only_a, only_in_b=only_b, changed_questions=changed,
+        run_a=state_a.run_id, run_b=state_b.run_id,
+        config=config_differences(state_a.started, state_b.started), scorer_a=scorer_a, scorer_b=scorer_b,
+        fingerprint_a=plans.fingerprint_a, fingerprint_b=plans.fingerprint_b,
+        different_corpora=plans.different_corpora, different_questions=plans.different_questions,
+        only_in_a=only_a, only_in_b=only_b, changed_questions=plans.changed,
         overall=_slice([p[1:] for p in pairs], resamples, seed),
         by_kind={kind: _slice([p[1:] for p in pairs if p[0] == kind], resamples, seed) for kind in kinds},
         excluded=excluded, bootstrap_seed=seed, bootstrap_resamples=resamples, diff_version=DIFF_VERSION,
@@ -172,15 +204,14 @@ def _slice(rows: list[tuple[str, int, int]], resamples: int, seed: int) -> DiffS
     )
 
 
-def _refuse_if_different(state_a: RunState, state_b: RunState, different_corpora: bool,
-                         fingerprint_a: str | None, fingerprint_b: str | None,
-                         only_a: list[str], only_b: list[str], changed: list[str]) -> None:
+def _refuse_if_different(state_a: RunState, state_b: RunState, plans: PlanComparison) -> None:
     problems = []
-    if different_corpora:
-        problems.append(f"different corpora (fingerprint {_short(fingerprint_a)} vs {_short(fingerprint_b)})")
-    if only_a or only_b or changed:
-        problems.append(f"different planned questions ({len(only_a)} only in {state_a.run_id}, "
-                        f"{len(only_b)} only in {state_b.run_id}, {len(changed)} changed)")
+    if plans.different_corpora:
+        problems.append(f"different corpora (fingerprint {_short(plans.fingerprint_a)} vs "
+                        f"{_short(plans.fingerprint_b)})")
+    if plans.different_questions:
+        problems.append(f"different planned questions ({len(plans.only_in_a)} only in {state_a.run_id}, "
+                        f"{len(plans.only_in_b)} only in {state_b.run_id}, {len(plans.changed)} changed)")
     if problems:
         raise BadInput(f"runs {state_a.run_id} and {state_b.run_id} are not comparable: "
                        + "; ".join(problems) + "; pass --allow-different to compare them anyway")

@@ -1,5 +1,8 @@
 """Exporting a run: one flat row per planned question, as JSON, CSV or one self-contained HTML page.
 
+A retrieval run is exported the same three ways with its own rows and metrics
+(`projections.export_retrieval`).
+
 The rows are folded from the events like every projection; the only outside call is `get_blob`,
 which turns a recalled context's hash into the text the answer model saw. Serialisers return
 strings and never touch files: the CLI writes them atomically. CSV leaves the (long, multi-line)
@@ -17,6 +20,7 @@ from typing import Any
 from benchledger.errors import BadInput
 from benchledger.projections.diff import pick_scorer
 from benchledger.projections.export_html import render_html
+from benchledger.projections.export_retrieval import export_retrieval
 from benchledger.projections.publishable import Check
 from benchledger.projections.report import Report, report_from_state
 from benchledger.projections.state import QuestionState, RunState
@@ -40,7 +44,7 @@ CSV_FIELDS = tuple(f for f in ROW_FIELDS if f != "context")
 
 def export_rows(state: RunState, get_blob: Callable[[str], bytes], *, scorer_id: str | None = None) -> list[dict[str, Any]]:
     """One row per planned question, in plan order, for one scorer (default: the newest)."""
-    scorer = scorer_id or state.latest_scorer
+    scorer = scorer_id or state.default_scorer
     return [_row(question, scorer, get_blob) for question in state.questions.values()]
 
 
@@ -84,13 +88,13 @@ def export_json(report: Report, rows: list[dict[str, Any]]) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def export_csv(rows: list[dict[str, Any]]) -> str:
+def export_csv(rows: list[dict[str, Any]], fields: tuple[str, ...] = CSV_FIELDS) -> str:
     """One CSV row per question; lists joined by spaces, None as an empty cell."""
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, extrasaction="ignore", lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({field: _cell(row.get(field)) for field in CSV_FIELDS})
+        writer.writerow({field: _cell(row.get(field)) for field in fields})
     return buffer.getvalue()
 
 
@@ -119,6 +123,10 @@ def export_run(state: RunState, get_blob: Callable[[str], bytes], fmt: str, *, c
     `conditions` are the run's benchmark's publishable conditions (the report's verdict)."""
     if fmt not in FORMATS:
         raise BadInput(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}", field="format")
+    if state.mode == "retrieval":
+        if scorer_id is not None:
+            raise BadInput(f"run {state.run_id} is a retrieval run: it has no scorers; drop --scorer", field="scorer")
+        return export_retrieval(state, get_blob, fmt, export_csv)
     scorer = pick_scorer(state, scorer_id)
     rows = export_rows(state, get_blob, scorer_id=scorer)
     if fmt == "csv":

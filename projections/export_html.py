@@ -16,9 +16,9 @@ from typing import Any
 from benchledger.projections.report import Report, SegmentRow
 from benchledger.projections.tallies import KindTally
 
-__all__ = ["render_html", "accuracy_chart"]
+__all__ = ["render_html", "accuracy_chart", "bar_chart", "PAGE"]
 
-_PAGE = Template(files(__package__).joinpath("export_page.html").read_text(encoding="utf-8"))
+PAGE = Template(files(__package__).joinpath("export_page.html").read_text(encoding="utf-8"))
 
 # Chart geometry (SVG user units; the SVG scales to the page width).
 _W, _H = 1000, 340
@@ -42,7 +42,7 @@ def render_html(report: Report, rows: list[dict[str, Any]], contexts: dict[str, 
         f'<footer>Folded from {report.events} events of ledger head <code>{_e(report.ledger_head)}</code>; '
         f'projection versions {_e(report.projection_versions)}.</footer>',
     ])
-    return _PAGE.substitute(title=_e(title), body=body)
+    return PAGE.substitute(title=_e(title), body=body)
 
 
 def _hero(report: Report) -> str:
@@ -113,45 +113,61 @@ def _conditions(report: Report) -> str:
 def accuracy_chart(report: Report) -> str:
     """Inline SVG: accuracy per kind as bars, 95% Wilson intervals as whiskers, overall as a dashed line."""
     kinds = sorted(report.by_kind)
+    tallies = {kind: report.by_kind[kind] for kind in kinds}
+    return bar_chart(
+        {kind: t.accuracy for kind, t in tallies.items()},
+        {kind: f"{t.correct}/{t.judged} correct" + (f", {t.failed} failed" if t.failed else "")
+         for kind, t in tallies.items()},
+        intervals={kind: (t.ci_low or 0.0, t.ci_high or 0.0) for kind, t in tallies.items()},
+        overall=report.accuracy, axis_label="accuracy (judged)")
+
+
+def bar_chart(values: dict[str, float | None], notes: dict[str, str], *, overall: float | None,
+              axis_label: str, intervals: dict[str, tuple[float, float]] | None = None,
+              percent: bool = True) -> str:
+    """Inline SVG: one bar per name on a 0..1 scale, optional interval whiskers, overall as a dashed line."""
+    show = _pct if percent else (lambda v: "n/a" if v is None else f"{v:.3f}")
     plot_w, plot_h = _W - _LEFT - _RIGHT, _H - _TOP - _BOTTOM
     y = lambda value: _TOP + plot_h * (1 - value)  # noqa: E731 - tiny local scale
     parts = [f'<svg class="chart" viewBox="0 0 {_W} {_H}" role="img" xmlns="http://www.w3.org/2000/svg" '
-             f'aria-label="accuracy by kind with 95% Wilson intervals">']
+             f'aria-label="{_e(axis_label)} by kind">']
     for tick in (0, 0.25, 0.5, 0.75, 1.0):
+        label = f"{int(tick * 100)}%" if percent else f"{tick:.2f}"
         parts.append(f'<line class="grid" x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{y(tick):.1f}" y2="{y(tick):.1f}"/>'
-                     f'<text x="{_LEFT - 8}" y="{y(tick) + 4:.1f}" text-anchor="end" font-size="12">{int(tick * 100)}%</text>')
+                     f'<text x="{_LEFT - 8}" y="{y(tick) + 4:.1f}" text-anchor="end" font-size="12">{label}</text>')
     parts.append(f'<line class="axis" x1="{_LEFT}" x2="{_LEFT}" y1="{_TOP}" y2="{_TOP + plot_h}"/>'
                  f'<line class="axis" x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{_TOP + plot_h}" y2="{_TOP + plot_h}"/>'
                  f'<text x="14" y="{_TOP + plot_h / 2:.1f}" font-size="12" text-anchor="middle" '
-                 f'transform="rotate(-90 14 {_TOP + plot_h / 2:.1f})">accuracy (judged)</text>')
-    slot = plot_w / max(len(kinds), 1)
-    for i, kind in enumerate(kinds):
-        tally = report.by_kind[kind]
+                 f'transform="rotate(-90 14 {_TOP + plot_h / 2:.1f})">{_e(axis_label)}</text>')
+    slot = plot_w / max(len(values), 1)
+    for i, (name, value) in enumerate(values.items()):
         centre = _LEFT + slot * (i + 0.5)
         width = min(72.0, slot * 0.55)
         label_y = _TOP + plot_h + 20
-        parts.append(f'<text x="{centre:.1f}" y="{label_y}" text-anchor="middle" font-size="13">{_e(kind)}</text>'
+        parts.append(f'<text x="{centre:.1f}" y="{label_y}" text-anchor="middle" font-size="13">{_e(name)}</text>'
                      f'<text class="muted" x="{centre:.1f}" y="{label_y + 17}" text-anchor="middle" font-size="11">'
-                     f'{tally.correct}/{tally.judged} correct' + (f', {tally.failed} failed' if tally.failed else "")
-                     + "</text>")
-        if tally.accuracy is None:
+                     f'{_e(notes.get(name, ""))}</text>')
+        if value is None:
             parts.append(f'<text class="muted" x="{centre:.1f}" y="{y(0) - 8:.1f}" text-anchor="middle" font-size="12">n/a</text>')
             continue
-        top = y(tally.accuracy)
-        parts.append(f'<rect class="bar" data-kind="{_e(kind)}" x="{centre - width / 2:.1f}" y="{top:.1f}" '
-                     f'width="{width:.1f}" height="{y(0) - top:.1f}" rx="3"><title>{_e(kind)}: {_pct(tally.accuracy)} '
-                     f'(95% CI {_pct(tally.ci_low)} – {_pct(tally.ci_high)})</title></rect>')
-        low, high = y(tally.ci_low or 0.0), y(tally.ci_high or 0.0)
-        parts.append(f'<line class="whisker" x1="{centre:.1f}" x2="{centre:.1f}" y1="{low:.1f}" y2="{high:.1f}"/>'
-                     f'<line class="whisker" x1="{centre - 8:.1f}" x2="{centre + 8:.1f}" y1="{low:.1f}" y2="{low:.1f}"/>'
-                     f'<line class="whisker" x1="{centre - 8:.1f}" x2="{centre + 8:.1f}" y1="{high:.1f}" y2="{high:.1f}"/>'
-                     f'<text x="{centre + width / 2 + 4:.1f}" y="{max(top, _TOP + 12) + 4:.1f}" font-size="12" '
-                     f'font-weight="700">{_pct(tally.accuracy)}</text>')
-    if report.accuracy is not None:
-        line_y = y(report.accuracy)
+        top = y(value)
+        interval = (intervals or {}).get(name)
+        extra = f" (95% CI {show(interval[0])} – {show(interval[1])})" if interval else ""
+        parts.append(f'<rect class="bar" data-kind="{_e(name)}" x="{centre - width / 2:.1f}" y="{top:.1f}" '
+                     f'width="{width:.1f}" height="{y(0) - top:.1f}" rx="3"><title>{_e(name)}: {show(value)}'
+                     f'{extra}</title></rect>')
+        if interval:
+            low, high = y(interval[0]), y(interval[1])
+            parts.append(f'<line class="whisker" x1="{centre:.1f}" x2="{centre:.1f}" y1="{low:.1f}" y2="{high:.1f}"/>'
+                         f'<line class="whisker" x1="{centre - 8:.1f}" x2="{centre + 8:.1f}" y1="{low:.1f}" y2="{low:.1f}"/>'
+                         f'<line class="whisker" x1="{centre - 8:.1f}" x2="{centre + 8:.1f}" y1="{high:.1f}" y2="{high:.1f}"/>')
+        parts.append(f'<text x="{centre + width / 2 + 4:.1f}" y="{max(top, _TOP + 12) + 4:.1f}" font-size="12" '
+                     f'font-weight="700">{show(value)}</text>')
+    if overall is not None:
+        line_y = y(overall)
         parts.append(f'<line class="overall" x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{line_y:.1f}" y2="{line_y:.1f}"/>'
                      f'<text x="{_W - _RIGHT + 6}" y="{line_y + 4:.1f}" font-size="12" '
-                     f'fill="#c43b3b">overall {_pct(report.accuracy)}</text>')
+                     f'fill="#c43b3b">overall {show(overall)}</text>')
     parts.append("</svg>")
     return "".join(parts)
 

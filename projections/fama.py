@@ -103,7 +103,7 @@ def fama_from_events(stored_events: Iterable, *, scorer_id: str | None = None) -
     """FAMA of a run from its events, for one scorer (default: the latest one that started)."""
     events = list(stored_events)
     state = fold_run(getattr(events[0], "run_id", "") if events else "", events)
-    scorer = scorer_id or state.latest_scorer
+    scorer = scorer_id or state.default_scorer
     rows: list[tuple[str, QuestionFama | None]] = []
     for question in state.questions.values():
         judged = question.judged.get(scorer) if scorer else None

@@ -150,7 +150,7 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
         raise ValueError(f"unknown scoring rule {scoring_rule}")
     if scorer_id is not None and scorer_id not in state.scorers:
         raise KeyError(scorer_id)
-    scorer = scorer_id or state.latest_scorer
+    scorer = scorer_id or state.default_scorer
     overall, by_kind = tally(state, scorer, scoring_rule)
     met = evaluate_conditions(state, overall, scorer, conditions)
     publishable = all(c.met for c in met)

@@ -20,10 +20,11 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from benchledger.projections.state import fold_run
+from benchledger.projections.state import RunState, fold_run
 
 __all__ = [
     "RETRIEVAL_VERSION", "QuestionRetrieval", "score_question", "aggregate", "retrieval_metrics",
+    "question_scores", "retrieval_metrics_of",
 ]
 
 RETRIEVAL_VERSION = 1
@@ -88,15 +89,11 @@ def aggregate(rows: Iterable[tuple[str, QuestionRetrieval | None]]) -> dict[str,
     }
 
 
-def retrieval_metrics(stored_events: Iterable, *, k: int | None = None) -> dict[str, object]:
-    """Fold a run's events into retrieval metrics at k (default: the run's own k).
+def question_scores(state: RunState, k: int | None = None) -> dict[str, tuple[str, QuestionRetrieval | None]]:
+    """question id -> (kind, its scores at k) for every recalled question (None: it has no evidence).
 
-    A smaller k than the run's re-scores the same recalls without asking the memory again; a
-    larger one cannot be answered from what was recalled and is refused.
+    k defaults to the run's own; a smaller k re-scores the same recalls, a larger one is refused.
     """
-    events = list(stored_events)
-    run_id = getattr(events[0], "run_id", "") if events else ""
-    state = fold_run(run_id, events)
     if state.started is None or state.plan is None:
         raise ValueError("the run has no RunStarted or QuestionsPlanned event")
     config = state.started.config
@@ -105,14 +102,32 @@ def retrieval_metrics(stored_events: Iterable, *, k: int | None = None) -> dict[
     if k > recalled_k:
         raise ValueError(f"the run recalled {recalled_k} items per question; cannot score at k={k}")
     session_level = config.evidence_level == "session"
-    rows: list[tuple[str, QuestionRetrieval | None]] = []
-    not_recalled = 0
+    scores: dict[str, tuple[str, QuestionRetrieval | None]] = {}
     for question in state.questions.values():
         if question.recalled is None:
-            not_recalled += 1
             continue
         items = sorted(question.recalled.items, key=lambda item: item.rank)
         ranked = [(item.channel or "") if session_level else item.doc_id for item in items]
-        rows.append((question.planned.kind, score_question(question.planned.evidence, ranked, k)))
-    return {**aggregate(rows), "not_recalled": not_recalled, "k": k,
-            "evidence_level": "session" if session_level else "document"}
+        scores[question.planned.question_id] = (question.planned.kind,
+                                                score_question(question.planned.evidence, ranked, k))
+    return scores
+
+
+def retrieval_metrics_of(state: RunState, *, k: int | None = None) -> dict[str, object]:
+    """The retrieval metrics of a folded run at k (default: the run's own k)."""
+    scores = question_scores(state, k)
+    assert state.started is not None
+    return {**aggregate(scores.values()), "not_recalled": len(state.questions) - len(scores),
+            "k": k if k is not None else state.started.config.settings.k,
+            "evidence_level": "session" if state.started.config.evidence_level == "session" else "document"}
+
+
+def retrieval_metrics(stored_events: Iterable, *, k: int | None = None) -> dict[str, object]:
+    """Fold a run's events into retrieval metrics at k (default: the run's own k).
+
+    A smaller k than the run's re-scores the same recalls without asking the memory again; a
+    larger one cannot be answered from what was recalled and is refused.
+    """
+    events = list(stored_events)
+    run_id = getattr(events[0], "run_id", "") if events else ""
+    return retrieval_metrics_of(fold_run(run_id, events), k=k)

@@ -8,16 +8,26 @@ accuracy (correct over planned) stands beside accuracy over judged.
 from __future__ import annotations
 
 from benchledger.projections.report import Report
+from benchledger.projections.tallies import KindTally
+from benchledger.tables import SEPARATOR, render_table
 
 __all__ = ["render_scorecard"]
 
+_KIND_HEADERS = ("kind", "planned", "judged", "correct", "unclear", "failed", "pending", "accuracy", "95% CI",
+                 "strict")
+
 
 def _pct(value: float | None) -> str:
-    return "   n/a" if value is None else f"{100 * value:5.1f}%"
+    return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
 def _ci(low: float | None, high: float | None) -> str:
-    return "" if low is None or high is None else f"[{100 * low:4.1f}, {100 * high:5.1f}]"
+    return "" if low is None or high is None else f"[{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def _kind_row(name: str, t: KindTally) -> list[object]:
+    return [name, t.planned, t.judged, t.correct, t.unclear, t.failed, t.pending, _pct(t.accuracy),
+            _ci(t.ci_low, t.ci_high), _pct(t.strict_accuracy)]
 
 
 def render_scorecard(report: Report) -> str:
@@ -39,20 +49,12 @@ def render_scorecard(report: Report) -> str:
                  f"{report.corpus_state.documents_ingested}/{report.corpus_state.documents_expected} documents, "
                  f"{report.corpus_state.pending_chunks} pending")
     lines.append("")
-    header = f"  {'kind':<18}{'planned':>8}{'judged':>8}{'correct':>8}{'unclear':>8}{'failed':>8}{'pending':>8}  {'accuracy':>8}  {'95% CI':<14}{'strict':>7}"
-    lines.append(header)
-    lines.append("  " + "-" * (len(header) - 2))
-    for kind, t in sorted(report.by_kind.items()):
-        lines.append(
-            f"  {kind:<18}{t.planned:>8}{t.judged:>8}{t.correct:>8}{t.unclear:>8}{t.failed:>8}{t.pending:>8}"
-            f"  {_pct(t.accuracy):>8}  {_ci(t.ci_low, t.ci_high):<14}{_pct(t.strict_accuracy):>7}"
-        )
-    lines.append("  " + "-" * (len(header) - 2))
-    lines.append(
-        f"  {'overall':<18}{report.total:>8}{report.judged:>8}{report.correct:>8}{report.unclear:>8}"
-        f"{report.failed:>8}{report.pending:>8}  {_pct(report.accuracy):>8}  "
-        f"{_ci(report.ci_low, report.ci_high):<14}{_pct(report.strict_accuracy):>7}"
-    )
+    overall = KindTally(planned=report.total, answered=report.answered, judged=report.judged,
+                        correct=report.correct, incorrect=report.incorrect, unclear=report.unclear,
+                        failed=report.failed, pending=report.pending, accuracy=report.accuracy,
+                        ci_low=report.ci_low, ci_high=report.ci_high, strict_accuracy=report.strict_accuracy)
+    rows = [_kind_row(kind, t) for kind, t in sorted(report.by_kind.items())]
+    lines.append(render_table([*rows, SEPARATOR, _kind_row("overall", overall)], _KIND_HEADERS, indent="  "))
     if report.fama is not None:
         lines += _fama_section(report.fama)
     lines.append("")
@@ -64,8 +66,8 @@ def render_scorecard(report: Report) -> str:
     if report.failures:
         lines.append("")
         lines.append(f"  failures: {report.failed} question(s), grouped by error:")
-        for error, count in report.failures_by_error.items():
-            lines.append(f"    {count:>4}  {error}")
+        lines.append(render_table([(error, count) for error, count in report.failures_by_error.items()],
+                                  ("error", "questions"), indent="    "))
     elif report.failures_retried:
         lines.append(f"  failures: none unresolved ({report.failures_retried} resolved by retry or resume)")
     else:
@@ -77,15 +79,12 @@ def render_scorecard(report: Report) -> str:
 
 def _segment_lines(report: Report) -> list[str]:
     """Where every segment's calls went: the run's start, each resume, each scorer."""
-    lines = []
-    for segment in report.segments:
-        models = " ".join(f"{role} {name}" for role, name in (("agent", segment.agent_model),
-                                                              ("judge", segment.judge_model)) if name)
-        reported = f"  reported {', '.join(segment.reported_models)}" if segment.reported_models else ""
-        key = f" (key ${segment.api_key_env})" if segment.api_key_env else ""
-        memory = f"  memory {segment.memory}" if segment.memory else ""
-        lines.append(f"  {segment.label:<10} endpoint {segment.endpoint}{key}  {models}{reported}{memory}".rstrip())
-    return lines
+    rows = [(segment.label, segment.endpoint + (f" (key ${segment.api_key_env})" if segment.api_key_env else ""),
+             segment.agent_model, segment.judge_model, ", ".join(segment.reported_models) or None, segment.memory)
+            for segment in report.segments]
+    table = render_table(rows, ["segment", "endpoint", "agent", "judge", "reported", "memory"],
+                         align=["left"] * 6, indent="  ")
+    return ["", *table.splitlines()]
 
 
 def _provenance_lines(report: Report) -> list[str]:
@@ -104,18 +103,14 @@ def _provenance_lines(report: Report) -> list[str]:
 
 
 def _score(value: float | None) -> str:
-    return "   n/a" if value is None else f"{100 * value:6.1f}"
+    return "n/a" if value is None else f"{100 * value:.1f}"
 
 
 def _fama_section(fama: dict) -> list[str]:
     lines = ["", "  FAMA (Memora): per question max(0, MPA - w(1 - FAA)), mean over judged questions, x100"]
-    header = f"  {'category':<18}{'n':>8}{'FAMA':>8}{'MPA':>8}{'FAA':>8}"
-    lines += [header, "  " + "-" * (len(header) - 2)]
-    for category, row in fama["by_category"].items():
-        lines.append(f"  {category:<18}{row['n']:>8}{_score(row['fama']):>8}{_score(row['mpa']):>8}"
-                     f"{_score(row['faa']):>8}")
-    lines.append("  " + "-" * (len(header) - 2))
-    lines.append(f"  {'overall':<18}{fama['n']:>8}{_score(fama['fama']):>8}{_score(fama['mpa']):>8}"
-                 f"{_score(fama['faa']):>8}")
+    rows = [[category, row["n"], _score(row["fama"]), _score(row["mpa"]), _score(row["faa"])]
+            for category, row in fama["by_category"].items()]
+    rows += [SEPARATOR, ["overall", fama["n"], _score(fama["fama"]), _score(fama["mpa"]), _score(fama["faa"])]]
+    lines.append(render_table(rows, ("category", "n", "FAMA", "MPA", "FAA"), indent="  "))
     lines.append(f"  sum over categories {fama['sum_100']:.1f}; judged without criteria {fama['excluded']}")
     return lines

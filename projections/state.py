@@ -121,7 +121,31 @@ class RunState:
 
     @property
     def latest_scorer(self) -> str | None:
+        """The scorer started last, complete or not."""
         return next(reversed(self.scorers), None) if self.scorers else None
+
+    def unjudged(self, scorer_id: str) -> int:
+        """Answered questions the scorer has neither judged nor recorded a judge failure for.
+
+        More than zero means the scorer is partial: an interrupted rejudge (or a run still going).
+        """
+        return sum(1 for q in self.questions.values() if q.answered is not None and scorer_id not in q.judged
+                   and not any(f.stage == "judge" and f.scorer_id == scorer_id for f in q.failures))
+
+    @property
+    def partial_scorers(self) -> dict[str, int]:
+        """scorer id -> answers it has not judged, for every partial scorer."""
+        return {scorer: missing for scorer in self.scorers if (missing := self.unjudged(scorer))}
+
+    @property
+    def default_scorer(self) -> str | None:
+        """The scorer reports use unless asked: the newest complete one, else the newest.
+
+        So an interrupted rejudge never becomes the headline; `partial_scorers` says it exists.
+        """
+        partial = self.partial_scorers
+        complete = [scorer for scorer in self.scorers if scorer not in partial]
+        return complete[-1] if complete else self.latest_scorer
 
     @property
     def all_failures(self) -> list[Failed]:

@@ -38,9 +38,10 @@ def mcnemar_exact(b: int, c: int) -> float:
 
 
 def paired_bootstrap_diff(
-    a: Sequence[int], b: Sequence[int], *, resamples: int = 2000, seed: int = 0
+    a: Sequence[float], b: Sequence[float], *, resamples: int = 2000, seed: int = 0
 ) -> tuple[float, float, float]:
-    """Mean of b - a over paired 0/1 outcomes and its 95% percentile bootstrap interval."""
+    """Mean of b - a over paired outcomes (0/1, or per-question scores such as recall) and its 95%
+    percentile bootstrap interval."""
     if len(a) != len(b):
         raise ValueError("paired outcomes must have the same length")
     n = len(a)

@@ -159,7 +159,9 @@ def test_different_corpora_are_refused_with_exit_2_unless_allowed(tmp_path):
     assert "different corpora" in refused.output and "--allow-different" in refused.output
     allowed = invoke("diff", "RUNA", "RUNB", "--allow-different")
     assert allowed.exit_code == 0, allowed.output
-    assert allowed.output.startswith("WARNING: DIFFERENT CORPORA")
+    lines = allowed.output.splitlines()
+    assert lines[0].startswith("configuration: the same")  # the configuration first, then the warning
+    assert lines[2].startswith("WARNING: DIFFERENT CORPORA") and "eeeeeeee" in lines[2]
     data = json.loads(invoke("diff", "RUNA", "RUNB", "--allow-different", "--json").output)
     assert data["different_corpora"] is True and data["different_questions"] is False
     assert data["overall"]["mcnemar_p"] == 2 / 64
@@ -176,7 +178,7 @@ def test_different_question_sets_are_refused_unless_allowed_and_then_listed(tmp_
     assert refused.exit_code == 2 and "different planned questions" in refused.output
     assert "--allow-different" in refused.output
     allowed = invoke("diff", "RUNA", "RUNB", "--allow-different")
-    assert allowed.output.startswith("WARNING: DIFFERENT QUESTIONS")
+    assert allowed.output.splitlines()[2].startswith("WARNING: DIFFERENT QUESTIONS")
     data = json.loads(invoke("diff", "RUNA", "RUNB", "--allow-different", "--json").output)
     assert data["different_questions"] is True and data["only_in_a"] == [dropped]
     assert {"question_id": dropped, "kind": a[dropped][0], "status_a": "judged", "status_b": "absent"} in data["excluded"]

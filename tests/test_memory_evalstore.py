@@ -138,3 +138,62 @@ def test_reset_empties_a_store_that_memory_systems_used(tmp_path: Path) -> None:
     assert reopened.state(SCOPE).documents == 0
     assert reopened.recall(SCOPE, "billing", asking_user=None, k=5, token_budget=None) == []
     reopened.close()
+
+
+# -- purging gives the space back --------------------------------------------------------------
+
+_BULK = [f"message {i}: the billing migration to postgres, launch plan item {i % 97}, owner User_{i % 13}. " * 3
+         for i in range(4000)]
+
+
+def _fill(memory, scope: str) -> None:
+    from memory_contract import contract_corpus
+
+    memory.ingest(scope, contract_corpus(prefix=f"{scope}_", texts=_BULK))
+    for _ in memory.build(scope):
+        pass
+
+
+@pytest.mark.parametrize("name", ["sqlite", "structured", "bm25-reference"])
+def test_purging_every_scope_shrinks_the_store_file(tmp_path, name):
+    from benchledger.adapters.memory.registry import open_memory
+
+    path = tmp_path / "store.sqlite"
+    memory = open_memory(name, path)
+    try:
+        empty = path.stat().st_size
+        _fill(memory, "scope-a")
+        _fill(memory, "scope-b")
+        memory.purge("scope-a")
+        half = path.stat().st_size
+        assert memory.state("scope-b").documents == len(_BULK)  # the other scope is untouched
+        memory.purge("scope-b")
+        after = path.stat().st_size
+    finally:
+        memory.close()
+    assert half > 20 * empty, "the store should hold one scope's pages"
+    assert after <= 2 * empty + 64 * 1024, f"{after} bytes left after purging every scope (empty store {empty})"
+    wal = Path(str(path) + "-wal")
+    assert not wal.exists() or wal.stat().st_size == 0
+
+
+def test_a_store_made_without_auto_vacuum_is_converted_at_its_first_purge(tmp_path):
+    path = tmp_path / "old.sqlite"
+    memory = SqliteMemory(path)
+    _fill(memory, "scope-a")
+    memory.close()
+    conn = sqlite3.connect(path, isolation_level=None)  # as stores were made before: auto_vacuum off
+    conn.execute("PRAGMA auto_vacuum = NONE")
+    conn.execute("VACUUM")
+    assert conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 0
+    conn.close()
+    full = path.stat().st_size
+    memory = SqliteMemory(path)
+    try:
+        assert memory.purge("scope-a") == len(_BULK)
+    finally:
+        memory.close()
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 2
+    conn.close()
+    assert path.stat().st_size < full / 20

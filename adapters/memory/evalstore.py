@@ -10,6 +10,12 @@ delete, so a file that lost its marks (or was never one) is never wiped.
 Connections are opened in autocommit mode; writes go through `transaction`, which takes the write
 lock up front (BEGIN IMMEDIATE) so concurrent writers wait on busy_timeout instead of failing on
 lock upgrade.
+
+Purging gives the space back: a new store is created with `auto_vacuum = INCREMENTAL`, and after
+each purge `reclaim` returns the freed pages to the file system (`incremental_vacuum`, then a
+WAL checkpoint that truncates the file). A store made before this (auto_vacuum off) is converted
+by one full VACUUM at its first purge. If another connection is busy writing, reclaiming waits for
+the next purge; the purge itself has already committed.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from benchledger.errors import NotAnEvaluationStore
 
 __all__ = ["check_store_path", 
     "APPLICATION_ID", "MARKER_TABLE", "STORE_KIND", "open_eval_store", "is_evaluation_store",
-    "require_evaluation_store", "transaction", "purge_scope", "reset",
+    "require_evaluation_store", "transaction", "purge_scope", "reset", "reclaim",
 ]
 
 APPLICATION_ID = 0x424C4D45  # "BLME": benchledger memory evaluation
@@ -48,9 +54,12 @@ def open_eval_store(path: Path | str, *, create: bool = True) -> sqlite3.Connect
     if path.is_dir():
         raise NotAnEvaluationStore(f"{path}: is a folder; point the memory store at a file")
     path.parent.mkdir(parents=True, exist_ok=True)
+    new_file = not path.exists() or path.stat().st_size == 0
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if new_file:  # before the first page is written (outside any transaction), so purges can shrink it
+            conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
         if not is_evaluation_store(conn):
             _mark_if_empty(conn, path, create=create)
         conn.execute("PRAGMA journal_mode = WAL")
@@ -166,7 +175,24 @@ def purge_scope(conn: sqlite3.Connection, scope: str, *, tables: Sequence[str],
                 removed = cursor.rowcount
         for table in drop:
             conn.execute(f'DROP TABLE IF EXISTS "{table}"')
+    reclaim(conn)
     return removed
+
+
+def reclaim(conn: sqlite3.Connection) -> bool:
+    """Return the store's free pages to the file system; False when another writer was busy."""
+    try:
+        (mode,) = conn.execute("PRAGMA auto_vacuum").fetchone()
+        if mode != 2:  # a store from before incremental auto-vacuum: convert it once
+            conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            conn.execute("VACUUM")
+        else:
+            # executescript steps the pragma to completion; execute() would free a single page
+            conn.executescript("PRAGMA incremental_vacuum;")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    except sqlite3.OperationalError:  # busy or locked: the space comes back at a later purge
+        return False
+    return True
 
 
 def reset(conn: sqlite3.Connection) -> int:

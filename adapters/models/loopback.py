@@ -210,8 +210,9 @@ class LoopbackOpenAI:
             raise RuntimeError("the loopback server is not started")
         return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
-    def start(self) -> LoopbackOpenAI:
-        self._server = _Server(("127.0.0.1", 0), _Handler)
+    def start(self, port: int = 0) -> LoopbackOpenAI:
+        """Listen on 127.0.0.1:port (0: a free port the OS picks; `base_url` names it)."""
+        self._server = _Server(("127.0.0.1", port), _Handler)
         self._server.loopback = self
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
                                         name="loopback-openai", daemon=True)
@@ -267,13 +268,32 @@ class _InFlight:
             self.loop._in_flight -= 1
 
 
-if __name__ == "__main__":  # `python -m adapters.models.loopback`: a deterministic endpoint for demos
-    import sys
-    server = LoopbackOpenAI(keep_bodies=False).start()
-    print(f"serving a deterministic OpenAI-compatible endpoint at {server.base_url} (Ctrl-C stops it)",
-          flush=True)
+def main(argv: list[str] | None = None) -> int:
+    """`python -m benchledger.adapters.models.loopback [--port N] [--latency S]`: serve until Ctrl-C."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m benchledger.adapters.models.loopback",
+        description="Serve a deterministic OpenAI-compatible endpoint on 127.0.0.1 for demos and tests: the "
+                    "agent answers extractively from the passages it is given, the judge judges lexically "
+                    "(the offline models' logic over HTTP). Prints its base URL; point a run at it with "
+                    "--base-url URL and any API key (OPENAI_API_KEY=dummy). Ctrl-C stops it.")
+    parser.add_argument("--port", type=int, default=0, help="port to listen on (default: a free one, printed)")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every reply (default: 0)")
+    args = parser.parse_args(argv)
+    if not 0 <= args.port <= 65535 or args.latency < 0:
+        parser.error("--port must be 0..65535 and --latency at least 0")
+    try:
+        server = LoopbackOpenAI(latency=args.latency, keep_bodies=False).start(args.port)
+    except OSError as err:
+        parser.error(f"cannot listen on 127.0.0.1:{args.port}: {err.strerror or err}")
+    print(f"serving a deterministic OpenAI-compatible endpoint at {server.base_url} (Ctrl-C stops it)", flush=True)
     try:
         threading.Event().wait()
     except KeyboardInterrupt:
         server.stop()
-        sys.exit(0)
+    return 0
+
+
+if __name__ == "__main__":  # `python -m benchledger.adapters.models.loopback --help`
+    raise SystemExit(main())

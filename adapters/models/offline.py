@@ -11,7 +11,10 @@ passage, then the earlier sentence). Below `MIN_OVERLAP`, or with no context, it
 
 `offline-lexical-judge/1` compares normalised tokens (lowercase, punctuation removed, articles
 dropped, as SQuAD does): an answer is correct when it contains at least `MIN_CONTAINMENT` of
-the gold tokens or reaches token F1 `MIN_F1`. The abstention rule comes first: on an abstention
+the gold tokens or reaches token F1 `MIN_F1`. Figures come before overlap: an answer must state
+every number, time and date the gold states, as a value (`adapters.models.quantities`: "9 PM" =
+"21:00", "July 18, 2025" = "2025-07-18"), or it is incorrect whatever words it shares ("10 PM to
+7 AM" against gold "9 PM to 8 AM"). The abstention rule comes first: on an abstention
 question the answer is correct only when it abstains and invents nothing (`MAX_INVENTED`, zero:
 no word that is neither in the question nor abstention wording); on any
 other question an abstaining answer is incorrect.
@@ -40,6 +43,7 @@ from benchledger.adapters.memory.protocol import Candidate
 from benchledger.adapters.models.abstention import ABSTENTION_ANSWER, ABSTENTION_VOCABULARY, is_abstention
 from benchledger.adapters.models.base import Answer, Verdict, Verdict_
 from benchledger.adapters.models.criteria import CriterionJudgment, combine_judgments
+from benchledger.adapters.models.quantities import quantities
 
 __all__ = [
     "OFFLINE_ANSWERER", "OFFLINE_JUDGE", "OfflineExtractiveAnswerer", "OfflineLexicalJudge",
@@ -129,6 +133,9 @@ def lexical_verdict(*, question: str, gold: str, answer: str, abstention: bool,
         return "incorrect", f"abstention question: the answer also claims {' '.join(invented[:8])}"
     if abstains:
         return "incorrect", "the answer abstains but the question has an answer"
+    missing = sorted(quantities(gold) - quantities(answer))
+    if missing:
+        return "incorrect", f"the answer does not state the gold's {', '.join(missing)}"
     gold_tokens, answer_tokens = normalized_tokens(gold), normalized_tokens(answer)
     if not gold_tokens:
         return "unclear", "the gold answer has no words to compare"

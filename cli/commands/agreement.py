@@ -10,6 +10,7 @@ import click
 from benchledger.cli.common import AppContext, checked_events, echo_json, json_option, open_ledger, pass_app, run_argument
 from benchledger.projections.agreement import Agreement, AgreementSlice, judge_agreement
 from benchledger.projections.state import fold_run
+from benchledger.tables import SEPARATOR, render_table
 
 __all__ = ["COMMANDS", "agreement"]
 
@@ -31,24 +32,25 @@ def agreement(app: AppContext, run_ref: str, scorers: tuple[str, str] | None, as
     click.echo(render_agreement(result))
 
 
-def _line(name: str, s: AgreementSlice) -> str:
+def _row(name: str, s: AgreementSlice) -> list[object]:
     rate = "n/a" if s.agreement_rate is None else f"{100 * s.agreement_rate:.1f}%"
     kappa = "n/a" if s.kappa is None else f"{s.kappa:.3f}"
-    return f"  {name:<18}{s.both_judged:>8}{s.agreed:>8}{rate:>10}{kappa:>9}"
+    return [name, s.both_judged, s.agreed, rate, kappa]
 
 
 def render_agreement(a: Agreement) -> str:
     lines = [f"run {a.run_id}", f"  A {a.scorer_a} ({a.judge_model_a})", f"  B {a.scorer_b} ({a.judge_model_b})", ""]
-    header = f"  {'kind':<18}{'both':>8}{'agreed':>8}{'rate':>10}{'kappa':>9}"
-    lines += [header, "  " + "-" * (len(header) - 2)]
-    lines += [_line(kind, s) for kind, s in a.by_kind.items()]
-    lines += ["  " + "-" * (len(header) - 2), _line("overall", a.overall), ""]
+    rows = [_row(kind, s) for kind, s in a.by_kind.items()] + [SEPARATOR, _row("overall", a.overall)]
+    lines += [render_table(rows, ("kind", "both", "agreed", "rate", "kappa"), indent="  "), ""]
     if a.judged_by_one:
         lines.append(f"  judged by only one scorer, left out ({len(a.judged_by_one)}): {', '.join(a.judged_by_one)}")
-    lines.append(f"  disagreements ({len(a.disagreements)}):" if a.disagreements else "  disagreements: none")
-    for d in a.disagreements:
-        lines.append(f"    {d.question_id} [{d.kind}]  A {d.verdict_a}: {d.reason_a}")
-        lines.append(f"    {'':<{len(d.question_id) + len(d.kind) + 3}}  B {d.verdict_b}: {d.reason_b}")
+    if not a.disagreements:
+        lines.append("  disagreements: none")
+        return "\n".join(lines)
+    lines.append(f"  disagreements ({len(a.disagreements)}):")
+    cells = [(d.question_id, d.kind, f"{d.verdict_a}: {d.reason_a}", f"{d.verdict_b}: {d.reason_b}")
+             for d in a.disagreements]
+    lines.append(render_table(cells, ("question", "kind", "A", "B"), align=["left"] * 4, indent="    "))
     return "\n".join(lines)
 
 

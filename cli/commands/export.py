@@ -1,8 +1,10 @@
-"""`benchledger export RUN --format json|csv|html --out FILE`: a run's report and questions as a file.
+"""`benchledger export RUN... --format json|csv|html|sqlite --out FILE`: runs as a file.
 
-Opens the ledger, folds the run, makes one library call (`projections.export.export_run`) and
-writes the result with `benchledger.files.write_atomic` (a temporary file beside FILE, fsync, a
-rename, mode 0644), so a reader never sees half an export.
+json, csv and html export one run (its report and one row per question; a retrieval run its recall
+metrics and rows): one library call (`projections.export.export_run`), written atomically (a
+temporary file beside FILE, then a rename), so a reader never sees half an export. sqlite writes
+one or more runs as flat analysis tables with full-text search (`orchestration.analysis_db`,
+tables documented in docs/analysis-tables.md), built the same way.
 """
 
 from __future__ import annotations
@@ -10,34 +12,50 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from benchledger.cli.common import AppContext, checked_events, open_ledger, pass_app, run_argument
+from benchledger.cli.common import AppContext, checked_events, open_ledger, pass_app
 from benchledger.errors import BadInput
 from benchledger.files import write_atomic
+from benchledger.orchestration.analysis_db import export_analysis_db
 from benchledger.orchestration.reports import conditions_of
 from benchledger.projections.export import FORMATS, export_run
 from benchledger.projections.state import fold_run
 
 __all__ = ["COMMANDS", "export"]
 
+ALL_FORMATS = (*FORMATS, "sqlite")
+_SUFFIXES = {"db": "sqlite", "sqlite": "sqlite", "sqlite3": "sqlite", "htm": "html"}
+
 
 @click.command("export")
-@run_argument
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
-              help="Output format [default: from the --out suffix].")
+@click.argument("run_refs", metavar="RUN...", nargs=-1, required=True)
+@click.option("--format", "fmt", type=click.Choice(ALL_FORMATS), default=None,
+              help="Output format [default: from the --out suffix]; sqlite takes several runs.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="File to write.")
-@click.option("--scorer", "scorer_id", default=None, help="Scorer id to export [default: the newest].")
+@click.option("--scorer", "scorer_id", default=None, help="Scorer id to export [default: the newest complete one].")
 @pass_app
-def export(app: AppContext, run_ref: str, fmt: str | None, out: Path, scorer_id: str | None) -> None:
-    """Export a run (report and one row per question) as JSON, CSV or one self-contained HTML page."""
-    fmt = fmt or out.suffix.lstrip(".").lower()
-    if fmt not in FORMATS:
-        raise BadInput(f"cannot tell the format from {out.name!r}; pass --format {'|'.join(FORMATS)}", field="format")
+def export(app: AppContext, run_refs: tuple[str, ...], fmt: str | None, out: Path, scorer_id: str | None) -> None:
+    """Export runs: one as JSON, CSV or a self-contained HTML page; one or more as a SQLite analysis database."""
+    suffix = out.suffix.lstrip(".").lower()
+    fmt = fmt or _SUFFIXES.get(suffix, suffix)
+    if fmt not in ALL_FORMATS:
+        raise BadInput(f"cannot tell the format from {out.name!r}; pass --format {'|'.join(ALL_FORMATS)}",
+                       field="format")
+    if fmt != "sqlite" and len(run_refs) > 1:
+        raise BadInput(f"--format {fmt} exports one run; pass one RUN, or use --format sqlite for several",
+                       field="format")
+    if fmt == "sqlite" and scorer_id is not None:
+        raise BadInput("--format sqlite exports every scorer's verdicts (table verdicts); drop --scorer",
+                       field="scorer")
     with open_ledger(app, create=False) as ledger:
-        run_id = ledger.resolve_run(run_ref)
-        state = fold_run(run_id, checked_events(ledger, run_id))
+        run_ids = list(dict.fromkeys(ledger.resolve_run(ref) for ref in run_refs))
+        if fmt == "sqlite":
+            counts = export_analysis_db(ledger, run_ids, out)
+            click.echo(f"wrote {len(run_ids)} run(s) to {out}: " + ", ".join(f"{n} {t}" for t, n in counts.items()))
+            return
+        state = fold_run(run_ids[0], checked_events(ledger, run_ids[0]))
         text = export_run(state, ledger.get_blob, fmt, conditions=conditions_of(state), scorer_id=scorer_id)
     write_atomic(out, text)
-    click.echo(f"wrote {fmt} export of run {run_id} to {out}")
+    click.echo(f"wrote {fmt} export of run {run_ids[0]} to {out}")
 
 
 COMMANDS = [export]

@@ -1,4 +1,4 @@
-"""Inspecting the ledger: `runs`, `show`, `events`, `failures`, `question`.
+"""Inspecting the ledger: `runs`, `show`, `events`, `failures`, `questions`, `question`.
 
 Each command opens the ledger, resolves RUN (a full id, a unique prefix, or `latest`), makes one
 library call and renders it.
@@ -10,43 +10,69 @@ from pathlib import Path
 
 import click
 from benchledger.cli.common import AppContext, checked_events, echo_json, json_option, open_ledger, pass_app, run_argument
-from benchledger.cli.commands.retrieval import render_metrics
-from benchledger.cli.render import show_report, write_json_atomic
+from benchledger.cli.render import show_report, show_retrieval
 from benchledger.errors import BadInput
-from benchledger.ledger.events import EVENT_TYPES
-from benchledger.projections.inspect import failure_entries, group_failures, question_detail
+from benchledger.ledger.events import EVENT_TYPES, STAGES
 from benchledger.orchestration.reports import report_of
+from benchledger.orchestration.run_list import RunRow, run_rows
+from benchledger.projections.inspect import (
+    VERDICT_FILTERS, failure_entries, group_failures, question_detail, question_rows,
+)
 from benchledger.projections.retrieval import retrieval_metrics
 from benchledger.projections.state import fold_run
+from benchledger.projections.tallies import SCORING_RULES
+from benchledger.tables import render_table
 
 __all__ = ["COMMANDS"]
+
+
+_RUN_HEADERS = ("id", "started", "benchmark", "subset", "memory", "k", "models", "protocol", "status", "score",
+                "failed")
+
+
+def _models(row: RunRow) -> str:
+    if row.mode == "retrieval":
+        return "none (retrieval)"
+    return row.agent_model if row.agent_model == row.judge_model else f"{row.agent_model}, {row.judge_model}"
+
+
+def _score(row: RunRow) -> str:
+    if row.score is None:
+        return "-"
+    if row.metric == "accuracy":
+        return f"{100 * row.score:.1f}%"
+    return f"{row.metric} {row.score:.3f}"
+
+
+def render_runs(rows: list[RunRow]) -> str:
+    """The runs as a table, one row each, newest first."""
+    cells = [(r.run_id, r.started_at[:16].replace("T", " "), r.benchmark, r.subset, r.memory, r.k, _models(r),
+              r.protocol, r.status, _score(r), r.failed) for r in rows]
+    return render_table(cells, _RUN_HEADERS, align=["left"] * 5 + ["right", "left", "left", "left", "right", "right"])
 
 
 @click.command("runs")
 @json_option
 @pass_app
 def runs(app: AppContext, as_json: bool) -> None:
-    """List the runs on the ledger, newest first."""
+    """List the runs on the ledger, newest first: configuration, status and score."""
     with open_ledger(app, create=False) as ledger:
-        rows = ledger.runs()
+        rows = run_rows(ledger)
     if as_json:
         echo_json([r.model_dump() for r in rows])
         return
-    if not rows:
-        click.echo("no runs on this ledger")
-    for r in rows:
-        click.echo(f"{r.run_id}  {r.started_at}  {r.benchmark}/{r.subset}  {r.mode:<9}  memory={r.memory}  "
-                   f"events={r.events}  {r.finished or 'unfinished'}")
+    click.echo(render_runs(rows) if rows else "no runs on this ledger")
 
 
 @click.command("show")
 @run_argument
-@click.option("--scorer", "scorer_id", default=None, help="Scorer id to report [default: the newest].")
-@click.option("--scoring-rule", type=int, default=None, help="Scoring rule version [default: current].")
+@click.option("--scorer", "scorer_id", default=None, help="Scorer id to report [default: the newest complete one].")
+@click.option("--scoring-rule", type=click.Choice([str(rule) for rule in SCORING_RULES]), default=None,
+              help="Scoring rule version [default: current]: " + "; ".join(f"{k} = {v}" for k, v in SCORING_RULES.items()))
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also write the report JSON here.")
 @json_option
 @pass_app
-def show(app: AppContext, run_ref: str, scorer_id: str | None, scoring_rule: int | None, out: Path | None,
+def show(app: AppContext, run_ref: str, scorer_id: str | None, scoring_rule: str | None, out: Path | None,
          as_json: bool) -> None:
     """Print a run's report (scorecard, or JSON with --json)."""
     with open_ledger(app, create=False) as ledger:
@@ -54,10 +80,10 @@ def show(app: AppContext, run_ref: str, scorer_id: str | None, scoring_rule: int
         events = checked_events(ledger, run_id)
         state = fold_run(run_id, events)
         if state.mode == "retrieval":
-            _show_retrieval(state, retrieval_metrics(events), as_json=as_json, out=out)
+            show_retrieval(state, retrieval_metrics(events), as_json=as_json, out=out)
             return
         try:
-            rule = {"scoring_rule": scoring_rule} if scoring_rule is not None else {}
+            rule = {"scoring_rule": int(scoring_rule)} if scoring_rule is not None else {}
             report = report_of(state, scorer_id=scorer_id, **rule)  # the fold already made
         except KeyError:
             raise BadInput(f"run {run_id} has no scorer {scorer_id!r}; see `benchledger events {run_id} --type ScorerStarted`",
@@ -65,22 +91,11 @@ def show(app: AppContext, run_ref: str, scorer_id: str | None, scoring_rule: int
         except ValueError as err:
             raise BadInput(str(err), field="scoring_rule") from None
     show_report(report, out=out, as_json=as_json)
-
-
-def _show_retrieval(state, metrics: dict, *, as_json: bool, out: Path | None) -> None:
-    cfg = state.started.config
-    value = {"run_id": state.run_id, "mode": "retrieval", "benchmark": cfg.benchmark, "subset": cfg.subset,
-             "memory": cfg.memory, "memory_version": cfg.memory_version, **metrics, "ledger_head": state.head}
-    if out is not None:
-        write_json_atomic(out, value)
-    if as_json:
-        echo_json(value)
-        return
-    click.echo(f"RETRIEVAL  {cfg.benchmark} / {cfg.subset}  run {state.run_id}")
-    click.echo(f"  memory {cfg.memory} {cfg.memory_version}  k={metrics['k']}  "
-               f"{state.finished.status if state.finished else 'unfinished'}")
-    click.echo(render_metrics(metrics, metrics["k"]))
-    click.echo(f"  ledger head {state.head}")
+    for scorer, missing in state.partial_scorers.items():
+        if scorer != report.scorer_id:
+            click.echo(f"note: scorer {scorer} is partial ({missing} answer(s) not judged), so this report uses "
+                       f"{report.scorer_id}; finish it with `benchledger rejudge {run_id} --continue {scorer}`",
+                       err=True)
 
 
 @click.command("events")
@@ -101,15 +116,20 @@ def events(app: AppContext, run_ref: str, types: tuple[str, ...], as_json: bool)
         return
     if not rows:
         click.echo(f"no {' or '.join(types)} events in run {run_id}" if types else f"run {run_id} has no events")
-    for r in rows:
-        summary = r.event.model_dump_json(exclude={"type"})
-        summary = summary if len(summary) <= 140 else summary[:139] + "…"
-        click.echo(f"{r.seq:>8} {r.position:>6}  {r.recorded_at}  {r.type:<20} {summary}")
+        return
+    cells = [(r.seq, r.position, r.recorded_at, r.type, _summary(r.event.model_dump_json(exclude={"type"})))
+             for r in rows]
+    click.echo(render_table(cells, ("seq", "position", "recorded at", "type", "payload"),
+                            align=["right", "right", "left", "left", "left"]))
+
+
+def _summary(text: str, width: int = 110) -> str:
+    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 @click.command("failures")
 @run_argument
-@click.option("--stage", default=None, help="Only failures of this stage (recall, answer, judge, ...).")
+@click.option("--stage", type=click.Choice(STAGES), default=None, help="Only failures of this stage.")
 @click.option("--group-by", type=click.Choice(["error"]), default=None, help="Group failures by error class.")
 @json_option
 @pass_app
@@ -126,12 +146,46 @@ def failures(app: AppContext, run_ref: str, stage: str | None, group_by: str | N
         click.echo("no failures")
         return
     if group_by:
-        for error, count, questions in group_failures(entries):
-            click.echo(f"{count:>5}  {error}: {', '.join(questions[:10])}{' …' if len(questions) > 10 else ''}")
+        grouped = [(error, count, ", ".join(questions[:10]) + (" …" if len(questions) > 10 else ""))
+                   for error, count, questions in group_failures(entries)]
+        click.echo(render_table(grouped, ("error", "count", "questions"), align=["left", "right", "left"]))
         return
-    for e in entries:
-        state = "resolved" if e.resolved else "OPEN"
-        click.echo(f"{state:<8} {e.stage:<7} {e.question_id or '-':<24} attempt {e.attempt}  {e.error_class}: {e.message}")
+    cells = [("resolved" if e.resolved else "OPEN", e.stage, e.question_id, e.attempt, e.error_class,
+              _summary(e.message, 90)) for e in entries]
+    click.echo(render_table(cells, ("state", "stage", "question", "attempt", "error", "message"),
+                            align=["left", "left", "left", "right", "left", "left"]))
+
+
+@click.command("questions")
+@run_argument
+@click.option("--kind", "kinds", multiple=True, help="Only questions of this kind (repeatable).")
+@click.option("--verdict", type=click.Choice(VERDICT_FILTERS), default=None,
+              help="Only questions with this verdict or status under the scorer.")
+@click.option("--scorer", "scorer_id", default=None, help="Scorer id [default: the newest complete one].")
+@json_option
+@pass_app
+def questions(app: AppContext, run_ref: str, kinds: tuple[str, ...], verdict: str | None, scorer_id: str | None,
+              as_json: bool) -> None:
+    """List a run's question ids with kind and verdict (status, or recall for a retrieval run)."""
+    with open_ledger(app, create=False) as ledger:
+        run_id = ledger.resolve_run(run_ref)
+        state = fold_run(run_id, ledger.events(run_id))
+    rows = question_rows(state, kinds=kinds, verdict=verdict, scorer_id=scorer_id)
+    if as_json:
+        echo_json([row.model_dump() for row in rows])
+        return
+    if not rows:
+        click.echo(f"no question of run {run_id} matches")
+        return
+    if state.mode == "retrieval":
+        cells = [(r.question_id, r.kind, r.status, None if r.recall is None else f"{r.recall:.3f}", _summary(r.text, 70))
+                 for r in rows]
+        click.echo(render_table(cells, ("question", "kind", "status", f"recall@{state.started.config.settings.k}",
+                                        "text"), align=["left", "left", "left", "right", "left"]))
+    else:
+        cells = [(r.question_id, r.kind, r.status, r.verdict, _summary(r.text, 70)) for r in rows]
+        click.echo(render_table(cells, ("question", "kind", "status", "verdict", "text"), align=["left"] * 5))
+    click.echo(f"{len(rows)} question(s); one in full: `benchledger question {run_id} {rows[0].question_id}`")
 
 
 @click.command("question")
@@ -145,8 +199,8 @@ def question(app: AppContext, run_ref: str, question_id: str, as_json: bool) -> 
         run_id = ledger.resolve_run(run_ref)
         state = fold_run(run_id, ledger.events(run_id))
         if question_id not in state.questions:
-            raise BadInput(f"run {run_id} has no question {question_id!r}; see `benchledger show {run_id}`",
-                           field="question_id")
+            raise BadInput(f"run {run_id} has no question {question_id!r}; list them with "
+                           f"`benchledger questions {run_id}`", field="question_id")
         detail = question_detail(state, question_id)
         context = ledger.get_blob(detail.recalled.context_hash).decode() if detail.recalled else None
     if as_json:
@@ -158,8 +212,9 @@ def question(app: AppContext, run_ref: str, question_id: str, as_json: bool) -> 
     if detail.recalled:
         r = detail.recalled
         click.echo(f"  recalled k={r.k} in {r.latency_ms:.1f} ms, ~{r.context_tokens} tokens:")
-        for item in r.items:
-            click.echo(f"    {item.rank:>2}. {item.doc_id:<14} score {item.score:8.3f}  {item.author or ''} {item.channel or ''}")
+        cells = [(item.rank, item.doc_id, f"{item.score:.3f}", item.author, item.channel) for item in r.items]
+        click.echo(render_table(cells, ("rank", "document", "score", "author", "channel"),
+                                align=["right", "left", "right", "left", "left"], indent="    "))
     if detail.answered:
         a = detail.answered
         cache = " (cache hit)" if a.cache_hit else ""
@@ -174,4 +229,4 @@ def question(app: AppContext, run_ref: str, question_id: str, as_json: bool) -> 
         click.echo("\n".join("    " + line for line in context.splitlines()))
 
 
-COMMANDS = [runs, show, events, failures, question]
+COMMANDS = [runs, show, events, failures, questions, question]

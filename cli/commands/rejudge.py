@@ -1,13 +1,19 @@
-"""`benchledger rejudge RUN`: judge a run's recorded answers again under a new scorer, no answer-model call."""
+"""`benchledger rejudge RUN`: judge a run's recorded answers again under a new scorer, no answer-model call.
+
+Stopped by Ctrl-C, it names the scorer it was filling and the `rejudge --continue` command that
+finishes it, then exits 130.
+"""
 
 from __future__ import annotations
 
 import click
 
 from benchledger.cli.common import AppContext, open_ledger, pass_app, run_argument
+from benchledger.cli.hints import interrupted, suggest
 from benchledger.cli.progress import make_progress
 from benchledger.cli.render import report_for, require_every_question_judged, show_report
 from benchledger.orchestration.rejudge import rejudge_run
+from benchledger.projections.state import fold_run
 from benchledger.redaction import redact, register_secret_env
 
 __all__ = ["COMMANDS"]
@@ -34,10 +40,20 @@ def rejudge(app: AppContext, run_ref: str, judge_model: str | None, protocol: st
         register_secret_env(api_key_env)
     with open_ledger(app, create=False) as ledger:
         run_id = ledger.resolve_run(run_ref)
-        scorer = rejudge_run(ledger, run_id, judge_model=judge_model, protocol=protocol, base_url=base_url,
-                             api_key_env=api_key_env, concurrency=concurrency, max_attempts=max_attempts,
-                             continue_scorer=continue_scorer,
-                             redact=redact, progress=make_progress(app.log_format))
+        before = set(fold_run(run_id, ledger.events(run_id, types=["ScorerStarted"])).scorers)
+        try:
+            scorer = rejudge_run(ledger, run_id, judge_model=judge_model, protocol=protocol, base_url=base_url,
+                                 api_key_env=api_key_env, concurrency=concurrency, max_attempts=max_attempts,
+                                 continue_scorer=continue_scorer,
+                                 redact=redact, progress=make_progress(app.log_format))
+        except KeyboardInterrupt:
+            after = fold_run(run_id, ledger.events(run_id, types=["ScorerStarted"])).scorers
+            started = continue_scorer or next((s for s in reversed(after) if s not in before), None)
+            if started is None:
+                raise interrupted(f"nothing was judged; run the same rejudge of run {run_id} again") from None
+            raise interrupted(f"scorer {started} of run {run_id} is partial (`show` keeps using the newest complete "
+                              f"scorer). Finish it with: {suggest(app, 'rejudge', run_id, '--continue', started)}"
+                              ) from None
         click.echo(f"run {run_id}: {'scorer' if continue_scorer else 'new scorer'} {scorer}", err=True)
         report = report_for(ledger, run_id, scorer_id=scorer)
         show_report(report, as_json=as_json)

@@ -1,13 +1,17 @@
-"""`benchledger replay RUN`: re-fold every projection from zero, to any point, under any scoring rule."""
+"""`benchledger replay RUN`: re-fold every projection from zero, to any point, under any scoring rule.
+
+A retrieval run is re-folded into its recall metrics (it has no answers, so no scorecard).
+"""
 
 from __future__ import annotations
 
 import click
 
 from benchledger.cli.common import AppContext, checked_events, open_ledger, pass_app, run_argument
-from benchledger.cli.render import show_report
+from benchledger.cli.render import show_report, show_retrieval
 from benchledger.errors import BadInput
 from benchledger.orchestration.reports import report_of
+from benchledger.projections.retrieval import retrieval_metrics_of
 from benchledger.projections.state import fold_run
 from benchledger.projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES
 
@@ -19,7 +23,7 @@ __all__ = ["COMMANDS"]
 @click.option("--until", "until_seq", type=click.IntRange(min=1), default=None, help="Fold only events up to this seq.")
 @click.option("--scoring-rule", type=int, default=CURRENT_SCORING_RULE, show_default=True,
               help="Scoring rule version: " + "; ".join(f"{k} = {v}" for k, v in SCORING_RULES.items()))
-@click.option("--scorer", "scorer_id", default=None, help="Scorer id [default: the newest].")
+@click.option("--scorer", "scorer_id", default=None, help="Scorer id [default: the newest complete one].")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @pass_app
 def replay(app: AppContext, run_ref: str, until_seq: int | None, scoring_rule: int, scorer_id: str | None,
@@ -32,8 +36,16 @@ def replay(app: AppContext, run_ref: str, until_seq: int | None, scoring_rule: i
         events = checked_events(ledger, run_id, until_seq=until_seq)
     if not events:
         raise BadInput(f"run {run_id} has no events up to seq {until_seq}", field="until")
+    state = fold_run(run_id, events)
+    if state.mode == "retrieval":
+        if scorer_id is not None:
+            raise BadInput(f"run {run_id} is a retrieval run: it has no scorers; drop --scorer", field="scorer")
+        click.echo(f"replayed {state.events} events of run {run_id} up to seq {state.last_seq}; retrieval "
+                   f"metrics (no answers, so no scorecard)", err=True)
+        show_retrieval(state, retrieval_metrics_of(state), as_json=as_json)
+        return
     try:
-        report = report_of(fold_run(run_id, events), scorer_id=scorer_id, scoring_rule=scoring_rule)
+        report = report_of(state, scorer_id=scorer_id, scoring_rule=scoring_rule)
     except KeyError:
         raise BadInput(f"no scorer {scorer_id!r} in run {run_id} up to that point", field="scorer") from None
     versions = ", ".join(f"{k}={v}" for k, v in report.projection_versions.items())

@@ -15,17 +15,19 @@ from typing import Any
 import click
 
 from benchledger.adapters.benchmarks.registry import Benchmark, available_benchmarks
-from benchledger.cli.commands.run import source_argument
+from benchledger.cli.commands.run import interrupted_run, source_argument
+from benchledger.clock import new_run_id
 from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app
 from benchledger.cli.options import (
     k_option, keep_option, memory_options, selection_from_options, selection_options, settings_from_options,
 )
 from benchledger.cli.progress import make_progress
+from benchledger.cli.render import render_metrics
 from benchledger.orchestration.session import resolved_settings, run_dataset
 from benchledger.projections.retrieval import retrieval_metrics
 from benchledger.redaction import redact
 
-__all__ = ["COMMANDS", "retrieval", "render_metrics"]
+__all__ = ["COMMANDS", "retrieval"]
 
 
 @click.group()
@@ -33,31 +35,16 @@ def retrieval() -> None:
     """Score how well a memory system recalls the released evidence (no answer or judge model)."""
 
 
-def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
-
-
-def render_metrics(metrics: dict, k: int) -> str:
-    """The metrics as an aligned text table, overall then one row per category."""
-    header = ("category", "n", f"recall@{k}", f"recall_all@{k}", f"ndcg@{k}")
-    rows = [("overall", metrics["n"], metrics["recall"], metrics["recall_all"], metrics["ndcg"])]
-    rows += [(cat, m["n"], m["recall"], m["recall_all"], m["ndcg"])
-             for cat, m in metrics["by_category"].items()]
-    table = [header] + [(str(c), str(n), _fmt(r), _fmt(a), _fmt(g)) for c, n, r, a, g in rows]
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
-                       for i, (cell, w) in enumerate(zip(row, widths))) for row in table]
-    notes = [f"evidence level: {metrics['evidence_level']}",
-             f"excluded (no evidence): {metrics['excluded']}",
-             f"not recalled (failed): {metrics['not_recalled']}"]
-    return "\n".join(lines + [""] + notes)
-
-
 def _execute(app: AppContext, benchmark: Benchmark, source: Path, opts: dict[str, Any]) -> None:
     dataset = benchmark.load(source, selection_from_options(benchmark, opts))
     settings = resolved_settings(benchmark, settings_from_options(app, opts, mode="retrieval"))
+    run_id = new_run_id()
     with open_ledger(app) as ledger:
-        run_id = run_dataset(ledger, dataset, settings, redact=redact, progress=make_progress(app.log_format))
+        try:
+            run_dataset(ledger, dataset, settings, redact=redact, progress=make_progress(app.log_format),
+                        run_id=run_id)
+        except KeyboardInterrupt:
+            raise interrupted_run(app, ledger, run_id, resumable=False) from None
         metrics = retrieval_metrics(ledger.events(run_id))
     if opts["as_json"]:
         echo_json({**metrics, "run_id": run_id})

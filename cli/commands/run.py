@@ -4,7 +4,8 @@ One subcommand per installed benchmark (`benchledger benchmarks` lists them), bu
 declaration: SOURCE, its selection options, and the memory, model and run option blocks. Each loads
 its release (bad input exits 2 before anything is written), makes one library call
 (`benchledger.orchestration.session.run_dataset`) and prints the scorecard. A run that aborts still
-prints what the ledger holds, then exits 1.
+prints what the ledger holds, then exits 1; one stopped by Ctrl-C names the run and the `resume`
+command that continues it, then exits 130.
 """
 
 from __future__ import annotations
@@ -16,18 +17,20 @@ import click
 
 from benchledger.adapters.benchmarks.registry import Benchmark, available_benchmarks
 from benchledger.cli.common import AppContext, open_ledger, pass_app
+from benchledger.cli.hints import interrupted, suggest
 from benchledger.cli.options import (
     memory_options, model_options, run_options, selection_from_options, selection_options,
     settings_from_options,
 )
 from benchledger.cli.progress import make_progress
 from benchledger.cli.render import report_for, require_every_question_judged, show_report
+from benchledger.clock import new_run_id
 from benchledger.errors import RunAborted
 from benchledger.files import check_writable
 from benchledger.orchestration.session import resolved_settings, run_dataset
 from benchledger.redaction import redact, register_secret_env
 
-__all__ = ["COMMANDS", "run", "source_argument"]
+__all__ = ["COMMANDS", "run", "source_argument", "interrupted_run"]
 
 
 @click.group()
@@ -49,16 +52,30 @@ def _execute_run(app: AppContext, benchmark: Benchmark, source: Path, opts: dict
     settings = resolved_settings(benchmark, settings_from_options(app, opts))  # refused before any write
     register_secret_env(settings.api_key_env)
     progress = make_progress(app.log_format)
+    run_id = new_run_id()
     with open_ledger(app) as ledger:
         try:
-            run_id = run_dataset(ledger, dataset, settings, redact=redact, progress=progress)
+            run_dataset(ledger, dataset, settings, redact=redact, progress=progress, run_id=run_id)
         except RunAborted as err:
             if err.run_id:
                 show_report(report_for(ledger, err.run_id), out=opts.get("out"))
             raise
+        except KeyboardInterrupt:
+            raise interrupted_run(app, ledger, run_id, resumable=True) from None
         report = report_for(ledger, run_id)
         show_report(report, out=opts.get("out"))
     require_every_question_judged(report, next_step=f"benchledger resume {run_id}")
+
+
+def interrupted_run(app: AppContext, ledger, run_id: str, *, resumable: bool) -> Exception:
+    """The Ctrl-C exit of `run` and `retrieval`: the run id, and how to go on."""
+    if ledger.head(run_id) is None:
+        return interrupted("the run stopped before anything was recorded; start it again")
+    if not resumable:
+        return interrupted(f"run {run_id} stopped; what finished is on the ledger (`{suggest(app, 'show', run_id)}`); "
+                           "a retrieval run is not resumed: start it again")
+    return interrupted(f"run {run_id} stopped; what finished is on the ledger. Continue it with: "
+                       f"{suggest(app, 'resume', run_id)}")
 
 
 def _run_command(benchmark: Benchmark) -> click.Command:

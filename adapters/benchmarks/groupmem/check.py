@@ -116,11 +116,14 @@ def check_groupmem(root: Path, domain: str | None = None) -> CheckReport:
         raise BadInput("not a GroupMemBench release: no questions/ or data/final/ folder",
                        file=str(root))
     problems: list[str] = []
+    found = sorted({p.name for folder in folders if folder.is_dir() for p in folder.iterdir()
+                    if p.is_dir() and not p.name.startswith(".")})
     if domain is not None:
         names = [check_domain(domain)]
+        if domain not in found:  # a mistyped domain: say which there are, not a table of zeros
+            listed = ", ".join(name for name in found if DOMAIN_PATTERN.fullmatch(name)) or "none"
+            raise BadInput(f"no domain {domain!r} in this release; its domains: {listed}", field="domain")
     else:
-        found = sorted({p.name for folder in folders if folder.is_dir() for p in folder.iterdir()
-                        if p.is_dir() and not p.name.startswith(".")})
         names = [name for name in found if DOMAIN_PATTERN.fullmatch(name)]
         problems += [f"{name!r}: not a valid domain folder name" for name in found
                      if name not in names]

@@ -1,0 +1,41 @@
+"""`benchledger blob DIGEST`: print a stored body (a packed context, a raw model output, a prompt).
+
+Bodies are kept zlib-compressed and content-addressed in the ledger's `blobs` table; events name
+them by SHA-256 (`context_hash`, `raw_hash`, the prompt hashes of RunStarted). This writes the raw
+bytes to stdout unchanged, so `benchledger blob D > context.txt` is the body exactly as stored.
+"""
+
+from __future__ import annotations
+
+import re
+
+import click
+
+from benchledger.cli.common import AppContext, open_ledger, pass_app
+from benchledger.errors import BadInput, LedgerError
+
+__all__ = ["COMMANDS", "blob"]
+
+_DIGEST = re.compile(r"[0-9a-f]{64}")
+
+
+@click.command("blob")
+@click.argument("digest")
+@pass_app
+def blob(app: AppContext, digest: str) -> None:
+    """Print a stored body by its SHA-256 digest (context_hash, raw_hash, prompt hashes in the events)."""
+    digest = digest.strip().lower()
+    with open_ledger(app, create=False) as ledger:
+        if not _DIGEST.fullmatch(digest):
+            raise BadInput("a blob digest is 64 hex characters (the SHA-256 an event names, e.g. context_hash)",
+                           field="digest")
+        try:
+            body = ledger.get_blob(digest)
+        except LedgerError:
+            raise BadInput(f"no blob {digest} in {app.ledger_path}; events name their blobs (see "
+                           "`benchledger question RUN QID --json` or `benchledger events RUN`)",
+                           field="digest") from None
+    click.echo(body, nl=False)  # bytes go to the binary stream unchanged
+
+
+COMMANDS = [blob]

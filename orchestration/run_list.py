@@ -1,0 +1,101 @@
+"""The runs of a ledger as `benchledger runs` lists them: configuration, status and headline metric.
+
+Each row reads the run's saved view (the scorecard of a question-answering run, the recall
+metrics of a retrieval run) when that view is current, that is, saved at the run's last position.
+A run that changed after it finished (a rejudge added a scorer) or has not finished is folded
+from its events, so the score shown is always what `benchledger show RUN` shows: accuracy under
+the run's default scorer (its newest complete one) or recall@k.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from benchledger.ledger.store import Ledger, RunSummary
+from benchledger.orchestration.reports import report_of
+from benchledger.projections.retrieval import retrieval_metrics
+from benchledger.projections.state import fold_run
+from benchledger.projections.views import RETRIEVAL_VIEW, SCORECARD_VIEW
+
+__all__ = ["RunRow", "run_rows"]
+
+
+class RunRow(BaseModel):
+    """One run: what ran, how it ended, and its headline metric."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    started_at: str
+    benchmark: str | None
+    subset: str | None
+    """GroupMemBench domain, LoCoMo or LongMemEval file stem, Memora split."""
+    mode: str
+    """qa or retrieval."""
+    memory: str | None
+    k: int | None
+    agent_model: str | None
+    """None for a retrieval run (it asks no model)."""
+    judge_model: str | None
+    protocol: str | None
+    status: str
+    """completed, aborted or unfinished."""
+    metric: str
+    """What `score` measures: accuracy (over judged questions) or recall@k."""
+    score: float | None
+    scorer_id: str | None
+    """The scorer `score` comes from (None for a retrieval run)."""
+    failed: int
+    """Questions with an unresolved operational failure (a retrieval run: questions not recalled)."""
+    events: int
+
+
+def _from_scorecard(summary: RunSummary, value: dict[str, Any]) -> dict[str, Any]:
+    return {"k": value.get("k"), "agent_model": value.get("agent_model"), "judge_model": value.get("judge_model"),
+            "protocol": value.get("protocol"), "status": value.get("run_status", "unfinished"),
+            "metric": "accuracy", "score": value.get("accuracy"), "scorer_id": value.get("scorer_id"),
+            "failed": value.get("failed", 0)}
+
+
+def _from_metrics(summary: RunSummary, metrics: dict[str, Any]) -> dict[str, Any]:
+    return {"k": metrics.get("k"), "agent_model": None, "judge_model": None, "protocol": None,
+            "status": summary.finished or "unfinished", "metric": f"recall@{metrics.get('k')}",
+            "score": metrics.get("recall"), "scorer_id": None, "failed": metrics.get("not_recalled", 0)}
+
+
+def _current_view(ledger: Ledger, summary: RunSummary) -> tuple[str, dict[str, Any]] | None:
+    for name, _version, position, value in ledger.stored_views(summary.run_id):
+        if name in (SCORECARD_VIEW, RETRIEVAL_VIEW) and position == summary.events and isinstance(value, dict):
+            return name, value
+    return None
+
+
+def _folded(ledger: Ledger, summary: RunSummary) -> dict[str, Any]:
+    events = ledger.events(summary.run_id)
+    state = fold_run(summary.run_id, events)
+    if state.started is None:
+        return {"k": None, "agent_model": None, "judge_model": None, "protocol": None,
+                "status": summary.finished or "unfinished", "metric": "accuracy", "score": None,
+                "scorer_id": None, "failed": 0}
+    if state.mode == "retrieval":
+        return _from_metrics(summary, retrieval_metrics(events))
+    return _from_scorecard(summary, report_of(state).model_dump(mode="json"))
+
+
+def run_rows(ledger: Ledger) -> list[RunRow]:
+    """Every run on the ledger, newest first."""
+    rows = []
+    for summary in ledger.runs():
+        view = _current_view(ledger, summary)
+        if view is None:
+            values = _folded(ledger, summary)
+        elif view[0] == RETRIEVAL_VIEW:
+            values = _from_metrics(summary, view[1])
+        else:
+            values = _from_scorecard(summary, view[1])
+        rows.append(RunRow(run_id=summary.run_id, started_at=summary.started_at, benchmark=summary.benchmark,
+                           subset=summary.subset, mode=summary.mode, memory=summary.memory,
+                           events=summary.events, **values))
+    return rows

@@ -1,0 +1,112 @@
+"""Interrupted work says how to go on: Ctrl-C (a real SIGINT to a real `benchledger` process) during
+`run` prints the run id and the `resume` command, during `rejudge` the `--continue` command; both
+exit 130, and the printed command, typed as printed, finishes the work.
+
+The models are the loopback OpenAI-compatible server with half a second of latency per reply while
+a process is to be interrupted (a whole run would take about 40 s, the interrupt comes after three
+verdicts), and none while the printed command finishes the work.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from benchledger.adapters.models.loopback import LoopbackOpenAI
+from benchledger.ledger.store import Ledger
+from conftest import REPO
+
+MINI = REPO / "examples" / "groupmem-mini"
+pytestmark = pytest.mark.slow
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "OPENAI_API_KEY": "sk-test-interrupts", "PYTHONUNBUFFERED": "1"}
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "benchledger.cli.main", *args]
+
+
+def _count(ledger: Path, event_type: str) -> int:
+    if not ledger.exists():
+        return 0
+    with Ledger.open(ledger, create=False) as opened:
+        return sum(len(opened.events(run.run_id, types=[event_type])) for run in opened.runs())
+
+
+def _interrupt_when(process: subprocess.Popen, ledger: Path, event_type: str, at_least: int) -> tuple[int, str]:
+    deadline = time.monotonic() + 120
+    while _count(ledger, event_type) < at_least:
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the process never got that far"
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    return process.returncode, stderr
+
+
+def _typed(line: str) -> list[str]:
+    """The suggested command as the user would type it (`benchledger` is this Python's CLI)."""
+    words = shlex.split(line)
+    assert words[0] == "benchledger"
+    return _cli(*words[1:])
+
+
+def test_ctrl_c_during_run_and_rejudge_names_the_command_that_finishes_it(tmp_path):
+    ledger = tmp_path / "runs.db"
+    with LoopbackOpenAI(latency=0.5) as server:
+        run = subprocess.Popen(_cli("--ledger", str(ledger), "run", "groupmem", str(MINI), "--domain", "Demo",
+                                    "--agent-model", "gpt-5", "--base-url", server.base_url, "--concurrency", "1"),
+                               env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+        code, stderr = _interrupt_when(run, ledger, "Judged", 3)
+        assert code == 130, stderr
+        assert "Aborted!" not in stderr
+        line = stderr.strip().splitlines()[-1]
+        assert line.startswith("interrupted: run ") and "Continue it with: benchledger --ledger" in line
+        run_id = line.split()[2]
+        resume_line = line.split("Continue it with: ")[1]
+        assert resume_line == f"benchledger --ledger {ledger} resume {run_id}"
+        with Ledger.open(ledger, create=False) as opened:
+            judged = len(opened.events(run_id, types=["Judged"]))
+        assert 3 <= judged < 40
+
+        server.latency = 0.0
+        resumed = subprocess.run(_typed(resume_line) + ["--concurrency", "4"], env=_env(),
+                                 capture_output=True, text=True, cwd=tmp_path, timeout=300)
+        assert resumed.returncode == 0, resumed.stderr
+        shown = json.loads(subprocess.run(_cli("--ledger", str(ledger), "show", run_id, "--json"), env=_env(),
+                                          capture_output=True, text=True, cwd=tmp_path).stdout)
+        assert shown["judged"] == 40 and shown["run_status"] == "completed" and shown["scorer_id"] == "s1"
+
+        server.latency = 0.5
+        rejudge = subprocess.Popen(_cli("rejudge", run_id.lower(), "--judge-model", "gpt-5-judge", "--concurrency",
+                                        "1", "--ledger", str(ledger)),
+                                   env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+        code, stderr = _interrupt_when(rejudge, ledger, "Judged", 40 + 3)
+        assert code == 130, stderr
+        line = stderr.strip().splitlines()[-1]
+        assert line.startswith(f"interrupted: scorer s2 of run {run_id} is partial")
+        continue_line = line.split("Finish it with: ")[1]
+        assert continue_line == f"benchledger --ledger {ledger} rejudge {run_id} --continue s2"
+
+        partial = subprocess.run(_cli("--ledger", str(ledger), "show", run_id, "--json"), env=_env(),
+                                 capture_output=True, text=True, cwd=tmp_path)
+        assert json.loads(partial.stdout)["scorer_id"] == "s1"  # the headline stays on the complete scorer
+        assert "scorer s2 is partial" in partial.stderr and "--continue s2" in partial.stderr
+
+        server.latency = 0.0
+        finished = subprocess.run(_typed(continue_line), env=_env(), capture_output=True,
+                                  text=True, cwd=tmp_path, timeout=300)
+        assert finished.returncode == 0, finished.stderr
+        final = json.loads(subprocess.run(_cli("--ledger", str(ledger), "show", run_id, "--json"), env=_env(),
+                                          capture_output=True, text=True, cwd=tmp_path).stdout)
+        assert final["scorer_id"] == "s2" and final["judged"] == 40
