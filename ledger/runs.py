@@ -65,7 +65,7 @@ def resolve_run(conn: sqlite3.Connection, ref: str) -> str:
         return str(row[0])
     if not ref:
         raise RunNotFound("no run id given; pass a run id, a unique prefix of one, or 'latest'")
-    matches = [r for (r,) in conn.execute(
+    matches: list[str] = [str(r) for (r,) in conn.execute(
         "SELECT DISTINCT run_id FROM events WHERE run_id >= ? AND run_id < ? ORDER BY run_id",
         (ref, ref + _PREFIX_END))]
     if ref in matches:
