@@ -44,7 +44,7 @@ def run_events(n_events: int) -> list[Event]:
         if len(events) >= n_events - 1:
             break
         if index % 150 == 1:  # before the answer of every fiftieth question: a failed attempt
-            events.append(Failed(stage="answer", question_id=event.question_id, error_class="APITimeoutError",
+            events.append(Failed(stage="answer", question_id=getattr(event, "question_id"), error_class="APITimeoutError",
                                  message="Request timed out.", attempt=1))
         events.append(event)
     del events[n_events - 1:]

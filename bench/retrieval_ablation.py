@@ -22,6 +22,7 @@ import time
 from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from benchledger.adapters.benchmarks.base import Dataset
 from benchledger.adapters.benchmarks.locomo.loader import load_locomo
@@ -93,12 +94,13 @@ TUNING_GRID = {"date_boost": (0.4, 0.8), "group_weight": (0.25, 0.5, 1.0),
 """The constants chosen by looking at recall; leave-one-out re-chooses them without the held-out one."""
 
 
-def leave_one_out(dataset: Dataset, k: int, tmp: Path) -> dict[str, tuple[float, float, dict]]:
+def leave_one_out(dataset: Dataset, k: int, tmp: Path) -> dict[str, tuple[float, float, dict[str, Any]]]:
     """held-out scope -> (recall with the defaults, recall with constants tuned on the others, choice)."""
     names = list(TUNING_GRID)
-    per_setting = {}
+    per_setting: dict[tuple[float, ...], dict[str, Any]] = {}
     for index, values in enumerate(itertools.product(*TUNING_GRID.values())):
-        options = replace(RankingOptions(), **dict(zip(names, values)))
+        chosen: dict[str, Any] = dict(zip(names, values))
+        options = replace(RankingOptions(), **chosen)
         system = Loaded(StructuredMemory(tmp / f"grid-{index}.db", options=options), dataset)
         per_setting[values] = score_ranking(dataset, system.recall, k)
         system.memory.close()
@@ -108,7 +110,7 @@ def leave_one_out(dataset: Dataset, k: int, tmp: Path) -> dict[str, tuple[float,
     def pooled(table: dict, chosen: list[str]) -> float:
         return sum(table[s]["recall"] * table[s]["n"] for s in chosen) / sum(table[s]["n"] for s in chosen)
 
-    result = {}
+    result: dict[str, tuple[float, float, dict[str, Any]]] = {}
     for held_out in scopes:
         others = [s for s in scopes if s != held_out]
         best = max(per_setting, key=lambda values: pooled(per_setting[values], others))
@@ -172,9 +174,9 @@ def main(argv: list[str] | None = None) -> None:
         held = leave_one_out(dataset, k, Path(tmp))
         for scope, (default, tuned, choice) in sorted(held.items()):
             print(f"  {scope}: {default:.3f} -> {tuned:.3f}  {choice}")
-        tuned = [t for _, t, _ in held.values()]
-        print(f"  held-out tuned recall: mean={statistics.mean(tuned):.3f} min={min(tuned):.3f} "
-              f"max={max(tuned):.3f}")
+        recalls = [t for _, t, _ in held.values()]
+        print(f"  held-out tuned recall: mean={statistics.mean(recalls):.3f} min={min(recalls):.3f} "
+              f"max={max(recalls):.3f}")
         size, built, per_query = latency_at_scale(dataset, Path(tmp))
         print(f"\nscale: {size} documents in one scope: ingest+build+index {built:.1f} s, "
               f"recall {per_query:.1f} ms/question (mean over 300)")

@@ -36,6 +36,7 @@ def open_ledger(ctx_or_app: click.Context | AppContext, *, create: bool = True):
     from benchledger.ledger.store import Ledger
 
     app = ctx_or_app if isinstance(ctx_or_app, AppContext) else ctx_or_app.find_object(AppContext)
+    assert app is not None, "a command runs under the benchledger group, which makes the AppContext"
     if not create and not app.ledger_path.exists():
         from benchledger.errors import NotALedger
 

@@ -74,7 +74,7 @@ class BenchledgerGroup(click.Group):
             return super().invoke(ctx)
         except BenchledgerError as err:
             exc = click.ClickException(redact(str(err)))
-            exc.exit_code = err.exit_code
+            exc.exit_code = err.exit_code  # type: ignore[misc]  # click reads it per instance
             raise exc from err
 
 

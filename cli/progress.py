@@ -8,7 +8,8 @@ terminal, click draws a bar on stderr; otherwise a line is printed at every tent
 from __future__ import annotations
 
 import sys
-from typing import Callable
+from collections.abc import Callable
+from typing import Any
 
 import click
 import structlog
@@ -21,7 +22,7 @@ class ProgressDisplay:
     def __init__(self, log_format: str, stream=None) -> None:
         self.log_format = log_format
         self.stream = stream or sys.stderr
-        self._bars: dict[str, object] = {}
+        self._bars: dict[str, Any] = {}  # click progress bars
         self._last_step: dict[str, int] = {}
         self._tty = self.stream.isatty() and log_format == "console"
 
@@ -29,9 +30,9 @@ class ProgressDisplay:
         if total <= 0:
             return
         if self._tty:
-            self._bar(stage, total).update(done - self._bar(stage, total).pos)  # type: ignore[attr-defined]
+            self._bar(stage, total).update(done - self._bar(stage, total).pos)
             if done >= total:
-                self._bars.pop(stage).render_finish()  # type: ignore[attr-defined]
+                self._bars.pop(stage).render_finish()
             return
         step = (10 * done) // total
         if self._last_step.get(stage) == step:
@@ -51,7 +52,7 @@ class ProgressDisplay:
 
     def close(self) -> None:
         for bar in self._bars.values():
-            bar.render_finish()  # type: ignore[attr-defined]
+            bar.render_finish()
         self._bars.clear()
 
 

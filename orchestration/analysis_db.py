@@ -37,12 +37,13 @@ def _documentation_rows() -> list[dict[str, str]]:
 def _write(db: sqlite_utils.Database, tables: dict[str, list[dict]]) -> None:
     for table in ANALYSIS_TABLES:
         columns = {c.name: c.type for c in table.columns}
-        db[table.name].create(columns, pk=table.pk if len(table.pk) > 1 else table.pk[0])
-        db[table.name].insert_all(tables[table.name], columns=columns)
+        written = db.table(table.name)
+        written.create(columns, pk=table.pk if len(table.pk) > 1 else table.pk[0])
+        written.insert_all(tables[table.name], columns=columns)
         if table.full_text:
-            db[table.name].enable_fts(list(table.full_text), tokenize="porter")
-    db["documentation"].insert_all(_documentation_rows(), pk=("table_name", "column_name"))
-    db["export_meta"].insert_all([{"key": "analysis_version", "value": str(ANALYSIS_VERSION)}], pk="key")
+            written.enable_fts(list(table.full_text), tokenize="porter")
+    db.table("documentation").insert_all(_documentation_rows(), pk=("table_name", "column_name"))
+    db.table("export_meta").insert_all([{"key": "analysis_version", "value": str(ANALYSIS_VERSION)}], pk="key")
 
 
 def export_analysis_db(ledger: Ledger, run_ids: Sequence[str], out: Path) -> dict[str, int]:

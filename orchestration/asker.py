@@ -24,6 +24,7 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import suppress
 from dataclasses import dataclass
+from typing import Any
 
 import structlog
 
@@ -32,6 +33,7 @@ from benchledger.adapters.memory.protocol import Candidate, MemorySystem, estima
 from benchledger.adapters.models.base import Answer, AnswerModel, JudgeModel, Verdict
 from benchledger.clock import monotonic_ms
 from benchledger.ledger.events import (
+    Stage,
     ContextRecalled, Event, Failed, Judged, QuestionAnswered, RecalledItem, cap_message,
 )
 from benchledger.ledger.recorder import Recorder
@@ -172,7 +174,7 @@ class QuestionAsker:
         self.scopes = scope_names(job.dataset) if job.memory is not None else {}
         self.documents = {key: {doc.doc_id: doc for doc in docs} for key, docs in job.dataset.scopes.items()}
         self.pending = GroupCommit(job.ledger, job.run_id, on_superseded=self._judge_recorded_instead)
-        self.inflight: dict[Future[Answer | Verdict], tuple[str, str]] = {}
+        self.inflight: dict[Future[Any], tuple[Stage, str]] = {}
         self.judging: dict[str, str] = {}
         """question_id -> raw_hash of the answer its judge call is judging."""
         self.done: set[str] = set()
@@ -293,7 +295,7 @@ class QuestionAsker:
         raw = self.job.ledger.get_blob(recorded.raw_hash)
         self._submit_judge(self.questions[question_id], _answer_from_event(recorded, raw))
 
-    def _settle(self, future: Future[Answer | Verdict]) -> None:
+    def _settle(self, future: Future[Any]) -> None:
         stage, qid = self.inflight.pop(future)
         try:
             result = future.result()
@@ -339,10 +341,10 @@ class QuestionAsker:
         stage = "recall" if self.job.answer_model is None and not self.job.judge_only else "questions"
         self.job.progress(stage, len(self.done), self.total)
 
-    def _failed(self, stage: str, qid: str, err: BaseException, scorer: str | None = None) -> Failed:
+    def _failed(self, stage: Stage, qid: str, err: BaseException, scorer: str | None = None) -> Failed:
         message = safe_message(self.job.redact(f"{err}" or type(err).__name__))
         log.warning("stage failed", stage=stage, question=qid, error=type(err).__name__, message=message)
-        return Failed(stage=stage, question_id=qid, scorer_id=scorer, error_class=type(err).__name__,  # type: ignore[arg-type]
+        return Failed(stage=stage, question_id=qid, scorer_id=scorer, error_class=type(err).__name__,
                       message=message, attempt=self.job.attempt)
 
 

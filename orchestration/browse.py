@@ -59,7 +59,7 @@ def build_datasette(ledger_path: Path):
     app, database = _datasette()
     ledger_path = Path(ledger_path)
 
-    class LedgerDatabase(database.Database):
+    class LedgerDatabase(database.Database):  # type: ignore[name-defined]  # datasette is untyped
         """The ledger opened read-only, with the payload views as TEMP views on every connection."""
 
         def connect(self, write: bool = False):

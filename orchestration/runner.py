@@ -23,6 +23,7 @@ from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.clock import new_run_id
 from benchledger.errors import ConcurrencyConflict, RunAborted
 from benchledger.ledger.events import (
+    Stage,
     Endpoint, Event, Failed, QuestionsPlanned, RunConfig, RunFinished, RunStarted, ScorerStarted,
 )
 from benchledger.ledger.recorder import Recorder
@@ -186,11 +187,11 @@ def finish(ledger: Recorder, run_id: str, benchmark: Benchmark, events: list[Eve
     raise ConcurrencyConflict(f"run {run_id} kept changing while it was being finished; resume it")
 
 
-def _abort(ledger: Recorder, run_id: str, parts: RunParts, stage: str, err: BaseException, attempt: int, *,
+def _abort(ledger: Recorder, run_id: str, parts: RunParts, stage: Stage, err: BaseException, attempt: int, *,
            error_class: str | None = None) -> None:
     message = safe_message(parts.redact(str(err)))
     finish(ledger, run_id, parts.benchmark, [
-        Failed(stage=stage, error_class=error_class or type(err).__name__, message=message, attempt=attempt),  # type: ignore[arg-type]
+        Failed(stage=stage, error_class=error_class or type(err).__name__, message=message, attempt=attempt),
         RunFinished(status="aborted", reason=f"{stage}: {message}", attempt=attempt),
     ])
     raise RunAborted(f"run {run_id} aborted at {stage}: {message}", run_id=run_id)

@@ -35,8 +35,10 @@ def event_count(ledger: Path) -> int:
 def run_and_kill_at(ledger: Path, args: list[str], target: int, *, deadline_s: float = 120) -> bool:
     """Start `benchledger --ledger LEDGER ARGS`, SIGKILL it at >= target events. True if killed."""
     env = dict(os.environ)
-    proc = subprocess.Popen([sys.executable, "-m", "benchledger.cli.main", "--ledger", str(ledger), *args],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=ledger.parent)
+    errors = ledger.parent / "run.stderr"
+    with errors.open("wb") as stderr:
+        proc = subprocess.Popen([sys.executable, "-m", "benchledger.cli.main", "--ledger", str(ledger), *args],
+                                stdout=subprocess.DEVNULL, stderr=stderr, env=env, cwd=ledger.parent)
     started = time.monotonic()
     try:
         while proc.poll() is None:
@@ -47,6 +49,9 @@ def run_and_kill_at(ledger: Path, args: list[str], target: int, *, deadline_s: f
             if time.monotonic() - started > deadline_s:
                 raise TimeoutError(f"run did not reach {target} events in {deadline_s}s")
             time.sleep(0.002)
+        if proc.returncode != 0:  # it ended on its own, and not well: say why
+            raise RuntimeError(f"the run exited {proc.returncode} before {target} events: "
+                               f"{errors.read_text(errors='replace')[-2000:]}")
         return False
     finally:
         if proc.poll() is None:

@@ -199,3 +199,27 @@ def test_a_read_only_mount_reads_the_write_ahead_log_left_beside_the_ledger(tmp_
                 assert len(copy.verified_events("run")) == 50 and copy.verify().ok
             with pytest.raises(LedgerError, match="write-ahead log but no no-shm.db-shm"):
                 Ledger.open(mount / "no-shm.db", create=False)
+
+
+def test_a_disk_that_fills_mid_run_ends_in_one_line_and_resume_finishes_the_run(tmp_path):
+    """The ledger's disk fills while the questions are being recorded: the run stops with one line
+    naming the file and the cause; once space is freed, `resume` completes it."""
+    with tmpfs(tmp_path / "small", "1m") as disk:
+        ledger = disk / "ledger.db"
+        store = tmp_path / "memory.sqlite"  # the memory store is elsewhere: only the ledger's disk fills
+        filler = disk / "filler"
+        filler.write_bytes(b"\0" * (1024 * 1024 - 320 * 1024))  # ~320 KiB left: the plan fits, the answers do not
+        stopped = invoke("--ledger", str(ledger), "run", "groupmem", str(MINI), "--domain", "Demo",
+                         "--memory-store", str(store))
+        assert stopped.exit_code == 1 and "Traceback" not in stopped.output, stopped.output
+        errors = [line for line in stopped.output.splitlines() if line.startswith("Error:")]
+        assert len(errors) == 1 and str(ledger) in errors[0] and "full" in errors[0]  # after the progress lines
+        filler.unlink()
+        with Ledger.open(ledger, create=False) as opened:
+            run_id = opened.runs()[0].run_id
+            assert opened.verify().ok
+        finished = invoke("--ledger", str(ledger), "resume", run_id)
+        assert finished.exit_code == 0, finished.output
+        shown = invoke("--ledger", str(ledger), "show", run_id)
+        assert shown.exit_code == 0 and "failures: 0" in shown.output and "RUN " not in shown.output
+        assert invoke("--ledger", str(ledger), "verify").exit_code == 0

@@ -176,7 +176,7 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Server
 
     def setup(self) -> None:
-        self.timeout = self.server.read_timeout  # the socket's timeout until the reader sets its own
+        self.timeout = self.server.read_timeout  # type: ignore[misc]  # per connection: StreamRequestHandler reads it in setup()
         super().setup()
         self._reader = _DeadlineReader(self.rfile.detach(), self.connection, self.server.read_timeout,
                                        self.server.request_timeout)
@@ -403,8 +403,9 @@ class MemoryServer:
     @property
     def url(self) -> str:
         host, port = self._server.server_address[:2]
-        host = f"[{host}]" if ":" in str(host) else host
-        return f"http://{host}:{port}"
+        shown = host.decode() if isinstance(host, bytes) else str(host)
+        shown = f"[{shown}]" if ":" in shown else shown
+        return f"http://{shown}:{port}"
 
     def serve_forever(self) -> None:
         self._server.serve_forever(poll_interval=0.1)

@@ -62,8 +62,13 @@ def estimate_tokens(text: str) -> int:
 class MemorySystem(Protocol):
     """The protocol every memory system implements."""
 
-    name: str
-    version: str
+    @property
+    def name(self) -> str:
+        """The system's name as reports show it (a class attribute or, for a remote one, per instance)."""
+
+    @property
+    def version(self) -> str:
+        """The system's version as reports show it."""
 
     def ingest(self, scope: str, documents: Sequence[Document]) -> int:
         """Store documents in a scope; idempotent by doc_id. Returns how many were new."""

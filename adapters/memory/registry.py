@@ -11,6 +11,7 @@ load is still listed, with the error, so a broken plugin is visible instead of m
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
@@ -92,4 +93,5 @@ def open_memory(name: str, store_path: Path, **options: object) -> MemorySystem:
     except TypeError as exc:
         raise BadInput(f"memory system '{name}' does not take options {sorted(options)}: {exc}",
                        field="memory") from exc
-    return cls(Path(store_path), **options)
+    factory: Callable[..., MemorySystem] = cls  # a plugin class takes its own options
+    return factory(Path(store_path), **options)

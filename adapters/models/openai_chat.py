@@ -26,6 +26,7 @@ import json
 import os
 import threading
 from collections.abc import Callable
+from typing import Any, cast
 
 import openai
 from pydantic import BaseModel, ConfigDict
@@ -141,7 +142,8 @@ class ChatClient:
     def _request_once(self, model: str, messages: list[dict], params: dict) -> tuple[str, str, Usage]:
         self._count(attempts=1)
         try:
-            completion = self._sdk.chat.completions.create(model=model, messages=messages, **params)
+            # messages are plain role/content dicts, built per protocol; the SDK's TypedDicts add nothing here
+            completion = self._sdk.chat.completions.create(model=model, messages=cast(Any, messages), **params)
         except openai.RateLimitError as error:
             raise self._transient(error, retry_after=retry_after_seconds(error.response.headers)) from None
         except openai.InternalServerError as error:

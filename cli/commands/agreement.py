@@ -25,7 +25,7 @@ def agreement(app: AppContext, run_ref: str, scorers: tuple[str, str] | None, as
     """Judge agreement of two scorers on one run: agreement rate, Cohen's kappa, the disagreements."""
     with open_ledger(app, create=False) as ledger:
         run_id = ledger.resolve_run(run_ref)
-        result = judge_agreement(fold_run(run_id, checked_events(ledger, run_id)), tuple(scorers) if scorers else None)
+        result = judge_agreement(fold_run(run_id, checked_events(ledger, run_id)), scorers or None)
     if as_json:
         echo_json(result.model_dump(mode="json"))
         return

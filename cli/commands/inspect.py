@@ -21,7 +21,7 @@ from benchledger.projections.inspect import (
 from benchledger.projections.retrieval import retrieval_metrics
 from benchledger.projections.state import fold_run
 from benchledger.projections.tallies import SCORING_RULES
-from benchledger.tables import render_table
+from benchledger.tables import Align, render_table
 
 __all__ = ["COMMANDS"]
 
@@ -33,7 +33,9 @@ _RUN_HEADERS = ("id", "started", "benchmark", "subset", "memory", "k", "models",
 def _models(row: RunRow) -> str:
     if row.mode == "retrieval":
         return "none (retrieval)"
-    return row.agent_model if row.agent_model == row.judge_model else f"{row.agent_model}, {row.judge_model}"
+    if row.agent_model == row.judge_model:
+        return row.agent_model or "-"
+    return f"{row.agent_model}, {row.judge_model}"
 
 
 def _score(row: RunRow) -> str:
@@ -48,7 +50,8 @@ def render_runs(rows: list[RunRow]) -> str:
     """The runs as a table, one row each, newest first."""
     cells = [(r.run_id, r.started_at[:16].replace("T", " "), r.benchmark, r.subset, r.memory, r.k, _models(r),
               r.protocol, r.status, _score(r), r.failed) for r in rows]
-    return render_table(cells, _RUN_HEADERS, align=["left"] * 5 + ["right", "left", "left", "left", "right", "right"])
+    align: list[Align] = ["left", "left", "left", "left", "left", "right", "left", "left", "left", "right", "right"]
+    return render_table(cells, _RUN_HEADERS, align=align)
 
 
 @click.command("runs")
@@ -178,6 +181,7 @@ def questions(app: AppContext, run_ref: str, kinds: tuple[str, ...], verdict: st
         click.echo(f"no question of run {run_id} matches")
         return
     if state.mode == "retrieval":
+        assert state.started is not None  # a retrieval run is one by its RunStarted
         cells = [(r.question_id, r.kind, r.status, None if r.recall is None else f"{r.recall:.3f}", _summary(r.text, 70))
                  for r in rows]
         click.echo(render_table(cells, ("question", "kind", "status", f"recall@{state.started.config.settings.k}",

@@ -11,7 +11,7 @@ from benchledger.ledger.events.corpus import (
     ChunkExtracted, CorpusFingerprinted, MessagesIngested, RunResumed, ScopePurged, ScopeVerified,
 )
 from benchledger.ledger.events.question import (
-    STAGES, ContextRecalled, Failed, Judged, QuestionAnswered, RecalledItem, ScorerContinued, ScorerStarted,
+    STAGES, ContextRecalled, Stage, Failed, Judged, QuestionAnswered, RecalledItem, ScorerContinued, ScorerStarted,
 )
 from benchledger.ledger.events.endpoints import Endpoint, MemoryIdentity
 from benchledger.ledger.events.run import (
@@ -34,7 +34,7 @@ EVENT_CLASSES: tuple[type[Event], ...] = get_args(get_args(AnyEvent)[0])
 EVENT_TYPES: dict[str, type[Event]] = {cls.model_fields["type"].default: cls for cls in EVENT_CLASSES}
 
 __all__ = [
-    "Event", "Usage", "cap_message", "STAGES", "EVENT_CLASSES", "EVENT_TYPES", "AnyEvent",
+    "Event", "Usage", "cap_message", "STAGES", "Stage", "EVENT_CLASSES", "EVENT_TYPES", "AnyEvent",
     "any_event_adapter",
     "RunStarted", "RunConfig", "Provenance", "QuestionsPlanned", "RunFinished",
     "CorpusFingerprinted", "MessagesIngested", "ChunkExtracted", "ScopeVerified", "ScopePurged",

@@ -11,10 +11,12 @@ from benchledger.ledger.events.endpoints import Endpoint
 
 __all__ = [
     "RecalledItem", "ContextRecalled", "QuestionAnswered", "ScorerStarted", "ScorerContinued", "Judged", "Failed",
-    "STAGES",
+    "STAGES", "Stage",
 ]
 
-STAGES = ("prepare", "verify", "recall", "answer", "judge", "purge", "run")
+Stage = Literal["prepare", "verify", "recall", "answer", "judge", "purge", "run"]
+"""Where an operational failure happened."""
+STAGES: tuple[Stage, ...] = ("prepare", "verify", "recall", "answer", "judge", "purge", "run")
 
 
 class RecalledItem(BaseModel):
@@ -174,7 +176,7 @@ class Failed(Event):
 
     type: Literal["Failed"] = "Failed"
     """The event type."""
-    stage: Literal["prepare", "verify", "recall", "answer", "judge", "purge", "run"]
+    stage: Stage
     """Where it failed: prepare, verify, recall, answer, judge, purge or run."""
     question_id: str | None = None
     """The question it concerns (None for a run-level failure)."""

@@ -237,7 +237,7 @@ class ScopeIndex:
         if opts.feedback:
             scores = self._lexical(self._feedback(weights, scores))
         if opts.channel_grouping:
-            totals: dict[str, float] = defaultdict(float)
+            totals: dict[tuple[str, str], float] = defaultdict(float)
             for slot, score in scores.items():
                 totals[self._group(slot)] += score
             peak = max(totals.values(), default=1.0) or 1.0
