@@ -150,14 +150,15 @@ def rows_to_stored(rows: Iterable[Row]) -> list[StoredEvent]:
     type, a payload that does not validate) takes `row_to_stored`, which names the bad seq.
     """
     current = {name: cls.schema_version for name, cls in EVENT_TYPES.items()}
-    validate = any_event_adapter.validator.validate_json  # without the adapter's per-call wrapper
+    # Each row's class is known from its type column: its own validator skips the union's dispatch.
+    validators = {name: cls.__pydantic_validator__.validate_json for name, cls in EVENT_TYPES.items()}
     stored: list[StoredEvent] = []
     with _collector_paused():
         for row in rows:
             seq, run_id, position, type_, version, recorded_at, key, payload, prev_hash, hash_ = row
             if current.get(type_) == version:
                 try:
-                    event: Event = validate(payload)
+                    event: Event = validators[type_](payload)
                 except ValueError:
                     pass
                 else:

@@ -7,7 +7,8 @@ every failure is kept, so the report can say both what is unresolved and what wa
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from benchledger.errors import BadInput
 from benchledger.ledger.events import (
@@ -231,50 +232,83 @@ def _judged(state: RunState, q: QuestionState, event: Judged) -> None:
         state.segments[segment].reported_models.add(event.model)
 
 
-def _apply(state: RunState, event) -> None:  # noqa: C901 - one branch per event type
-    match event:
-        case RunStarted():
-            state.started = event
-            _start_segment(state, event)
-        case QuestionsPlanned():
-            state.plan = event
-            state.questions = {q.question_id: QuestionState(planned=q) for q in event.questions}
-        case CorpusFingerprinted():
-            state.corpus = event
-        case MessagesIngested():
-            if event.preparation != state.preparation:
-                state.preparation = event.preparation
-                state.ingested, state.extracted, state.purged = {}, {}, {}
-            state.ingested[event.scope_key] = state.ingested.get(event.scope_key, 0) + event.count
-        case ChunkExtracted():
-            if event.preparation == state.preparation:
-                state.extracted[event.scope_key] = (
-                    state.extracted.get(event.scope_key, 0) + len(event.chunk_ids)
-                )
-        case ScopeVerified():
-            state.verified[event.scope_key] = event
-        case ScopePurged():
-            state.purged[event.scope_key] = event
-        case ContextRecalled():
-            if (q := _question(state, event.question_id)) is not None:
-                q.recalled = event
-        case QuestionAnswered():
-            if (q := _question(state, event.question_id)) is not None:
-                q.answered = event
-                q.answered_in = state.answer_segment
-                if state.answer_segment is not None:
-                    state.segments[state.answer_segment].reported_models.add(event.model)
-        case ScorerStarted() | ScorerContinued():
-            _scorer_segment(state, event)
-        case Judged():
-            if (q := _question(state, event.question_id)) is not None:
-                _judged(state, q, event)
-        case Failed():
-            q = _question(state, event.question_id)
-            (q.failures if q is not None else state.run_failures).append(event)
-        case RunResumed():
-            state.resumes.append(event)
-            state.finished = None
-            _resume_segment(state, event)
-        case RunFinished():
-            state.finished = event
+def _run_started(state: RunState, event: RunStarted) -> None:
+    state.started = event
+    _start_segment(state, event)
+
+
+def _questions_planned(state: RunState, event: QuestionsPlanned) -> None:
+    state.plan = event
+    state.questions = {q.question_id: QuestionState(planned=q) for q in event.questions}
+
+
+def _corpus(state: RunState, event: CorpusFingerprinted) -> None:
+    state.corpus = event
+
+
+def _ingested(state: RunState, event: MessagesIngested) -> None:
+    if event.preparation != state.preparation:  # a re-preparation starts the counts again
+        state.preparation = event.preparation
+        state.ingested, state.extracted, state.purged = {}, {}, {}
+    state.ingested[event.scope_key] = state.ingested.get(event.scope_key, 0) + event.count
+
+
+def _extracted(state: RunState, event: ChunkExtracted) -> None:
+    if event.preparation == state.preparation:
+        state.extracted[event.scope_key] = state.extracted.get(event.scope_key, 0) + len(event.chunk_ids)
+
+
+def _verified(state: RunState, event: ScopeVerified) -> None:
+    state.verified[event.scope_key] = event
+
+
+def _purged(state: RunState, event: ScopePurged) -> None:
+    state.purged[event.scope_key] = event
+
+
+def _recalled(state: RunState, event: ContextRecalled) -> None:
+    if (q := _question(state, event.question_id)) is not None:
+        q.recalled = event
+
+
+def _answered(state: RunState, event: QuestionAnswered) -> None:
+    if (q := _question(state, event.question_id)) is not None:
+        q.answered = event
+        q.answered_in = state.answer_segment
+        if state.answer_segment is not None:
+            state.segments[state.answer_segment].reported_models.add(event.model)
+
+
+def _verdict(state: RunState, event: Judged) -> None:
+    if (q := _question(state, event.question_id)) is not None:
+        _judged(state, q, event)
+
+
+def _failed(state: RunState, event: Failed) -> None:
+    q = _question(state, event.question_id)
+    (q.failures if q is not None else state.run_failures).append(event)
+
+
+def _resumed(state: RunState, event: RunResumed) -> None:
+    state.resumes.append(event)
+    state.finished = None
+    _resume_segment(state, event)
+
+
+def _finished(state: RunState, event: RunFinished) -> None:
+    state.finished = event
+
+
+# One handler per event class, looked up by the event's exact class: a run folds tens of thousands
+# of events, and the common ones would otherwise go through a chain of isinstance checks.
+_HANDLERS: dict[type, Callable[[RunState, Any], None]] = {
+    RunStarted: _run_started, QuestionsPlanned: _questions_planned, CorpusFingerprinted: _corpus,
+    MessagesIngested: _ingested, ChunkExtracted: _extracted, ScopeVerified: _verified, ScopePurged: _purged,
+    ContextRecalled: _recalled, QuestionAnswered: _answered, ScorerStarted: _scorer_segment,
+    ScorerContinued: _scorer_segment, Judged: _verdict, Failed: _failed, RunResumed: _resumed,
+    RunFinished: _finished,
+}
+
+
+def _apply(state: RunState, event: Any) -> None:
+    _HANDLERS[type(event)](state, event)
