@@ -224,7 +224,8 @@ class QuestionAsker:
             question_id=qid, scorer_id=self.job.scorer_id, verdict=result.verdict,
             reason=cap_message(result.reason, 2000), model=result.model,
             raw_hash=_sha(raw) if raw else "", usage=result.usage,
-            cache_hit=result.cache_hit, latency_ms=result.latency_ms, criteria=result.criteria), raw)
+            cache_hit=result.cache_hit, latency_ms=result.latency_ms, criteria=result.criteria,
+            score=result.score, judge_votes=result.judge_votes), raw)
         self._finished()
 
     def _drain(self, *, block_until: int) -> None:

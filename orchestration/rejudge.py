@@ -3,26 +3,34 @@
 The questions, gold answers and released prompts come from the ledger itself (QuestionsPlanned and
 the prompt blobs saved at RunStarted), so rejudging needs neither the corpus nor the memory system.
 The new Judged events carry the new scorer id; the old ones stay, and reports pick a scorer.
+
+`--protocol official` rescores with the benchmark's official scorer (LoCoMo's token F1 asks no
+model at all): its templates come from the run when it recorded them, else from the prompts folder
+(checked by SHA-256), and are kept as blobs with the new scorer, so `--continue` needs no files.
 """
 
 from __future__ import annotations
 
 import structlog
 
+from pathlib import Path
+
 from benchledger.adapters.benchmarks.base import Dataset, Prompts, ReleaseFacts
-from benchledger.adapters.models.factory import build_models
+from benchledger.adapters.benchmarks.registry import Benchmark, benchmark_for_run
+from benchledger.adapters.models.base import JudgeModel
+from benchledger.adapters.models.factory import build_models, model_context
 from benchledger.adapters.models.offline import OFFLINE_ANSWERER
 from benchledger.adapters.models.response_cache import ledger_cache
 from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.errors import BadInput, ConcurrencyConflict
-from benchledger.ledger.events import ScorerStarted
 from benchledger.ledger.recorder import EventWriter
 from benchledger.orchestration.asker import QuestionAsker, QuestionJob
 from benchledger.orchestration.ownership import run_writer
+from benchledger.orchestration.scorers import scorer_started
 from benchledger.projections.state import RunState, fold_run
-from benchledger.settings import Protocol
+from benchledger.settings import Protocol, RunSettings
 
-__all__ = ["dataset_from_plan", "rejudge_run"]
+__all__ = ["dataset_from_plan", "recorded_templates", "rejudge_run"]
 
 log = structlog.get_logger("benchledger.rejudge")
 
@@ -34,6 +42,40 @@ def _prompts(ledger: EventWriter, state: RunState) -> Prompts | None:
         return None
     return Prompts(agent_system=ledger.get_blob(hashes["agent_system"]).decode(),
                    judge_system=ledger.get_blob(hashes["judge_system"]).decode())
+
+
+def recorded_templates(ledger: EventWriter, benchmark: Benchmark, state: RunState,
+                       hashes: dict[str, str] | None = None) -> dict[str, str] | None:
+    """The official templates the run (or, with `hashes`, one scorer) recorded, read from blobs."""
+    if benchmark.official is None or state.started is None:
+        return None
+    return benchmark.official.templates_from(
+        state.started.config.prompt_hashes if hashes is None else hashes, ledger.get_blob)
+
+
+def _official_scorer(ledger: EventWriter, benchmark: Benchmark, state: RunState, recorded: RunSettings, *,
+                     judge_model: str | None, judge_models: tuple[str, ...], base_url: str | None,
+                     api_key_env: str | None, max_attempts: int | None, prompts_dir: Path | None,
+                     method: str | None, scorer_hashes: dict[str, str] | None) -> JudgeModel:
+    """The benchmark's official scorer (or, continuing, the scorer of `method`) over its templates."""
+    official = benchmark.official
+    if official is None:
+        raise BadInput(f"{benchmark.name} declares no official scorer of its own", field="protocol")
+    assert state.started is not None
+    wanted = method or official.official_method
+    if wanted not in official.scorer_methods:
+        raise BadInput(f"{benchmark.name}'s official protocol has no scorer {wanted!r}", field="continue")
+    templates = (recorded_templates(ledger, benchmark, state, scorer_hashes) if scorer_hashes else None) \
+        or recorded_templates(ledger, benchmark, state)
+    if templates is None and wanted not in official.template_free_methods:
+        templates = official.read_templates(
+            prompts_dir or benchmark.default_prompts_dir(Path(state.started.config.corpus_path)))
+    context = model_context(
+        agent_model=OFFLINE_ANSWERER, judge_model=judge_model or recorded.judge_model,
+        judge_models=judge_models or recorded.judge_models, base_url=base_url or recorded.base_url,
+        api_key_env=api_key_env or recorded.api_key_env, cache=ledger_cache(ledger), timeout=recorded.timeout,
+        max_attempts=max_attempts or recorded.max_attempts, backoff_base=recorded.backoff_base)
+    return official.scorer(context, templates or {}, wanted)
 
 
 def dataset_from_plan(ledger: EventWriter, state: RunState) -> Dataset:
@@ -51,7 +93,8 @@ def dataset_from_plan(ledger: EventWriter, state: RunState) -> Dataset:
 def _rejudge_run(ledger: EventWriter, run_id: str, *, judge_model: str | None = None,
                  protocol: Protocol | None = None, base_url: str | None = None, api_key_env: str | None = None,
                  concurrency: int | None = None, max_attempts: int | None = None,
-                 continue_scorer: str | None = None, redact: Redact = no_redaction,
+                 continue_scorer: str | None = None, judge_models: tuple[str, ...] = (),
+                 prompts_dir: Path | None = None, redact: Redact = no_redaction,
                  progress: Progress = no_progress) -> str:
     """Append a scorer's verdicts on every recorded answer; returns its id.
 
@@ -69,25 +112,37 @@ def _rejudge_run(ledger: EventWriter, run_id: str, *, judge_model: str | None = 
         if continue_scorer not in state.scorers:
             raise BadInput(f"run {run_id} has no scorer {continue_scorer!r} (its scorers: "
                            f"{', '.join(state.scorers) or 'none'})", field="continue")
-        if judge_model or protocol:
+        if judge_model or judge_models or protocol:
             raise BadInput("--continue uses the scorer's recorded judge and protocol; drop --judge-model "
                            "and --protocol", field="continue")
         scorer = state.scorers[continue_scorer]
-        judge_model = None if scorer.offline else scorer.judge_model
+        judge_model = None if scorer.offline or scorer.judge_models else scorer.judge_model
+        judge_models = scorer.judge_models
         protocol = scorer.protocol  # type: ignore[assignment]
-    _, judge = build_models(
-        agent_model=OFFLINE_ANSWERER, judge_model=judge_model or recorded.judge_model or recorded.agent_model,
-        protocol=protocol or recorded.protocol or "typed",  # type: ignore[arg-type]
-        base_url=base_url or recorded.base_url, api_key_env=api_key_env or recorded.api_key_env,
-        cache=ledger_cache(ledger), timeout=recorded.timeout,
-        max_attempts=max_attempts or recorded.max_attempts, backoff_base=recorded.backoff_base,
-        prompts=dataset.prompts)
+    benchmark = benchmark_for_run(state.started.config.benchmark)
+    protocol = protocol or recorded.protocol or "typed"
+    if protocol == "official" and benchmark is not None:
+        protocol = benchmark.check_protocol("official")  # GroupMemBench's official protocol is reference
+    judge: JudgeModel
+    if protocol == "official":
+        continued = state.scorers[continue_scorer] if continue_scorer else None
+        judge = _official_scorer(
+            ledger, benchmark, state, recorded, judge_model=judge_model, judge_models=judge_models,  # type: ignore[arg-type]
+            base_url=base_url, api_key_env=api_key_env, max_attempts=max_attempts, prompts_dir=prompts_dir,
+            method=continued.method if continued else None,
+            scorer_hashes=continued.prompt_hashes if continued else None)
+    else:
+        _, judge = build_models(
+            agent_model=OFFLINE_ANSWERER, judge_model=judge_model or recorded.judge_model or recorded.agent_model,
+            protocol=protocol,  # type: ignore[arg-type]
+            base_url=base_url or recorded.base_url, api_key_env=api_key_env or recorded.api_key_env,
+            cache=ledger_cache(ledger), timeout=recorded.timeout,
+            max_attempts=max_attempts or recorded.max_attempts, backoff_base=recorded.backoff_base,
+            prompts=dataset.prompts)
     scorer_id = continue_scorer or f"s{len(state.scorers) + 1}"
     if continue_scorer is None:
-        started = ledger.append(run_id, [ScorerStarted(
-            scorer_id=scorer_id, judge_model=judge.name, protocol=protocol or recorded.protocol or "typed",
-            prompt_hash=(getattr(judge, "prompt_hashes", {}) or {}).get("judge_system", ""),
-            offline=judge.offline)])
+        templates = [text.encode("utf-8") for text in (getattr(judge, "templates", {}) or {}).values()]
+        started = ledger.append(run_id, [scorer_started(scorer_id, judge, protocol)], blobs=templates)
         if not started:  # the id was taken meanwhile: never file this judge's verdicts under another's
             raise ConcurrencyConflict(f"scorer {scorer_id} of run {run_id} was started by another process; retry")
         state = fold_run(run_id, ledger.events(run_id))

@@ -11,22 +11,28 @@ Evidence is per document (LoCoMo dia_ids) or per session (LongMemEval, Memora), 
 `RunStarted.config.evidence_level` says; at session level a recalled document stands for
 its channel, so a session is hit when any of its turns is recalled. Questions the release gives no
 evidence are left out and counted (`excluded`), as are questions whose recall failed
-(`not_recalled`). Everything here is pure: the fold reads only the run's events.
+(`not_recalled`). A benchmark may pass its own fold (`official`), which adds its official retrieval
+numbers under "official" (LoCoMo's evidence recall with its population, LongMemEval's
+`evaluate_retrieval`). Everything here is pure: the folds read only the run's events.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from benchledger.projections.state import fold_run
+from benchledger.projections.state import RunState, fold_run
 
 __all__ = [
-    "RETRIEVAL_VERSION", "QuestionRetrieval", "score_question", "aggregate", "retrieval_metrics",
+    "RETRIEVAL_VERSION", "QuestionRetrieval", "RetrievalFold", "score_question", "aggregate", "retrieval_metrics",
 ]
 
-RETRIEVAL_VERSION = 1
+RETRIEVAL_VERSION = 2
+
+RetrievalFold = Callable[[RunState, int], "dict[str, Any] | None"]
+"""(run state, k) -> a benchmark's official retrieval numbers (with a "lines" printout), or None."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +94,8 @@ def aggregate(rows: Iterable[tuple[str, QuestionRetrieval | None]]) -> dict[str,
     }
 
 
-def retrieval_metrics(stored_events: Iterable, *, k: int | None = None) -> dict[str, object]:
+def retrieval_metrics(stored_events: Iterable, *, k: int | None = None,
+                      official: RetrievalFold | None = None) -> dict[str, object]:
     """Fold a run's events into retrieval metrics at k (default: the run's own k).
 
     A smaller k than the run's re-scores the same recalls without asking the memory again; a
@@ -114,5 +121,8 @@ def retrieval_metrics(stored_events: Iterable, *, k: int | None = None) -> dict[
         items = sorted(question.recalled.items, key=lambda item: item.rank)
         ranked = [(item.channel or "") if session_level else item.doc_id for item in items]
         rows.append((question.planned.kind, score_question(question.planned.evidence, ranked, k)))
-    return {**aggregate(rows), "not_recalled": not_recalled, "k": k,
-            "evidence_level": "session" if session_level else "document"}
+    metrics: dict[str, object] = {**aggregate(rows), "not_recalled": not_recalled, "k": k,
+                                  "evidence_level": "session" if session_level else "document"}
+    if official is not None and (numbers := official(state, k)) is not None:
+        metrics["official"] = numbers
+    return metrics

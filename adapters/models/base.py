@@ -56,6 +56,10 @@ class Verdict(BaseModel):
     latency_ms: float = 0.0
     criteria: dict[str, Literal["yes", "no", "unclear"]] = Field(default_factory=dict)
     """Memora: criterion_id -> the judge's yes/no about the candidate answer."""
+    score: float | None = None
+    """The scorer's number for the answer when its rule gives one (LoCoMo's token F1, a FAMA)."""
+    judge_votes: dict[str, dict[str, str]] = Field(default_factory=dict)
+    """Memora's official vote: criterion_id -> judge model -> that judge's reading (yes/no/unclear/error)."""
 
 
 class AnswerModel(Protocol):

@@ -14,7 +14,8 @@ from pathlib import Path
 import click
 from benchledger.cli.common import AppContext, open_ledger, pass_app, run_argument
 from benchledger.errors import BadInput
-from benchledger.orchestration.reports import conditions_of
+from benchledger.orchestration.reports import folds_of
+from benchledger.projections.report import default_scorer
 from benchledger.projections.export import FORMATS, export_run
 from benchledger.projections.state import fold_run
 
@@ -26,7 +27,8 @@ __all__ = ["COMMANDS", "export"]
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
               help="Output format [default: from the --out suffix].")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="File to write.")
-@click.option("--scorer", "scorer_id", default=None, help="Scorer id to export [default: the newest].")
+@click.option("--scorer", "scorer_id", default=None,
+              help="Scorer id to export [default: the newest of the benchmark's official scorer, else the newest].")
 @pass_app
 def export(app: AppContext, run_ref: str, fmt: str | None, out: Path, scorer_id: str | None) -> None:
     """Export a run (report and one row per question) as JSON, CSV or one self-contained HTML page."""
@@ -36,7 +38,9 @@ def export(app: AppContext, run_ref: str, fmt: str | None, out: Path, scorer_id:
     with open_ledger(app, create=False) as ledger:
         run_id = ledger.resolve_run(run_ref)
         state = fold_run(run_id, ledger.events(run_id))
-        text = export_run(state, ledger.get_blob, fmt, conditions=conditions_of(state), scorer_id=scorer_id)
+        folds = folds_of(state)
+        text = export_run(state, ledger.get_blob, fmt, conditions=folds.conditions, sections=folds.sections,
+                          scorer_id=scorer_id or default_scorer(state, folds.official_method))
     _write_atomic(out, text)
     click.echo(f"wrote {fmt} export of run {run_id} to {out}")
 

@@ -15,8 +15,7 @@ from benchledger.cli.render import show_report, write_json_atomic
 from benchledger.errors import BadInput
 from benchledger.ledger.events import EVENT_TYPES
 from benchledger.projections.inspect import failure_entries, group_failures, question_detail
-from benchledger.orchestration.reports import report_of
-from benchledger.projections.retrieval import retrieval_metrics
+from benchledger.orchestration.reports import report_of, retrieval_of
 from benchledger.projections.state import fold_run
 
 __all__ = ["COMMANDS"]
@@ -41,7 +40,8 @@ def runs(app: AppContext, as_json: bool) -> None:
 
 @click.command("show")
 @run_argument
-@click.option("--scorer", "scorer_id", default=None, help="Scorer id to report [default: the newest].")
+@click.option("--scorer", "scorer_id", default=None,
+              help="Scorer id to report [default: the newest of the benchmark's official scorer, else the newest].")
 @click.option("--scoring-rule", type=int, default=None, help="Scoring rule version [default: current].")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also write the report JSON here.")
 @json_option
@@ -54,7 +54,7 @@ def show(app: AppContext, run_ref: str, scorer_id: str | None, scoring_rule: int
         events = ledger.events(run_id)
         state = fold_run(run_id, events)
         if state.mode == "retrieval":
-            _show_retrieval(state, retrieval_metrics(events), as_json=as_json, out=out)
+            _show_retrieval(state, retrieval_of(events), as_json=as_json, out=out)
             return
         try:
             rule = {"scoring_rule": scoring_rule} if scoring_rule is not None else {}

@@ -19,7 +19,8 @@ __all__ = ["COMMANDS"]
 @click.option("--until", "until_seq", type=click.IntRange(min=1), default=None, help="Fold only events up to this seq.")
 @click.option("--scoring-rule", type=int, default=CURRENT_SCORING_RULE, show_default=True,
               help="Scoring rule version: " + "; ".join(f"{k} = {v}" for k, v in SCORING_RULES.items()))
-@click.option("--scorer", "scorer_id", default=None, help="Scorer id [default: the newest].")
+@click.option("--scorer", "scorer_id", default=None,
+              help="Scorer id [default: the newest of the benchmark's official scorer, else the newest].")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @pass_app
 def replay(app: AppContext, run_ref: str, until_seq: int | None, scoring_rule: int, scorer_id: str | None,

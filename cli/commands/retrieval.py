@@ -3,8 +3,8 @@
 One subcommand per installed benchmark that labels evidence. Each loads its release (bad input
 exits 2 before anything is written), makes one library call (`run_dataset` in retrieval mode,
 which records the run on the ledger like any run) and prints recall@k, recall_all@k and NDCG@k
-overall and per category, folded back from the stored events; `--json` prints the same numbers
-with the run id.
+overall and per category, folded back from the stored events, then the benchmark's official
+retrieval numbers where it declares them; `--json` prints the same numbers with the run id.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from benchledger.cli.options import (
 )
 from benchledger.cli.progress import make_progress
 from benchledger.orchestration.session import resolved_settings, run_dataset
-from benchledger.projections.retrieval import retrieval_metrics
+from benchledger.orchestration.reports import retrieval_of
 
 __all__ = ["COMMANDS", "retrieval", "render_metrics"]
 
@@ -50,6 +50,8 @@ def render_metrics(metrics: dict, k: int) -> str:
     notes = [f"evidence level: {metrics['evidence_level']}",
              f"excluded (no evidence): {metrics['excluded']}",
              f"not recalled (failed): {metrics['not_recalled']}"]
+    if official := metrics.get("official"):
+        notes += ["", official["title"], *(f"  {line}".rstrip() for line in official["lines"])]
     return "\n".join(lines + [""] + notes)
 
 
@@ -58,7 +60,7 @@ def _execute(app: AppContext, benchmark: Benchmark, source: Path, opts: dict[str
     settings = resolved_settings(benchmark, settings_from_options(app, opts, mode="retrieval"))
     with open_ledger(app) as ledger:
         run_id = run_dataset(ledger, dataset, settings, redact=redact, progress=make_progress(app.log_format))
-        metrics = retrieval_metrics(ledger.events(run_id))
+        metrics = retrieval_of(ledger.events(run_id))
     if opts["as_json"]:
         echo_json({**metrics, "run_id": run_id})
         return

@@ -43,7 +43,8 @@ def source_argument(benchmark: Benchmark) -> Any:
 def _execute_run(app: AppContext, benchmark: Benchmark, source: Path, opts: dict[str, Any]) -> None:
     selection = selection_from_options(benchmark, opts)
     dataset = benchmark.load(source, selection)
-    settings = resolved_settings(benchmark, settings_from_options(app, opts))  # refused before any write
+    # refused before any write, official templates included
+    settings = resolved_settings(benchmark, settings_from_options(app, opts), source=source)
     register_secret_env(settings.api_key_env)
     progress = make_progress(app.log_format)
     with open_ledger(app) as ledger:

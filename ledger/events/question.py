@@ -102,6 +102,13 @@ class ScorerStarted(Event):
     """SHA-256 of the judge's system prompt ('' when it has none)."""
     offline: bool = False
     """True when the judge is a deterministic offline model."""
+    method: str = ""
+    """The scoring method, named by the benchmark (locomo-f1, longmemeval-judge, memora-majority...);
+    '' for a plain judge model and for scorers recorded before methods were named."""
+    judge_models: tuple[str, ...] = ()
+    """Every judge model that votes, in order (Memora's three); empty when judge_model is the only one."""
+    prompt_hashes: dict[str, str] = Field(default_factory=dict)
+    """SHA-256 of each official template the scorer fills, by file name (kept as blobs)."""
 
     def idempotency_key(self) -> str:
         return f"scorer:{self.scorer_id}"
@@ -131,7 +138,14 @@ class Judged(Event):
     latency_ms: float = 0.0
     """How long the call took, in milliseconds (0 on a cache hit)."""
     criteria: dict[str, Literal["yes", "no", "unclear"]] = Field(default_factory=dict)
-    """Memora: criterion_id -> the judge's answer about the candidate answer."""
+    """Memora: criterion_id -> the judge's answer about the candidate answer (under a vote: the
+    expected answer when the vote found the criterion met, else the other one, unclear on no vote)."""
+    score: float | None = None
+    """The scorer's number for this answer when its rule gives one (LoCoMo's token F1, a Memora
+    question's FAMA); None when the verdict is all there is (and on rows recorded before scores)."""
+    judge_votes: dict[str, dict[str, str]] = Field(default_factory=dict)
+    """Memora's official vote: criterion_id -> judge model -> its reading of that judge's reply
+    (yes, no, unclear, or error: left out of the vote)."""
 
     def idempotency_key(self) -> str:
         return f"judge:{self.scorer_id}:{self.question_id}"
