@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from benchledger.adapters.benchmarks.base import Dataset
     from benchledger.adapters.models.base import AnswerModel, JudgeModel
     from benchledger.adapters.models.factory import ModelContext
+    from benchledger.adapters.models.openai_chat import ChatClient
 
 __all__ = ["OfficialProtocol", "Templates"]
 
@@ -69,9 +70,15 @@ class OfficialProtocol(ABC):
                  if hashes.get(name) == digest}
         return found or None
 
-    @abstractmethod
     def answer_model(self, context: ModelContext, templates: Templates, dataset: Dataset) -> AnswerModel:
-        """The answer model: the official prompt over the recalled context, sent and read officially."""
+        """The answer model: the offline answerer when no model is asked for, else `official_answerer`."""
+        if context.offline_agent:
+            return context.offline_answerer()
+        return self.official_answerer(context.client(), context.agent_model, templates, dataset)
+
+    @abstractmethod
+    def official_answerer(self, client: ChatClient, model: str, templates: Templates, dataset: Dataset) -> AnswerModel:
+        """The official prompt over the recalled context, sent and read as the official code does."""
 
     @abstractmethod
     def scorer(self, context: ModelContext, templates: Templates, method: str) -> JudgeModel:

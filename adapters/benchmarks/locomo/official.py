@@ -124,10 +124,8 @@ class LoCoMoOfficial(OfficialProtocol):
     scorer_methods = (F1_METHOD, LLM_JUDGE_METHOD)
     template_free_methods = (F1_METHOD,)
 
-    def answer_model(self, context: ModelContext, templates, dataset: Dataset) -> AnswerModel:
-        if context.offline_agent:
-            return context.offline_answerer()
-        return LoCoMoAnswerModel(context.client(), context.agent_model, dict(templates))
+    def official_answerer(self, client: ChatClient, model: str, templates, dataset: Dataset) -> AnswerModel:
+        return LoCoMoAnswerModel(client, model, dict(templates))
 
     def scorer(self, context: ModelContext, templates, method: str) -> JudgeModel:
         if method == F1_METHOD:

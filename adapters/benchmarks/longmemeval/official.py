@@ -126,10 +126,8 @@ class LongMemEvalOfficial(OfficialProtocol):
                        "src/generation/run_generation.py; the copy in ../shared/data/longmemeval/prompts")
     scorer_methods = (JUDGE_METHOD,)
 
-    def answer_model(self, context: ModelContext, templates, dataset: Dataset) -> AnswerModel:
-        if context.offline_agent:
-            return context.offline_answerer()
-        return LongMemEvalReader(context.client(), context.agent_model, templates, dataset)
+    def official_answerer(self, client: ChatClient, model: str, templates, dataset: Dataset) -> AnswerModel:
+        return LongMemEvalReader(client, model, templates, dataset)
 
     def scorer(self, context: ModelContext, templates, method: str) -> JudgeModel:
         name = context.judge_name(official=OFFICIAL_JUDGE_MODEL)
