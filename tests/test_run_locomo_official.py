@@ -10,36 +10,15 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from benchledger.adapters.benchmarks.locomo.loader import format_session_datetime
 from benchledger.adapters.benchmarks.locomo.prompts import Templates, Turn, build_query, cat5_choice, rag_dialog_context
 from benchledger.adapters.benchmarks.locomo.scoring import evidence_recall, score_item
 from benchledger.adapters.benchmarks.locomo.stats import ScoredItem, aggregate
 from benchledger.adapters.models.loopback import LoopbackOpenAI
-from benchledger.cli.main import cli
 from benchledger.ledger.store import Ledger
+from ledger_cli import blob_text, conditions, events_of, invoke
 
-CATEGORY = {"multi_hop": 1, "temporal": 2, "open_domain": 3, "single_hop": 4, "adversarial": 5}
 SLICE = ("--conversations", "conv-26", "--question-limit", "30")
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
-
-
-def events_of(run_id: str) -> list:
-    with Ledger.open(Path("ledger.db")) as ledger:
-        return [stored.event for stored in ledger.events(run_id)]
-
-
-def raw_of(digest: str) -> str:
-    with Ledger.open(Path("ledger.db")) as ledger:
-        return ledger.get_blob(digest).decode()
-
-
-def conditions(report: dict) -> dict[str, bool]:
-    return {c["name"]: c["met"] for c in report["conditions"]}
 
 
 @pytest.fixture
@@ -99,7 +78,7 @@ def test_the_official_query_is_sent_exactly_and_scored_by_the_official_f1(dev_fi
         assert len(sent) == 1, question.question_id  # one of the two option orders, byte for byte
         body = bodies[sent[0].prompt]
         assert (body["messages"][0]["role"], body["temperature"], body["max_tokens"], body["n"]) == ("user", 0, 32, 1)
-        reply = raw_of(answers[question.question_id].raw_hash)
+        reply = blob_text(answers[question.question_id].raw_hash)
         prediction = reply if sent[0].cat5_options is None else cat5_choice(reply, sent[0].cat5_options)
         assert answers[question.question_id].answer == str(prediction).strip()
         gold = qa["answer"] if category != 5 else qa["adversarial_answer"]

@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from benchledger.adapters.benchmarks.longmemeval.corpus_ids import haystack_corpus
 from benchledger.adapters.benchmarks.longmemeval.judge import judge_label, judge_request
@@ -19,20 +18,11 @@ from benchledger.adapters.benchmarks.longmemeval.reader import Chunk, ReaderSett
 from benchledger.adapters.benchmarks.longmemeval.retrieval_metrics import metrics_for_question
 from benchledger.adapters.benchmarks.longmemeval.retrieval_printout import print_retrieval_metrics
 from benchledger.adapters.models.loopback import LoopbackOpenAI
-from benchledger.cli.main import cli
 from benchledger.ledger.store import Ledger
 from conftest import REPO
+from ledger_cli import events_of, invoke
 
 FIXTURE = REPO / "tests" / "fixtures" / "longmemeval" / "longmemeval_fixture.json"
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
-
-
-def events_of(run_id: str) -> list:
-    with Ledger.open(Path("ledger.db")) as ledger:
-        return [stored.event for stored in ledger.events(run_id)]
 
 
 @pytest.fixture

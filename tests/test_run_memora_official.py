@@ -9,31 +9,16 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from benchledger.adapters.benchmarks.memora.context import build_conversation_context
 from benchledger.adapters.benchmarks.memora.prompts import OFFICIAL_JUDGES, answer_messages, judge_messages, load_templates
 from benchledger.adapters.benchmarks.memora.scoring import fama_score
 from benchledger.adapters.models.loopback import LoopbackOpenAI
-from benchledger.cli.main import cli
-from benchledger.ledger.store import Ledger
 from conftest import REPO
+from ledger_cli import conditions, events_of, invoke
 
 FIXTURE = REPO / "tests" / "fixtures" / "memora"
 TRIO = tuple(OFFICIAL_JUDGES.values())
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
-
-
-def events_of(run_id: str) -> list:
-    with Ledger.open(Path("ledger.db")) as ledger:
-        return [stored.event for stored in ledger.events(run_id)]
-
-
-def conditions(report: dict) -> dict[str, bool]:
-    return {c["name"]: c["met"] for c in report["conditions"]}
 
 
 @pytest.fixture
