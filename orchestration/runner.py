@@ -13,6 +13,7 @@ with nothing pending, scoring is refused: a Failed event at stage verify, RunFin
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
@@ -66,7 +67,9 @@ class Models:
 
     @property
     def prompt_hashes(self) -> dict[str, str]:
-        hashes: dict[str, str] = {}
+        """Every prompt's SHA-256: the official templates by file name (even those an offline model
+        never fills, so the run can be resumed from its blobs), then each model's own."""
+        hashes = {name: hashlib.sha256(text.encode("utf-8")).hexdigest() for name, text in self.templates.items()}
         for model in (self.answer, *self.judges):
             hashes.update(getattr(model, "prompt_hashes", {}) or {})
         return hashes

@@ -6,6 +6,7 @@ retrieval run."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,20 @@ def test_a_retrieval_run_reports_the_official_retrieval_metrics(tmp_path):
     # the fixture as released leaves a user turn of an answer session unlabelled: counted, not scored
     plain = json.loads(invoke("retrieval", "longmemeval", str(FIXTURE), "--json").stdout)
     assert plain["official"]["not_scored"] >= 1
+
+
+def test_an_offline_official_run_keeps_its_templates_so_rescoring_needs_no_files(prompts, tmp_path):
+    release = tmp_path / "release"
+    release.mkdir()
+    shutil.copy(FIXTURE, release / "lme.json")
+    shutil.copytree(prompts, release / "prompts")  # the default: prompts/ beside the release file
+    result = invoke("run", "longmemeval", str(release / "lme.json"), "--out", "r.json")
+    assert result.exit_code == 0, result.output
+    run_id = json.loads(Path("r.json").read_text())["run_id"]
+    started = next(e for e in events_of(run_id) if e.type == "RunStarted")
+    assert started.config.settings.prompts_dir == release / "prompts"
+    assert len(started.config.prompt_hashes) == 16  # every official template, though offline models fill none
+    shutil.rmtree(release / "prompts")
+    rescored = invoke("rejudge", run_id, "--protocol", "official")
+    assert rescored.exit_code == 0, rescored.output
+    assert [e.method for e in events_of(run_id) if e.type == "ScorerStarted"] == ["longmemeval-judge"] * 2
