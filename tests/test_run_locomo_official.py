@@ -171,3 +171,33 @@ def test_a_gpt_35_model_gets_the_query_as_a_system_message(dev_file, monkeypatch
         assert result.exit_code == 0, result.output
         agent = [b for b in server.requests if b["model"] == "gpt-3.5-turbo"]
     assert len(agent) == 2 and all([m["role"] for m in b["messages"]] == ["system"] for b in agent)
+
+
+def test_a_retrieval_run_reports_the_official_evidence_recall_with_its_population(dev_file, released):
+    result = invoke("retrieval", "locomo", str(dev_file), "--conversations", "conv-42", "--k", "5", "--json")
+    assert result.exit_code == 0, result.output
+    metrics = json.loads(result.stdout)
+    items = []
+    for recalled in (e for e in events_of(metrics["run_id"]) if e.type == "ContextRecalled"):
+        qa = released[(recalled.question_id.split(":q")[0], int(recalled.question_id.split(":q")[1]))]
+        ids = [item.doc_id for item in sorted(recalled.items, key=lambda item: item.rank)]
+        items.append(ScoredItem("conv-42", qa["category"], 0, tuple(qa["evidence"]), evidence_recall(qa["evidence"], ids)))
+    expected = aggregate(items, rag=True)
+    official = metrics["official"]
+    assert official["recall_by_category"] == {str(k): v for k, v in expected.recall_by_category.items()}
+    assert official["lines"] == expected.recall_lines() and official["items"] == len(items)
+    # the population: every item counts, conv-42's with the malformed label "D" (never matched) too
+    assert "D" in released[("conv-42", 88)]["evidence"]
+    assert official["items"] == sum(1 for sample, _ in released if sample == "conv-42")
+
+
+def test_recall_reads_the_labels_as_released_not_as_repaired(dev_file):
+    from benchledger.adapters.benchmarks.locomo.loader import load_locomo
+    from benchledger.adapters.benchmarks.locomo.report import released_evidence
+
+    question = next(q for q in load_locomo(dev_file, conversation_ids=["conv-26"]).questions
+                    if q.question_id == "conv-26:q37")
+    assert question.evidence == ("D8:6", "D9:17")  # benchledger's repair, for its own metrics
+    labels, released = released_evidence(question)
+    assert released and labels == ("D8:6; D9:17",)
+    assert evidence_recall(labels, ["D8:6", "D9:17"]) == 0.0  # the official verbatim match never hits it
