@@ -4,6 +4,7 @@ with no answer-model call, and the ledger saying which scorer produced each numb
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,24 @@ def test_rejudge_official_on_groupmem_is_its_reference_protocol(monkeypatch):
         assert result.exit_code == 0, result.output
         assert server.count(role="judge") == 6 and server.requests[0]["messages"][0]["role"] == "developer"
     assert json.loads(result.stdout)["protocol"] == "reference"
+
+
+def test_an_interrupted_official_rescoring_is_finished_from_its_recorded_templates(shared_data, tmp_path, monkeypatch):
+    prompts = tmp_path / "prompts"
+    shutil.copytree(shared_data / "longmemeval" / "prompts", prompts)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loopback-0000")
+    with LoopbackOpenAI() as server:
+        typed = _typed_run(server, "longmemeval", str(LONGMEMEVAL))
+        server.faults.always("500", role="judge", contains="kayak")
+        first = invoke("rejudge", typed["run_id"], "--protocol", "official", "--prompts-dir", str(prompts),
+                       "--max-attempts", "1", "--json")
+        assert first.exit_code in (0, 3), first.output
+        assert json.loads(first.stdout)["failed"] == 1
+        shutil.rmtree(prompts)  # the scorer's templates are blobs on the ledger now
+        server.faults.clear()
+        done = invoke("rejudge", typed["run_id"], "--continue", "s2", "--json")
+        assert done.exit_code == 0, done.output
+    report = json.loads(done.stdout)
+    assert report["scorer_id"] == "s2" and report["failed"] == 0 and report["judged"] == 3
+    started = [e for e in events_of(typed["run_id"]) if e.type == "ScorerStarted"]
+    assert [s.method for s in started] == ["", "longmemeval-judge"] and len(started[1].prompt_hashes) == 16
