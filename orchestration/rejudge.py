@@ -127,7 +127,8 @@ def _rejudge_run(ledger: EventWriter, run_id: str, *, judge_model: str | None = 
     if protocol == "official":
         continued = state.scorers[continue_scorer] if continue_scorer else None
         judge = _official_scorer(
-            ledger, benchmark, state, recorded, judge_model=judge_model, judge_models=judge_models,  # type: ignore[arg-type]
+            ledger, benchmark, state, recorded,  # type: ignore[arg-type]
+            judge_model=judge_model, judge_models=judge_models,
             base_url=base_url, api_key_env=api_key_env, max_attempts=max_attempts, prompts_dir=prompts_dir,
             method=continued.method if continued else None,
             scorer_hashes=continued.prompt_hashes if continued else None)

@@ -106,7 +106,8 @@ def test_the_report_prints_the_official_statistics_and_recall_beside_the_llm_jud
     section = next(s for s in report["sections"] if s["name"] == "locomo.official")
     assert section["official"] and section["scorer_id"] == "s1"
     assert section["lines"][: len(expected.printout().splitlines())] == expected.printout().splitlines()
-    assert section["values"]["overall"]["count"] == 30 and section["values"]["recall_overall"] == expected.recall_overall
+    assert section["values"]["overall"]["count"] == 30
+    assert section["values"]["recall_overall"] == expected.recall_overall
     assert "Overall accuracy:" in output and "Overall recall accuracy:" in output
     judge = next(s for s in report["sections"] if s["name"] == "locomo.llm_judge")
     assert judge["scorer_id"] == "s2" and not judge["official"] and "not LoCoMo's official scorer" in judge["title"]
@@ -181,7 +182,8 @@ def test_a_retrieval_run_reports_the_official_evidence_recall_with_its_populatio
     for recalled in (e for e in events_of(metrics["run_id"]) if e.type == "ContextRecalled"):
         qa = released[(recalled.question_id.split(":q")[0], int(recalled.question_id.split(":q")[1]))]
         ids = [item.doc_id for item in sorted(recalled.items, key=lambda item: item.rank)]
-        items.append(ScoredItem("conv-42", qa["category"], 0, tuple(qa["evidence"]), evidence_recall(qa["evidence"], ids)))
+        recall = evidence_recall(qa["evidence"], ids)
+        items.append(ScoredItem("conv-42", qa["category"], 0, tuple(qa["evidence"]), recall))
     expected = aggregate(items, rag=True)
     official = metrics["official"]
     assert official["recall_by_category"] == {str(k): v for k, v in expected.recall_by_category.items()}

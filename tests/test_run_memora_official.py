@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from benchledger.adapters.benchmarks.memora.context import build_conversation_context
-from benchledger.adapters.benchmarks.memora.prompts import OFFICIAL_JUDGES, answer_messages, judge_messages, load_templates
+from benchledger.adapters.benchmarks.memora.prompts import (
+    OFFICIAL_JUDGES, answer_messages, judge_messages, load_templates,
+)
 from benchledger.adapters.benchmarks.memora.scoring import fama_score
 from benchledger.adapters.models.loopback import LoopbackOpenAI
 from conftest import REPO

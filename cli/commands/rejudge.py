@@ -20,7 +20,8 @@ __all__ = ["COMMANDS"]
 @run_argument
 @click.option("--judge-model", default=None, help="Judge model [default: the run's judge].")
 @click.option("--judge-models", default=None,
-              help="Memora's official protocol: the voting judges, comma-separated [default: the run's, or the official trio].")
+              help="Memora's official protocol: the voting judges, comma-separated "
+                   "[default: the run's, or the official trio].")
 @click.option("--protocol", type=click.Choice(["reference", "typed", "official"]), default=None,
               help="Judge protocol; official: the benchmark's official scorer (LoCoMo's token F1 asks no model) "
                    "[default: the run's].")

@@ -94,7 +94,8 @@ def rules_section(state: RunState, report_scorer: str | None) -> Section | None:
         lines.append(f"{failed} failed question(s) are outside both counts, as the official result files leave "
                      "skipped questions out")
     return Section(name="groupmem.rules", scorer_id=report_scorer, official=replies,
-                   title=f"GroupMemBench verdict rules, scorer {report_scorer} (the table above counts the run-time rule)",
+                   title=f"GroupMemBench verdict rules, scorer {report_scorer} "
+                         "(the table above counts the run-time rule)",
                    values=_values(run_time, published), lines=lines)
 
 

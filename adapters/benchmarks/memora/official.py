@@ -170,7 +170,8 @@ class MemoraMajorityJudge:
         return Verdict(
             verdict="correct" if correct == len(question.criteria) else "incorrect",
             reason=f"FAMA {fama:.3f}; {correct}/{len(question.criteria)} criteria met by the valid judges' majority",
-            raw=json.dumps(raws, ensure_ascii=False, indent=1), model=" + ".join(reported), criteria=outcomes,  # type: ignore[arg-type]
+            raw=json.dumps(raws, ensure_ascii=False, indent=1), model=" + ".join(reported),
+            criteria=outcomes,  # type: ignore[arg-type]
             score=fama, judge_votes=votes,
             usage=Usage(prompt_tokens=sum(r.usage.prompt_tokens for r in readings),
                         completion_tokens=sum(r.usage.completion_tokens for r in readings)),
@@ -190,7 +191,8 @@ def _model_voter(client: ChatClient, model: str, templates) -> Voter:
 
 def _offline_voter(question: Question, criterion: Criterion, response: str) -> _Reading:
     said, reason = lexical_criterion(criterion.question, response)
-    return _Reading(JudgeVerdict(said, said == criterion.expected, 1.0, reason), f"{reason}\nFinal: {said}", OFFLINE_JUDGE)
+    verdict = JudgeVerdict(said, said == criterion.expected, 1.0, reason)
+    return _Reading(verdict, f"{reason}\nFinal: {said}", OFFLINE_JUDGE)
 
 
 class MemoraOfficial(OfficialProtocol):
@@ -219,6 +221,6 @@ class MemoraOfficial(OfficialProtocol):
         models = self.judge_models(context)
         if models == (OFFLINE_JUDGE,):
             return MemoraMajorityJudge([(OFFLINE_JUDGE, _offline_voter)], offline=True)
-        voters = [(model, _offline_voter if model == OFFLINE_JUDGE else _model_voter(context.client(), model, templates))
-                  for model in models]
+        voters = [(model, _offline_voter if model == OFFLINE_JUDGE
+                   else _model_voter(context.client(), model, templates)) for model in models]
         return MemoraMajorityJudge(voters, offline=OFFLINE_JUDGE in models, templates=templates)

@@ -126,11 +126,13 @@ def fama_section(state: RunState, report_scorer: str | None) -> Section | None:
         lines.append(f"{dropped} recalled user turn(s) were left out of answer prompts: the official history "
                      "renders speakers 'user' and 'ai_agent' only, and the release names the user 'user_agent'")
     table, printed = _table3(pairs, judges, state)
-    lines += ["Table 3 (aggregate_results.py: mean over personas of each task's FAMA):", *printed.rstrip("\n").split("\n")]
+    lines += ["Table 3 (aggregate_results.py: mean over personas of each task's FAMA):",
+              *printed.rstrip("\n").split("\n")]
     return Section(
         name="memora.fama", scorer_id=scorer, official=majority and not started.offline,
         title=f"Memora official FAMA ({vote}; scorer {scorer})",
-        values={"overall": overall, "by_task_type": {t: report["by_task_type"][t]["fama"] for t in report["by_task_type"]},
+        values={"overall": overall,
+                "by_task_type": {task: bucket["fama"] for task, bucket in report["by_task_type"].items()},
                 "failures_excluded": {"label": excluded.label, "excluded": dict(excluded.excluded),
                                       "fama": excluded.report["overall_metrics"]["fama"]},
                 "answer_failures": answer_failures, "not_scored": unscored, "table3": table},
