@@ -61,7 +61,14 @@ class RunSettings(BaseModel):
     agent_model: str | None = None
     """Answer model at the endpoint (unset: the offline extractive baseline)."""
     judge_model: str | None = None
-    """Judge model (unset: the agent model, or the offline judge with an offline agent)."""
+    """Judge model (unset: under the official protocol the benchmark's official judge, else the agent
+    model; the offline judge with an offline agent)."""
+    judge_models: tuple[str, ...] = ()
+    """Memora's official protocol: the judges that vote on every criterion, in order (unset: the judge
+    model alone when one is given, else Memora's official trio)."""
+    prompts_dir: Path | None = None
+    """Folder of the benchmark's official prompt templates, checked by SHA-256 (unset: the `prompts`
+    folder inside a release folder, or beside a release file)."""
     base_url: str | None = None
     """OpenAI-compatible endpoint, without credentials (unset: the SDK default, or offline)."""
     api_key_env: str = "OPENAI_API_KEY"

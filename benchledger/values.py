@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["Usage", "Criterion", "Question"]
 
@@ -65,3 +65,7 @@ class Question(BaseModel):
     """When the question is asked, if the release says."""
     criteria: tuple[Criterion, ...] = ()
     """Memora evaluation questions; empty elsewhere."""
+    extra: dict[str, str] = Field(default_factory=dict)
+    """Released fields the benchmark's official scorer reads that the fields above do not hold, as
+    strings (JSON for structured values): LoCoMo's raw evidence and category-5 answer, LongMemEval's
+    haystack labels. Like gold, never sent to a memory system."""

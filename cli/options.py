@@ -57,6 +57,9 @@ memory_options = _stack(
 model_options = _stack(
     click.option("--agent-model", default=None, help=_help("agent_model")),
     click.option("--judge-model", default=None, help=_help("judge_model")),
+    click.option("--judge-models", default=None, help=_help("judge_models") + " Comma-separated."),
+    click.option("--prompts-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                 help=_help("prompts_dir")),
     click.option("--base-url", default=None, envvar="OPENAI_BASE_URL",
                  help="OpenAI-compatible endpoint (also $OPENAI_BASE_URL)."),
     click.option("--api-key-env", default=setting_default("api_key_env"), show_default=True,
@@ -178,5 +181,7 @@ def settings_from_options(app: AppContext, opts: dict[str, Any], *, mode: Mode =
     """RunSettings from the option blocks; options a command does not offer keep their defaults."""
     memory, store, memory_options = memory_from_options(app, opts)
     given = {name: opts[name] for name in RunSettings.model_fields if name in opts and opts[name] is not None}
+    if isinstance(given.get("judge_models"), str):
+        given["judge_models"] = tuple(split_csv((given["judge_models"],)))
     given.update(mode=mode, memory=memory, memory_store=store, memory_options=memory_options)
     return RunSettings.model_validate(given)

@@ -65,6 +65,8 @@ def render_metrics(metrics: dict, k: int) -> str:
     notes = [f"  evidence level: {metrics['evidence_level']}",
              f"  excluded (no evidence): {metrics['excluded']}",
              f"  not recalled (failed): {metrics['not_recalled']}"]
+    if official := metrics.get("official"):
+        notes += ["", f"  {official['title']}", *(f"    {line}".rstrip() for line in official["lines"])]
     return "\n".join([table, "", *notes])
 
 

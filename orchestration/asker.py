@@ -315,7 +315,7 @@ class QuestionAsker:
             reason=cap_message(result.reason, 2000), model=result.model,
             raw_hash=_sha(raw) if raw else "", usage=result.usage,
             cache_hit=result.cache_hit, latency_ms=result.latency_ms, criteria=result.criteria,
-            answer_hash=self.judging.pop(qid, "")), raw)
+            score=result.score, judge_votes=result.judge_votes, answer_hash=self.judging.pop(qid, "")), raw)
         self._finished(qid)
 
     def _drain(self, *, block_until: int) -> None:

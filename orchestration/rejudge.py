@@ -3,28 +3,37 @@
 The questions, gold answers and released prompts come from the ledger itself (QuestionsPlanned and
 the prompt blobs saved at RunStarted), so rejudging needs neither the corpus nor the memory system.
 The new Judged events carry the new scorer id; the old ones stay, and reports pick a scorer.
+
+`--protocol official` rescores with the benchmark's official scorer (LoCoMo's token F1 asks no
+model at all): its templates come from the run when it recorded them, else from the prompts folder
+(checked by SHA-256), and are kept as blobs with the new scorer, so `--continue` needs no files.
 """
 
 from __future__ import annotations
 
 import structlog
 
+from pathlib import Path
+
 from benchledger.adapters.benchmarks.base import Dataset, Prompts, ReleaseFacts
-from benchledger.adapters.models.factory import build_models
+from benchledger.adapters.benchmarks.registry import Benchmark, benchmark_for_run
+from benchledger.adapters.models.base import JudgeModel, judge_asks_model
+from benchledger.adapters.models.factory import build_models, model_context
 from benchledger.adapters.models.offline import OFFLINE_ANSWERER
 from benchledger.adapters.models.probe import probe_endpoint
 from benchledger.adapters.models.response_cache import ledger_cache
 from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.errors import BadInput, ConcurrencyConflict
-from benchledger.ledger.events import ScorerContinued, ScorerStarted
+from benchledger.ledger.events import ScorerContinued
 from benchledger.ledger.recorder import Recorder
 from benchledger.orchestration.asker import QuestionAsker, QuestionJob
 from benchledger.orchestration.ownership import run_writer
+from benchledger.orchestration.scorers import scorer_started
 from benchledger.orchestration.session import endpoint_of
 from benchledger.projections.state import RunState, fold_run
-from benchledger.settings import Protocol
+from benchledger.settings import Protocol, RunSettings
 
-__all__ = ["dataset_from_plan", "rejudge_run"]
+__all__ = ["dataset_from_plan", "recorded_templates", "rejudge_run"]
 
 log = structlog.get_logger("benchledger.rejudge")
 
@@ -36,6 +45,40 @@ def _prompts(ledger: Recorder, state: RunState) -> Prompts | None:
         return None
     return Prompts(agent_system=ledger.get_blob(hashes["agent_system"]).decode(),
                    judge_system=ledger.get_blob(hashes["judge_system"]).decode())
+
+
+def recorded_templates(ledger: Recorder, benchmark: Benchmark, state: RunState,
+                       hashes: dict[str, str] | None = None) -> dict[str, str] | None:
+    """The official templates the run (or, with `hashes`, one scorer) recorded, read from blobs."""
+    if benchmark.official is None or state.started is None:
+        return None
+    return benchmark.official.templates_from(
+        state.started.config.prompt_hashes if hashes is None else hashes, ledger.get_blob)
+
+
+def _official_scorer(ledger: Recorder, benchmark: Benchmark, state: RunState, settings: RunSettings, *,
+                     judge_model: str | None, judge_models: tuple[str, ...], prompts_dir: Path | None,
+                     method: str | None, scorer_hashes: dict[str, str] | None) -> JudgeModel:
+    """The benchmark's official scorer (or, continuing, the scorer of `method`) over its templates,
+    asking at the endpoint `settings` name."""
+    official = benchmark.official
+    if official is None:
+        raise BadInput(f"{benchmark.name} declares no official scorer of its own", field="protocol")
+    assert state.started is not None
+    wanted = method or official.official_method
+    if wanted not in official.scorer_methods:
+        raise BadInput(f"{benchmark.name}'s official protocol has no scorer {wanted!r}", field="continue")
+    templates = (recorded_templates(ledger, benchmark, state, scorer_hashes) if scorer_hashes else None) \
+        or recorded_templates(ledger, benchmark, state)
+    if templates is None and wanted not in official.template_free_methods:
+        templates = official.read_templates(
+            prompts_dir or benchmark.default_prompts_dir(Path(state.started.config.corpus_path)))
+    context = model_context(
+        agent_model=OFFLINE_ANSWERER, judge_model=judge_model or settings.judge_model,
+        judge_models=judge_models or settings.judge_models, base_url=settings.base_url,
+        api_key_env=settings.api_key_env, cache=ledger_cache(ledger), timeout=settings.timeout,
+        max_attempts=settings.max_attempts, backoff_base=settings.backoff_base)
+    return official.scorer(context, templates or {}, wanted)
 
 
 def dataset_from_plan(ledger: Recorder, state: RunState) -> Dataset:
@@ -53,7 +96,8 @@ def dataset_from_plan(ledger: Recorder, state: RunState) -> Dataset:
 def _rejudge_run(ledger: Recorder, run_id: str, *, judge_model: str | None = None,
                  protocol: Protocol | None = None, base_url: str | None = None, api_key_env: str | None = None,
                  concurrency: int | None = None, max_attempts: int | None = None,
-                 continue_scorer: str | None = None, redact: Redact = no_redaction,
+                 continue_scorer: str | None = None, judge_models: tuple[str, ...] = (),
+                 prompts_dir: Path | None = None, redact: Redact = no_redaction,
                  progress: Progress = no_progress) -> str:
     """Append a scorer's verdicts on every recorded answer; returns its id.
 
@@ -71,31 +115,49 @@ def _rejudge_run(ledger: Recorder, run_id: str, *, judge_model: str | None = Non
         if continue_scorer not in state.scorers:
             raise BadInput(f"run {run_id} has no scorer {continue_scorer!r} (its scorers: "
                            f"{', '.join(state.scorers) or 'none'})", field="continue")
-        if judge_model or protocol:
+        if judge_model or judge_models or protocol:
             raise BadInput("--continue uses the scorer's recorded judge and protocol; drop --judge-model "
                            "and --protocol", field="continue")
         scorer = state.scorers[continue_scorer]
-        judge_model = None if scorer.offline else scorer.judge_model
+        judge_model = None if scorer.offline or scorer.judge_models else scorer.judge_model
+        judge_models = scorer.judge_models
         protocol = scorer.protocol  # type: ignore[assignment]
     settings = recorded.with_changes(base_url=base_url, api_key_env=api_key_env, max_attempts=max_attempts)
-    _, judge = build_models(
-        agent_model=OFFLINE_ANSWERER, judge_model=judge_model or recorded.judge_model or recorded.agent_model,
-        protocol=protocol or recorded.protocol or "typed",  # type: ignore[arg-type]
-        base_url=settings.base_url, api_key_env=settings.api_key_env,
-        cache=ledger_cache(ledger), timeout=settings.timeout,
-        max_attempts=settings.max_attempts, backoff_base=settings.backoff_base,
-        prompts=dataset.prompts)
-    endpoint = None if judge.offline else endpoint_of(settings)
-    if not judge.offline:
+    benchmark = benchmark_for_run(state.started.config.benchmark)
+    protocol = protocol or recorded.protocol or "typed"
+    if protocol == "official":
+        if benchmark is None:
+            raise BadInput(f"run {run_id} is a run of {state.started.config.benchmark}, which has no installed "
+                           f"adapter to name its official scorer", field="protocol")
+        protocol = benchmark.check_protocol("official")  # GroupMemBench's official protocol is reference
+    official_method = benchmark.official.official_method if benchmark and benchmark.official else None
+    judge: JudgeModel
+    if protocol == "official":
+        assert benchmark is not None
+        continued = state.scorers[continue_scorer] if continue_scorer else None
+        judge = _official_scorer(
+            ledger, benchmark, state, settings,
+            judge_model=judge_model, judge_models=judge_models, prompts_dir=prompts_dir,
+            method=continued.method if continued else None,
+            scorer_hashes=continued.prompt_hashes if continued else None)
+    else:
+        _, judge = build_models(
+            agent_model=OFFLINE_ANSWERER, judge_model=judge_model or recorded.judge_model or recorded.agent_model,
+            protocol=protocol,  # type: ignore[arg-type]
+            base_url=settings.base_url, api_key_env=settings.api_key_env,
+            cache=ledger_cache(ledger), timeout=settings.timeout,
+            max_attempts=settings.max_attempts, backoff_base=settings.backoff_base,
+            prompts=dataset.prompts)
+    endpoint = endpoint_of(settings) if judge_asks_model(judge) else None
+    if endpoint is not None:
         probe_endpoint(settings.base_url, settings.api_key_env)
     scorer_id = continue_scorer or f"s{len(state.scorers) + 1}"
     earlier = [f.attempt for q in state.questions.values() for f in q.failures if f.scorer_id == scorer_id]
     attempt = max([len(state.resumes) + 1, *(a + 1 for a in earlier)])
     if continue_scorer is None:
-        started = ledger.append(run_id, [ScorerStarted(
-            scorer_id=scorer_id, judge_model=judge.name, protocol=protocol or recorded.protocol or "typed",
-            prompt_hash=(getattr(judge, "prompt_hashes", {}) or {}).get("judge_system", ""),
-            offline=judge.offline, endpoint=endpoint)])
+        templates = [text.encode("utf-8") for text in (getattr(judge, "templates", {}) or {}).values()]
+        started = ledger.append(run_id, [scorer_started(scorer_id, judge, protocol, endpoint, official_method)],
+                                blobs=templates)
         if not started:  # the id was taken meanwhile: never file this judge's verdicts under another's
             raise ConcurrencyConflict(f"scorer {scorer_id} of run {run_id} was started by another process; retry")
     else:

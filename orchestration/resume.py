@@ -5,7 +5,8 @@ refuses it if its fingerprint changed (naming both); it probes the memory system
 scope and prepares it again when anything is missing (it never scores against an empty index),
 then runs exactly the stages the ledger does not hold: questions that only have Failed events are
 retried under a new attempt number, recorded stages are skipped. The settings are the recorded
-ones (a typed model, never re-parsed), with only the overrides the caller names.
+ones (a typed model, never re-parsed), with only the overrides the caller names; an official run's
+templates are the ones it recorded (blobs), never re-read from files.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from benchledger.ledger.events import MemoryIdentity, RunResumed
 from benchledger.ledger.recorder import Recorder
 from benchledger.orchestration.ownership import run_writer
 from benchledger.orchestration.prepare import scope_names
-from benchledger.orchestration.rejudge import dataset_from_plan
+from benchledger.orchestration.rejudge import dataset_from_plan, recorded_templates
 from benchledger.orchestration.runner import RunParts, execute
 from benchledger.orchestration.session import endpoint_of, open_models, open_run_memory
 from benchledger.projections.state import RunState, fold_run
@@ -113,7 +114,8 @@ def _resume_run(ledger: Recorder, run_id: str, *, redact: Redact = no_redaction,
         log.info("nothing to resume", run_id=run_id)
         return ResumeOutcome(run_id, len(state.resumes) + 1, False, 0)
     settings = recorded_settings(state, **overrides)
-    models = open_models(ledger, settings, dataset.prompts)
+    models = open_models(ledger, settings, dataset, benchmark=benchmark,
+                         templates=recorded_templates(ledger, benchmark, state))
     memory = open_run_memory(settings)
     try:
         changed = _check_memory(state, memory, allow_change=allow_memory_change)

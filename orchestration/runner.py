@@ -3,15 +3,19 @@
 The order of events for a run is RunStarted, QuestionsPlanned, CorpusFingerprinted,
 MessagesIngested (batched), ChunkExtracted (batched), ScopeVerified, ScorerStarted, then per
 question ContextRecalled, QuestionAnswered, Judged (or Failed), then ScopePurged and RunFinished
-(saved with the run's view in the same transaction). A retrieval run is the same pipeline with no
-models: no ScorerStarted, no answers, no verdicts. If the memory does not hold the selected corpus
+(saved with the run's view in the same transaction). A protocol with companion scorers (LoCoMo's
+LLM judge beside its official token F1) opens them with the run's own scorer and judges the
+recorded answers with each after the questions are asked. A retrieval run is the same pipeline
+with no models: no ScorerStarted, no answers, no verdicts. If the memory does not hold the selected corpus
 with nothing pending, scoring is refused: a Failed event at stage verify, RunFinished aborted, and
 `RunAborted` for the caller.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 
 import structlog
 
@@ -23,8 +27,7 @@ from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.clock import new_run_id
 from benchledger.errors import ConcurrencyConflict, RunAborted
 from benchledger.ledger.events import (
-    Stage,
-    Endpoint, Event, Failed, QuestionsPlanned, RunConfig, RunFinished, RunStarted, ScorerStarted,
+    Endpoint, Event, Failed, QuestionsPlanned, RunConfig, RunFinished, RunStarted, Stage,
 )
 from benchledger.ledger.recorder import Recorder
 from benchledger.orchestration.asker import QuestionAsker, QuestionJob
@@ -34,6 +37,7 @@ from benchledger.orchestration.prepare import (
     fingerprint_event, prepare_scopes, purge_scopes, scope_names, verify_scopes,
 )
 from benchledger.orchestration.provenance import collect_provenance
+from benchledger.orchestration.scorers import start_scorers
 from benchledger.projections.state import fold_run
 from benchledger.projections.views import views_after
 from benchledger.redaction import safe_message, strip_url_credentials
@@ -52,17 +56,24 @@ class Models:
 
     answer: AnswerModel
     judge: JudgeModel
+    companions: tuple[JudgeModel, ...] = ()
+    """Further scorers the protocol runs over the same answers (LoCoMo's labelled LLM judge)."""
+    templates: Mapping[str, str] = field(default_factory=dict)
+    """The official templates the models fill, by file name (kept as blobs from RunStarted on)."""
+
+    @property
+    def judges(self) -> tuple[JudgeModel, ...]:
+        """The run's own scorers' judges: its judge, then its companions."""
+        return (self.judge, *self.companions)
 
     @property
     def prompt_hashes(self) -> dict[str, str]:
-        hashes: dict[str, str] = {}
-        for model in (self.answer, self.judge):
+        """Every prompt's SHA-256: the official templates by file name (even those an offline model
+        never fills, so the run can be resumed from its blobs), then each model's own."""
+        hashes = {name: hashlib.sha256(text.encode("utf-8")).hexdigest() for name, text in self.templates.items()}
+        for model in (self.answer, *self.judges):
             hashes.update(getattr(model, "prompt_hashes", {}) or {})
         return hashes
-
-    @property
-    def judge_prompt_hash(self) -> str:
-        return (getattr(self.judge, "prompt_hashes", {}) or {}).get("judge_system", "")
 
 
 @dataclass(frozen=True)
@@ -142,25 +153,24 @@ def _execute(ledger: Recorder, run_id: str, parts: RunParts, *, attempt: int, pr
         _abort(ledger, run_id, parts, "verify", RuntimeError("; ".join(problems)), attempt,
                error_class="CorpusIncomplete")
     state = fold_run(run_id, ledger.events(run_id))
-    scorer_id = None
-    if parts.models is not None:
-        scorer_id = next(iter(state.scorers), "s1")  # the run's own scorer; rejudge adds others
-        if scorer_id not in state.scorers:
-            endpoint = None if parts.models.judge.offline else Endpoint(
-                base_url=strip_url_credentials(settings.base_url) if settings.base_url else None,
-                api_key_env=settings.api_key_env)
-            ledger.append(run_id, [ScorerStarted(
-                scorer_id=scorer_id, judge_model=parts.models.judge.name, protocol=settings.protocol or "",
-                prompt_hash=parts.models.judge_prompt_hash, offline=parts.models.judge.offline,
-                endpoint=endpoint)])
-            state = fold_run(run_id, ledger.events(run_id))
+    scorer_ids: list[str] = []
+    if parts.models is not None:  # the run's own scorers come first; rejudge adds others
+        endpoint = Endpoint(base_url=strip_url_credentials(settings.base_url) if settings.base_url else None,
+                            api_key_env=settings.api_key_env)
+        official_method = parts.benchmark.official.official_method if parts.benchmark.official else None
+        scorer_ids = start_scorers(ledger, run_id, state, parts.models.judges, settings.protocol or "", endpoint,
+                                   official_method)
+        state = fold_run(run_id, ledger.events(run_id))
     job = QuestionJob(
         ledger=ledger, run_id=run_id, dataset=dataset, memory=memory,
         answer_model=parts.models.answer if parts.models else None,
-        judge_model=parts.models.judge if parts.models else None, scorer_id=scorer_id,
+        judge_model=parts.models.judge if parts.models else None, scorer_id=scorer_ids[0] if scorer_ids else None,
         k=settings.k, token_budget=settings.token_budget, concurrency=settings.concurrency,
         attempt=attempt, redact=parts.redact, progress=parts.progress)
     QuestionAsker(job).run(state)
+    for scorer_id, companion in zip(scorer_ids[1:], parts.models.companions if parts.models else ()):
+        QuestionAsker(replace(job, judge_model=companion, scorer_id=scorer_id, judge_only=True)).run(
+            fold_run(run_id, ledger.events(run_id)))
     if settings.keep:
         for scope in scope_names(dataset).values():
             leases.release(scope, run_id)
@@ -179,8 +189,10 @@ def finish(ledger: Recorder, run_id: str, benchmark: Benchmark, events: list[Eve
     for _ in range(5):
         stored = ledger.events(run_id)
         try:
-            ledger.append(run_id, events, views=views_after(run_id, stored, events, benchmark.conditions),
-                          expected_position=stored[-1].position if stored else 0)
+            folds = benchmark.report_folds()
+            views = views_after(run_id, stored, events, folds.conditions, sections=folds.sections,
+                                retrieval_official=folds.retrieval_official)
+            ledger.append(run_id, events, views=views, expected_position=stored[-1].position if stored else 0)
             return
         except ConcurrencyConflict:
             continue
@@ -203,6 +215,7 @@ def start_run(ledger: Recorder, parts: RunParts, *, run_id: str | None = None) -
     dataset = parts.dataset
     prompts = ([p.encode() for p in (dataset.prompts.agent_system, dataset.prompts.judge_system)]
                if dataset.prompts else [])
+    prompts += [text.encode("utf-8") for text in (parts.models.templates.values() if parts.models else ())]
     with run_writer(ledger, run_id):
         ledger.append(run_id, plan_events(parts), blobs=prompts)
         log.info("run started", run_id=run_id, benchmark=dataset.benchmark, subset=dataset.subset,

@@ -2,17 +2,24 @@
 
 `run_dataset` is the one call the CLI makes for `benchledger run ...` and `benchledger retrieval
 ...`; tests and other tools make it too. The settings' mode says which: a question-answering run
-opens an answer and a judge model, a retrieval run opens none.
+opens an answer and a judge model, a retrieval run opens none. Under the official protocol the
+benchmark's own declaration opens them (`Benchmark.official`), filling the official templates read
+from the prompts folder (checked before anything is written) or, on resume, from the ledger.
 """
 
 from __future__ import annotations
 
-from benchledger.adapters.benchmarks.base import Dataset, Prompts
+from collections.abc import Mapping
+from pathlib import Path
+
+from benchledger.adapters.benchmarks.base import Dataset
+from benchledger.adapters.benchmarks.official import OfficialProtocol
 from benchledger.adapters.benchmarks.registry import Benchmark, benchmark_named
 from benchledger.adapters.memory.evalstore import check_store_path
 from benchledger.adapters.memory.protocol import MemorySystem
 from benchledger.adapters.memory.registry import open_memory
-from benchledger.adapters.models.factory import build_models
+from benchledger.adapters.models.base import judge_asks_model
+from benchledger.adapters.models.factory import ModelContext, build_models, model_context
 from benchledger.adapters.models.probe import probe_endpoint
 from benchledger.adapters.models.response_cache import ledger_cache
 from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
@@ -24,12 +31,27 @@ from benchledger.redaction import strip_url_credentials
 from benchledger.settings import RunSettings
 
 __all__ = [
-    "run_dataset", "run_with", "open_models", "open_run_memory", "resolved_settings", "endpoint_of",
+    "run_dataset", "run_with", "open_models", "open_run_memory", "resolved_settings", "endpoint_of", "official_of",
+    "settings_context", "read_official_templates",
 ]
 
 
-def resolved_settings(benchmark: Benchmark, settings: RunSettings) -> RunSettings:
-    """The settings as recorded: the protocol resolved against what the benchmark offers."""
+def official_of(benchmark: Benchmark) -> OfficialProtocol:
+    """The benchmark's official protocol declaration (BadInput when it declares none)."""
+    if benchmark.official is None:
+        raise BadInput(f"{benchmark.name} declares no official protocol of its own; its official protocol is "
+                       f"{benchmark.official_protocol}", field="protocol")
+    return benchmark.official
+
+
+def read_official_templates(benchmark: Benchmark, settings: RunSettings, source: Path) -> dict[str, str]:
+    """The official templates from the settings' prompts folder (or the release's), checked by SHA-256."""
+    return official_of(benchmark).read_templates(settings.prompts_dir or benchmark.default_prompts_dir(source))
+
+
+def resolved_settings(benchmark: Benchmark, settings: RunSettings, *, source: Path | None = None) -> RunSettings:
+    """The settings as recorded: the protocol resolved against what the benchmark offers; under the
+    official protocol the prompts folder resolved and its templates checked (with `source`)."""
     if settings.memory_store is None:
         raise BadInput("a run needs an evaluation memory store path (memory_store)", field="memory_store")
     if settings.memory != "http":  # a remote system keeps its data on its own side
@@ -37,8 +59,16 @@ def resolved_settings(benchmark: Benchmark, settings: RunSettings) -> RunSetting
     if settings.mode == "retrieval":
         if not benchmark.retrieval:
             raise BadInput(f"{benchmark.name} labels no evidence, so it has no retrieval run", field="benchmark")
-        return settings.model_copy(update={"protocol": None, "agent_model": None, "judge_model": None})
-    return settings.model_copy(update={"protocol": benchmark.check_protocol(settings.protocol)})
+        return settings.model_copy(update={"protocol": None, "agent_model": None, "judge_model": None,
+                                           "judge_models": (), "prompts_dir": None})
+    protocol = benchmark.check_protocol(settings.protocol)
+    update: dict[str, object] = {"protocol": protocol}
+    if protocol == "official" and source is not None:
+        update["prompts_dir"] = settings.prompts_dir or benchmark.default_prompts_dir(source)
+        read_official_templates(benchmark, settings.model_copy(update=update), source)  # refused before any write
+    elif protocol != "official":
+        update["prompts_dir"] = None
+    return settings.model_copy(update=update)
 
 
 def endpoint_of(settings: RunSettings) -> Endpoint:
@@ -47,22 +77,44 @@ def endpoint_of(settings: RunSettings) -> Endpoint:
                     api_key_env=settings.api_key_env)
 
 
-def open_models(ledger: Recorder, settings: RunSettings, prompts: Prompts | None, *,
-                judge_model: str | None = None) -> Models:
+def settings_context(ledger: Recorder, settings: RunSettings, *, judge_model: str | None = None,
+                     judge_models: tuple[str, ...] | None = None) -> ModelContext:
+    """The model names and shared client the settings ask for."""
+    return model_context(
+        agent_model=settings.agent_model, judge_model=judge_model or settings.judge_model,
+        judge_models=settings.judge_models if judge_models is None else judge_models,
+        base_url=settings.base_url, api_key_env=settings.api_key_env, cache=ledger_cache(ledger),
+        timeout=settings.timeout, max_attempts=settings.max_attempts, backoff_base=settings.backoff_base)
+
+
+def open_models(ledger: Recorder, settings: RunSettings, dataset: Dataset, *, benchmark: Benchmark,
+                templates: Mapping[str, str] | None = None) -> Models:
     """The answer and judge models the settings name (offline ones when none is named).
 
-    When either asks an endpoint, the endpoint is probed first: one cheap call that stops the run
+    Under the official protocol `templates` are the official ones (read from the prompts folder
+    when not given), and the benchmark's declaration opens its answer model and its scorers. When
+    any of them asks an endpoint, the endpoint is probed first: one cheap call that stops the run
     (exit 2) when it is unreachable or refuses the key, before anything is spent.
     """
-    answer, judge = build_models(
-        agent_model=settings.agent_model, judge_model=judge_model or settings.judge_model,
-        protocol=settings.protocol or "typed", base_url=settings.base_url,  # type: ignore[arg-type]
-        api_key_env=settings.api_key_env, cache=ledger_cache(ledger), timeout=settings.timeout,
-        max_attempts=settings.max_attempts, backoff_base=settings.backoff_base, prompts=prompts,
-    )
-    if not (answer.offline and judge.offline):
+    if settings.protocol == "official":
+        official = official_of(benchmark)
+        if templates is None:
+            templates = read_official_templates(benchmark, settings, Path(dataset.source))
+        context = settings_context(ledger, settings)
+        scorers = official.scorers(context, templates)
+        models = Models(answer=official.answer_model(context, templates, dataset), judge=scorers[0],
+                        companions=tuple(scorers[1:]), templates=dict(templates))
+    else:
+        answer, judge = build_models(
+            agent_model=settings.agent_model, judge_model=settings.judge_model,
+            protocol=settings.protocol or "typed",  # type: ignore[arg-type]
+            base_url=settings.base_url, api_key_env=settings.api_key_env, cache=ledger_cache(ledger),
+            timeout=settings.timeout, max_attempts=settings.max_attempts, backoff_base=settings.backoff_base,
+            prompts=dataset.prompts)
+        models = Models(answer=answer, judge=judge)
+    if not models.answer.offline or any(judge_asks_model(judge) for judge in models.judges):
         probe_endpoint(settings.base_url, settings.api_key_env)
-    return Models(answer=answer, judge=judge)
+    return models
 
 
 def open_run_memory(settings: RunSettings) -> MemorySystem:
@@ -79,8 +131,8 @@ def run_dataset(ledger: Recorder, dataset: Dataset, settings: RunSettings, *,
     `run_id` names the new run (default: a fresh id), so a caller knows it even if the run is interrupted.
     """
     benchmark = benchmark_named(dataset.benchmark)
-    settings = resolved_settings(benchmark, settings)
-    models = open_models(ledger, settings, dataset.prompts) if settings.mode == "qa" else None
+    settings = resolved_settings(benchmark, settings, source=Path(dataset.source))
+    models = open_models(ledger, settings, dataset, benchmark=benchmark) if settings.mode == "qa" else None
     memory = open_run_memory(settings)
     try:
         return run_with(ledger, dataset, settings, memory, models=models, redact=redact, progress=progress,
@@ -99,9 +151,9 @@ def run_with(ledger: Recorder, dataset: Dataset, settings: RunSettings, memory: 
     where the scope leases live.
     """
     benchmark = benchmark_named(dataset.benchmark)
-    settings = resolved_settings(benchmark, settings)
+    settings = resolved_settings(benchmark, settings, source=Path(dataset.source))
     if settings.mode == "qa" and models is None:
-        models = open_models(ledger, settings, dataset.prompts)
+        models = open_models(ledger, settings, dataset, benchmark=benchmark)
     parts = RunParts(dataset=dataset, benchmark=benchmark, settings=settings, memory=memory,
                      models=models if settings.mode == "qa" else None, redact=redact, progress=progress)
     return start_run(ledger, parts, run_id=run_id)

@@ -22,7 +22,7 @@ from benchledger.projections.diff import pick_scorer
 from benchledger.projections.export_html import render_html
 from benchledger.projections.export_retrieval import export_retrieval
 from benchledger.projections.publishable import Check
-from benchledger.projections.report import Report, report_from_state
+from benchledger.projections.report import Report, SectionFold, report_from_state
 from benchledger.projections.state import QuestionState, RunState
 
 __all__ = [
@@ -117,10 +117,11 @@ FORMATS = ("json", "csv", "html")
 
 
 def export_run(state: RunState, get_blob: Callable[[str], bytes], fmt: str, *, conditions: Sequence[Check],
-               scorer_id: str | None = None) -> str:
-    """A run exported in one of FORMATS, for one scorer (default: the newest). Pure but for get_blob.
+               scorer_id: str | None = None, sections: Sequence[SectionFold] = ()) -> str:
+    """A run exported in one of FORMATS, for one scorer (default: the run's default scorer). Pure but for get_blob.
 
-    `conditions` are the run's benchmark's publishable conditions (the report's verdict)."""
+    `conditions` are the run's benchmark's publishable conditions (the report's verdict), `sections`
+    its own report sections."""
     if fmt not in FORMATS:
         raise BadInput(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}", field="format")
     if state.mode == "retrieval":
@@ -131,5 +132,5 @@ def export_run(state: RunState, get_blob: Callable[[str], bytes], fmt: str, *, c
     rows = export_rows(state, get_blob, scorer_id=scorer)
     if fmt == "csv":
         return export_csv(rows)
-    report = report_from_state(state, conditions=conditions, scorer_id=scorer)
+    report = report_from_state(state, conditions=conditions, scorer_id=scorer, sections=sections)
     return export_json(report, rows) if fmt == "json" else export_html(report, rows)

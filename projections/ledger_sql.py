@@ -139,7 +139,7 @@ PAYLOAD_VIEWS: tuple[PayloadView, ...] = (
                       "cache_hit", "latency_ms")),
     PayloadView("scorers", "Scorers", "The scorers of each run: s1 is the run's own, rejudges add s2, ... "
                 "(ScorerStarted).", "ScorerStarted",
-                _cols("ScorerStarted", "scorer_id", "judge_model", "protocol", "offline")),
+                _cols("ScorerStarted", "scorer_id", "judge_model", "protocol", "method", "official", "offline")),
     PayloadView("failures", "Failures", "Operational failures (Failed): never counted as wrong answers; a later "
                 "retry or resume may have resolved them.", "Failed",
                 _cols("Failed", "stage", "question_id", "scorer_id", "error_class", "message", "attempt")),
@@ -163,22 +163,20 @@ DERIVED_VIEWS: dict[str, tuple[str, str, str, dict[str, str]]] = {
                                  ("evidence", "evidence"))}}),
     "default_scorers": (
         "Default scorer of each run",
-        "The scorer reports use unless asked: the newest scorer that judged (or failed) every answer, else the "
-        "newest (as `benchledger show` picks it).",
+        "The scorer reports use unless asked: the newest complete scorer (one that judged or failed every "
+        "answer) of the benchmark's official method, else the newest complete one, else the newest (as "
+        "`benchledger show` picks it).",
         """SELECT run_id, scorer_id, complete FROM (
-  SELECT s.run_id, s.scorer_id,
+  SELECT c.run_id, c.scorer_id, c.complete,
+    row_number() OVER (PARTITION BY c.run_id ORDER BY c.complete DESC, (c.complete AND c.official) DESC,
+                       c.position DESC) AS pick
+  FROM (SELECT s.run_id, s.scorer_id, s.position, COALESCE(s.official, 0) AS official,
     ((SELECT count(*) FROM answers a WHERE a.run_id = s.run_id AND NOT EXISTS (
         SELECT 1 FROM verdicts v WHERE v.run_id = a.run_id AND v.question_id = a.question_id
           AND v.scorer_id = s.scorer_id)
       AND NOT EXISTS (SELECT 1 FROM failures f WHERE f.run_id = a.run_id AND f.question_id = a.question_id
-          AND f.stage = 'judge' AND f.scorer_id = s.scorer_id)) = 0) AS complete,
-    row_number() OVER (PARTITION BY s.run_id ORDER BY
-      ((SELECT count(*) FROM answers a WHERE a.run_id = s.run_id AND NOT EXISTS (
-          SELECT 1 FROM verdicts v WHERE v.run_id = a.run_id AND v.question_id = a.question_id
-            AND v.scorer_id = s.scorer_id)
-        AND NOT EXISTS (SELECT 1 FROM failures f WHERE f.run_id = a.run_id AND f.question_id = a.question_id
-            AND f.stage = 'judge' AND f.scorer_id = s.scorer_id)) = 0) DESC, s.position DESC) AS pick
-  FROM scorers s) WHERE pick = 1""",
+          AND f.stage = 'judge' AND f.scorer_id = s.scorer_id)) = 0) AS complete
+    FROM scorers s) c) WHERE pick = 1""",
         {"run_id": _ROW_COLUMNS["run_id"], "scorer_id": "The scorer reports use by default.",
          "complete": "1 when that scorer judged (or failed) every recorded answer; 0 when no scorer has."}),
     "run_overview": (

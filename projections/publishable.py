@@ -24,9 +24,10 @@ __all__ = [
     "PUBLISHABLE_VERSION", "Condition", "Check", "evaluate_conditions", "complete_run",
     "zero_failures", "recorded_provenance", "complete_corpus", "unsampled_questions", "no_limits", "real_models",
     "models_reported", "unknown_benchmark", "question_set_sha256", "run_config", "judge_of",
+    "official_prompts", "official_scorer", "official_judges",
 ]
 
-PUBLISHABLE_VERSION = 3
+PUBLISHABLE_VERSION = 4
 
 
 class Condition(BaseModel):
@@ -201,4 +202,62 @@ def unknown_benchmark(name: str) -> Check:
         return Condition(name="known_benchmark", met=False,
                          reason=f"no adapter for benchmark {name!r} is installed, so its publishable "
                                 "conditions are unknown (`benchledger benchmarks` lists the installed ones)")
+    return check
+
+
+def official_prompts(pins: Mapping[str, str], benchmark: str) -> Check:
+    """The answers came from the benchmark's official prompts: the official protocol, a real answer
+    model, and every pinned template recorded with its official SHA-256."""
+    def check(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
+        cfg = run_config(state)
+        problems = []
+        if cfg.settings.protocol != "official":
+            problems.append(f"the answers came from the {cfg.settings.protocol} protocol (benchledger's own "
+                            f"prompts), not {benchmark}'s official prompts")
+        elif cfg.offline_models and cfg.agent_model.startswith("offline-"):
+            problems.append(f"the offline answerer ({cfg.agent_model}) answered, not a model given the official prompt")
+        elif wrong := sorted(name for name, digest in pins.items() if cfg.prompt_hashes.get(name) != digest):
+            problems.append(f"templates not the official ones: {', '.join(wrong)}")
+        if problems:
+            return Condition(name="official_prompts", met=False, reason="; ".join(problems))
+        return Condition(name="official_prompts", met=True,
+                         reason=f"{benchmark}'s official prompts, {len(pins)} templates pinned by SHA-256")
+    return check
+
+
+def official_scorer(method: str, label: str) -> Check:
+    """The report's scorer is the benchmark's official scoring method (`ScorerStarted.method`)."""
+    def check(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
+        started = state.scorers.get(scorer) if scorer else None
+        if started is None or started.method != method:
+            what = (f"scorer {scorer} is {started.method or f'a {started.protocol} judge ({started.judge_model})'}"
+                    if started else "no scorer judged")
+            others = [sid for sid, s in state.scorers.items() if s.method == method]
+            hint = f" (the run's {label} is scorer {others[-1]})" if others else ""
+            return Condition(name="official_scorer", met=False, reason=f"{what}, not {label}{hint}")
+        if started.offline:
+            return Condition(name="official_scorer", met=False,
+                             reason=f"scorer {scorer}: the offline {started.judge_model} stood in for {label}")
+        return Condition(name="official_scorer", met=True, reason=f"scorer {scorer}: {label}")
+    return check
+
+
+def official_judges(models: tuple[str, ...], label: str) -> Check:
+    """The report's scorer asked exactly the judge models the benchmark names, and the endpoint says
+    they answered (a snapshot of a named model counts as it)."""
+    def check(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
+        started = state.scorers.get(scorer) if scorer else None
+        asked = (started.judge_models or (started.judge_model,)) if started else ()
+        if started is None or started.offline or tuple(asked) != tuple(models):
+            shown = ", ".join(asked) or "none"
+            return Condition(name="official_judges", met=False,
+                             reason=f"judged by {shown}{' (offline)' if started and started.offline else ''}, "
+                                    f"not {label} ({', '.join(models)})")
+        _, reported = models_reported(state, scorer)
+        each = {model for combined in reported for model in combined.split(" + ")}  # a vote names every judge
+        strays = sorted(m for m in each if not any(m == name or m.startswith(name + "-") for name in models))
+        if strays:
+            return Condition(name="official_judges", met=False,
+                             reason=f"the endpoint reported verdicts from {', '.join(strays)}")
+        return Condition(name="official_judges", met=True, reason=f"{label}: {', '.join(models)}")
     return check

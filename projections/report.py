@@ -1,19 +1,23 @@
 """The report: one value folded from a run's events, rendered as JSON or as a scorecard.
 
-The report names the scorer it used (the newest unless asked), the scoring rule, and the version
-of every projection, so two people folding the same events get the same bytes.
+The report names the scorer it used (unless asked: the run's default scorer, its newest complete
+official one, see `RunState.default_scorer`), the scoring rule, and the version of every
+projection, so two people folding the same events get the same bytes.
 
 Benchmark-specific fields are optional and left out of the dump when absent, so a report (and the
 scorecard view saved with it) of any other benchmark is byte for byte what it was before them:
 `fama` is set when planned questions carry Memora criteria (FAMA per question and per category,
-folded with `projections.fama` from the scorer's `Judged.criteria`).
+folded with `projections.fama` from the scorer's `Judged.criteria`), and `sections` holds what a
+benchmark's own folds add: its official statistics, printed as its official code prints them.
+Those folds are the benchmark adapter's declaration (`Benchmark.sections`), passed in like its
+publishable conditions, so this module knows no benchmark's rules.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from typing import Literal
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, model_serializer
 
@@ -23,9 +27,8 @@ from benchledger.projections.publishable import PUBLISHABLE_VERSION, Check, Cond
 from benchledger.projections.state import FOLD_VERSION, RunState, Segment, fold_run
 from benchledger.projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES, KindTally, tally
 
-__all__ = [
-    "PROJECTION_VERSIONS", "REPORT_VERSION", "FailureRow", "SegmentRow", "Report", "build_report", "report_from_state",
-]
+__all__ = ["PROJECTION_VERSIONS", "REPORT_VERSION", "FailureRow", "SegmentRow", "Report", "Section", "SectionFold",
+           "build_report", "report_from_state"]
 
 REPORT_VERSION = 4
 PROJECTION_VERSIONS = {
@@ -60,6 +63,29 @@ class SegmentRow(BaseModel):
     """Models the endpoint reported for this segment's answers and verdicts."""
     memory: str | None
     """The memory system as "name version [url]" (None when the segment asked no memory)."""
+
+
+class Section(BaseModel):
+    """One benchmark's own statistics in a report, as its official code computes and prints them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    """The section's id ("locomo.official", "memora.fama", ...)."""
+    title: str
+    """One line saying what the numbers are and which scorer and rule produced them."""
+    scorer_id: str | None = None
+    """The scorer whose verdicts the section folds (None when it folds recalls only)."""
+    official: bool = False
+    """True when these are the benchmark's own numbers for its official scorer."""
+    values: dict[str, Any]
+    """The numbers, for --json and exports."""
+    lines: list[str]
+    """The section as printed (the official printout where the benchmark has one)."""
+
+
+SectionFold = Callable[[RunState, "str | None"], "Section | None"]
+"""(run state, the report's scorer) -> the benchmark's section, or None when it has nothing to say."""
 
 
 class Report(BaseModel):
@@ -127,25 +153,30 @@ class Report(BaseModel):
     """Verdicts on an answer other than the recorded one (a writer that lost a race); never counted."""
     fama: dict | None = None
     """Memora: FAMA overall, `by_category` and per question (`questions`), for this scorer."""
+    sections: list[Section] | None = None
+    """The benchmark's own statistics (its declared folds); None when it declares none."""
 
     @model_serializer(mode="wrap")
     def _leave_out_absent_benchmark_fields(self, handler):
         data = handler(self)
-        if isinstance(data, dict) and data.get("fama", 0) is None:
-            del data["fama"]
+        for name in ("fama", "sections"):
+            if isinstance(data, dict) and data.get(name, 0) is None:
+                del data[name]
         return data
 
 
 def build_report(run_id: str, stored_events: Iterable, *, conditions: Sequence[Check],
-                 scorer_id: str | None = None, scoring_rule: int = CURRENT_SCORING_RULE) -> Report:
+                 scorer_id: str | None = None, scoring_rule: int = CURRENT_SCORING_RULE,
+                 sections: Sequence[SectionFold] = ()) -> Report:
     """Fold a run's stored events into its report under its benchmark's conditions. Pure."""
     return report_from_state(fold_run(run_id, stored_events), conditions=conditions, scorer_id=scorer_id,
-                             scoring_rule=scoring_rule)
+                             scoring_rule=scoring_rule, sections=sections)
 
 
 def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id: str | None = None,
-                      scoring_rule: int = CURRENT_SCORING_RULE) -> Report:
-    """The report of a folded run; `conditions` are its benchmark's publishable conditions."""
+                      scoring_rule: int = CURRENT_SCORING_RULE, sections: Sequence[SectionFold] = ()) -> Report:
+    """The report of a folded run (under `state.default_scorer` unless one is asked for); `conditions`
+    and `sections` are its benchmark's declarations."""
     if scoring_rule not in SCORING_RULES:
         raise ValueError(f"unknown scoring rule {scoring_rule}")
     if scorer_id is not None and scorer_id not in state.scorers:
@@ -205,6 +236,7 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
                                   for item in q.recalled.items if item.verbatim is False),
         discarded_verdicts=sum(len(q.discarded) for q in state.questions.values()),
         fama=fama,
+        sections=[section for fold in sections if (section := fold(state, scorer)) is not None] or None,
     )
 
 

@@ -11,23 +11,29 @@ Evidence is per document (LoCoMo dia_ids) or per session (LongMemEval, Memora), 
 `RunStarted.config.evidence_level` says; at session level a recalled document stands for
 its channel, so a session is hit when any of its turns is recalled. Questions the release gives no
 evidence are left out and counted (`excluded`), as are questions whose recall failed
-(`not_recalled`). Everything here is pure: the fold reads only the run's events.
+(`not_recalled`). A benchmark may pass its own fold (`official`), which adds its official retrieval
+numbers under "official" (LoCoMo's evidence recall with its population, LongMemEval's
+`evaluate_retrieval`). Everything here is pure: the folds read only the run's events.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from benchledger.projections.state import RunState, fold_run
 
 __all__ = [
-    "RETRIEVAL_VERSION", "QuestionRetrieval", "score_question", "aggregate", "retrieval_metrics",
+    "RETRIEVAL_VERSION", "QuestionRetrieval", "RetrievalFold", "score_question", "aggregate", "retrieval_metrics",
     "question_scores", "retrieval_metrics_of",
 ]
 
-RETRIEVAL_VERSION = 1
+RETRIEVAL_VERSION = 2
+
+RetrievalFold = Callable[[RunState, int], "dict[str, Any] | None"]
+"""(run state, k) -> a benchmark's official retrieval numbers (with a "lines" printout), or None."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,16 +119,23 @@ def question_scores(state: RunState, k: int | None = None) -> dict[str, tuple[st
     return scores
 
 
-def retrieval_metrics_of(state: RunState, *, k: int | None = None) -> dict[str, object]:
-    """The retrieval metrics of a folded run at k (default: the run's own k)."""
+def retrieval_metrics_of(state: RunState, *, k: int | None = None,
+                         official: RetrievalFold | None = None) -> dict[str, object]:
+    """The retrieval metrics of a folded run at k (default: the run's own k), with the benchmark's
+    official retrieval numbers when it declares a fold for them."""
     scores = question_scores(state, k)
     assert state.started is not None
-    return {**aggregate(scores.values()), "not_recalled": len(state.questions) - len(scores),
-            "k": k if k is not None else state.started.config.settings.k,
-            "evidence_level": "session" if state.started.config.evidence_level == "session" else "document"}
+    k = k if k is not None else state.started.config.settings.k
+    metrics: dict[str, object] = {
+        **aggregate(scores.values()), "not_recalled": len(state.questions) - len(scores), "k": k,
+        "evidence_level": "session" if state.started.config.evidence_level == "session" else "document"}
+    if official is not None and (numbers := official(state, k)) is not None:
+        metrics["official"] = numbers
+    return metrics
 
 
-def retrieval_metrics(stored_events: Iterable, *, k: int | None = None) -> dict[str, object]:
+def retrieval_metrics(stored_events: Iterable, *, k: int | None = None,
+                      official: RetrievalFold | None = None) -> dict[str, object]:
     """Fold a run's events into retrieval metrics at k (default: the run's own k).
 
     A smaller k than the run's re-scores the same recalls without asking the memory again; a
@@ -130,4 +143,4 @@ def retrieval_metrics(stored_events: Iterable, *, k: int | None = None) -> dict[
     """
     events = list(stored_events)
     run_id = getattr(events[0], "run_id", "") if events else ""
-    return retrieval_metrics_of(fold_run(run_id, events), k=k)
+    return retrieval_metrics_of(fold_run(run_id, events), k=k, official=official)

@@ -2,7 +2,8 @@
 
 It cannot hide a failed or partial run: the status line comes first, every failed condition is
 listed with its reason, failures and pending questions have their own columns, and strict
-accuracy (correct over planned) stands beside accuracy over judged.
+accuracy (correct over planned) stands beside accuracy over judged. A benchmark's own sections
+(its official statistics, printed its official way) follow the table, each under its title.
 """
 
 from __future__ import annotations
@@ -55,8 +56,10 @@ def render_scorecard(report: Report) -> str:
                         ci_low=report.ci_low, ci_high=report.ci_high, strict_accuracy=report.strict_accuracy)
     rows = [_kind_row(kind, t) for kind, t in sorted(report.by_kind.items())]
     lines.append(render_table([*rows, SEPARATOR, _kind_row("overall", overall)], _KIND_HEADERS, indent="  "))
-    if report.fama is not None:
+    if report.fama is not None and not report.sections:  # a benchmark's own sections speak for it
         lines += _fama_section(report.fama)
+    for section in report.sections or ():
+        lines += ["", f"  {section.title}", *(f"    {line}".rstrip() for line in section.lines)]
     lines.append("")
     lines.append(f"  {report.status}: " + ("every condition met" if report.publishable else
                  ", ".join(c.name for c in report.conditions if not c.met) + " not met"))

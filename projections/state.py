@@ -36,7 +36,9 @@ class Segment:
     endpoint: Endpoint | None
     """Where its model calls went; None when not recorded (rows before endpoints were)."""
     offline: bool
-    """True when it asked no endpoint (offline models only)."""
+    """True when it asked no endpoint (offline models only, or a scorer that asks no model)."""
+    model_free: bool = False
+    """True for a scorer that asks no model at all (a deterministic official rule)."""
     agent_model: str | None = None
     judge_model: str | None = None
     memory: MemoryIdentity | None = None
@@ -140,13 +142,16 @@ class RunState:
 
     @property
     def default_scorer(self) -> str | None:
-        """The scorer reports use unless asked: the newest complete one, else the newest.
+        """The scorer reports use unless asked: the newest complete scorer of the benchmark's official
+        method, else the newest complete one, else the newest.
 
-        So an interrupted rejudge never becomes the headline; `partial_scorers` says it exists.
+        So an interrupted rejudge never becomes the headline (`partial_scorers` says it exists), and a
+        companion scorer (LoCoMo's LLM judge beside its token F1) never displaces the official one.
         """
         partial = self.partial_scorers
         complete = [scorer for scorer in self.scorers if scorer not in partial]
-        return complete[-1] if complete else self.latest_scorer
+        official = [scorer for scorer in complete if self.scorers[scorer].official]
+        return (official or complete or [self.latest_scorer])[-1]
 
     @property
     def all_failures(self) -> list[Failed]:
@@ -212,12 +217,15 @@ def _scorer_segment(state: RunState, event: ScorerStarted | ScorerContinued) -> 
             state.scorer_segment[event.scorer_id] = state.answer_segment
             return
         index = _segment(state, "scorer", f"scorer {event.scorer_id}", endpoint=event.endpoint,
-                         offline=event.offline, judge_model=event.judge_model, scorer_id=event.scorer_id)
+                         offline=event.offline or event.model_free, model_free=event.model_free,
+                         judge_model=event.judge_model, scorer_id=event.scorer_id)
     else:
         started = state.scorers.get(event.scorer_id)
+        model_free = bool(started and started.model_free)
         index = _segment(state, "continue", f"scorer {event.scorer_id}, attempt {event.attempt}",
-                         endpoint=event.endpoint, offline=bool(started and started.offline),
-                         judge_model=started.judge_model if started else None, scorer_id=event.scorer_id)
+                         endpoint=event.endpoint, offline=bool(started and started.offline) or model_free,
+                         model_free=model_free, judge_model=started.judge_model if started else None,
+                         scorer_id=event.scorer_id)
     state.scorer_segment[event.scorer_id] = index
 
 

@@ -4,7 +4,7 @@ When a run finishes, the runner saves its view in the same transaction as RunFin
 `scorecard` (the report without the fields that name ledger positions) for a question-answering
 run, the `retrieval` metrics for a retrieval run. `verify` re-folds the events up to the saved
 position and requires the same value, so a view can never drift from its events. The report
-depends on the benchmark's publishable conditions, so callers pass them in.
+depends on the benchmark's publishable conditions and its own report folds, so callers pass them in.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 from types import SimpleNamespace
 
 from benchledger.projections.publishable import Check
-from benchledger.projections.report import REPORT_VERSION, build_report
-from benchledger.projections.retrieval import RETRIEVAL_VERSION, retrieval_metrics
+from benchledger.projections.report import REPORT_VERSION, SectionFold, build_report
+from benchledger.projections.retrieval import RETRIEVAL_VERSION, RetrievalFold, retrieval_metrics
 from benchledger.projections.state import fold_run
 
 __all__ = ["SCORECARD_VIEW", "RETRIEVAL_VIEW", "scorecard_value", "run_views", "views_after"]
@@ -24,22 +24,27 @@ RETRIEVAL_VIEW = "retrieval"
 _POSITIONAL = {"ledger_head", "events", "last_seq"}
 
 
-def scorecard_value(run_id: str, stored_events: Iterable, conditions: Sequence[Check]) -> dict:
-    report = build_report(run_id, stored_events, conditions=conditions)
+def scorecard_value(run_id: str, stored_events: Iterable, conditions: Sequence[Check],
+                    sections: Sequence[SectionFold] = ()) -> dict:
+    report = build_report(run_id, stored_events, conditions=conditions, sections=sections)
     return report.model_dump(mode="json", exclude=_POSITIONAL)
 
 
-def run_views(run_id: str, stored_events: Sequence, conditions: Sequence[Check]) -> dict[str, tuple[int, object]]:
+def run_views(run_id: str, stored_events: Sequence, conditions: Sequence[Check], *,
+              sections: Sequence[SectionFold] = (), retrieval_official: RetrievalFold | None = None,
+              ) -> dict[str, tuple[int, object]]:
     """name -> (version, value) of the views of a run as its events stand (what `verify` compares)."""
     events = list(stored_events)
     if fold_run(run_id, events).mode == "retrieval":
-        return {RETRIEVAL_VIEW: (RETRIEVAL_VERSION, retrieval_metrics(events))}
-    return {SCORECARD_VIEW: (REPORT_VERSION, scorecard_value(run_id, events, conditions))}
+        return {RETRIEVAL_VIEW: (RETRIEVAL_VERSION, retrieval_metrics(events, official=retrieval_official))}
+    return {SCORECARD_VIEW: (REPORT_VERSION, scorecard_value(run_id, events, conditions, sections))}
 
 
 def views_after(run_id: str, stored_events: Sequence, new_events: Sequence,
-                conditions: Sequence[Check]) -> list[tuple[str, int, object]]:
+                conditions: Sequence[Check], *, sections: Sequence[SectionFold] = (),
+                retrieval_official: RetrievalFold | None = None) -> list[tuple[str, int, object]]:
     """The views as they will stand once `new_events` are appended (for `Ledger.append(views=...)`)."""
     pending = [SimpleNamespace(event=e, hash=None, seq=0, run_id=run_id) for e in new_events]
-    views = run_views(run_id, [*stored_events, *pending], conditions)
+    views = run_views(run_id, [*stored_events, *pending], conditions, sections=sections,
+                      retrieval_official=retrieval_official)
     return [(name, version, value) for name, (version, value) in views.items()]

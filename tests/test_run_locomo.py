@@ -105,7 +105,7 @@ def test_a_protocol_locomo_does_not_declare_is_refused_before_anything_is_writte
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loopback-0000")
     result = invoke("run", "locomo", str(dev_file), "--question-limit", "2", "--agent-model", "gpt-5",
                     "--base-url", "http://127.0.0.1:9/v1", "--protocol", "reference")
-    assert result.exit_code == 2 and "LoCoMo runs under the typed protocol, not reference" in result.output
+    assert result.exit_code == 2 and "LoCoMo runs under the official or typed protocol, not reference" in result.output
     assert not Path("ledger.db").exists()
 
 

@@ -33,7 +33,7 @@ def conditions(report: dict) -> dict[str, bool]:
 
 
 def test_offline_run_gives_each_question_its_own_scope():
-    result = invoke("run", "longmemeval", str(FIXTURE), "--out", "r.json")
+    result = invoke("run", "longmemeval", str(FIXTURE), "--protocol", "typed", "--out", "r.json")
     assert result.exit_code == 0, result.output
     report = json.loads(Path("r.json").read_text())
     released = json.loads(FIXTURE.read_text())
@@ -50,7 +50,8 @@ def test_offline_run_gives_each_question_its_own_scope():
     purged = {e.scope_key for e in events if e.type == "ScopePurged"}
     assert purged == set(ids)
     met = conditions(report)
-    assert met["no_limits"] and met["zero_operational_failures"] and not met["real_models"]
+    assert met["unsampled_questions"] and met["zero_operational_failures"] and not met["real_models"]
+    assert not met["official_prompts"] and not met["official_scorer"]  # the typed protocol says why it is diagnostic
 
 
 def test_a_question_that_failed_permanently_is_judged_on_resume(monkeypatch):

@@ -87,7 +87,7 @@ def hand_fama(planned_criteria: list, answers: dict[str, str]) -> float:
 
 def test_report_carries_fama_per_question_and_category_matching_the_judged_events(tmp_path):
     root = write_release(tmp_path / "memora")
-    result = invoke("run", "memora", str(root), "--split", "weekly", "--out", "r.json")
+    result = invoke("run", "memora", str(root), "--split", "weekly", "--protocol", "typed", "--out", "r.json")
     assert result.exit_code == 0, result.output
     report = json.loads(Path("r.json").read_text())
     events = events_of(report["run_id"])
@@ -114,12 +114,13 @@ def test_report_carries_fama_per_question_and_category_matching_the_judged_event
     assert {qid: e.verdict for qid, e in judged.items()} == {key: "incorrect", beans: "correct",
                                                              plant: "incorrect"}
     assert report["correct"] == 1
-    assert "FAMA (Memora)" in result.output and "\n  remembering " in result.output
+    # the scorecard prints Memora's own FAMA section, labelled: one judge, not the official vote
+    assert "Memora official FAMA (one typed judge" in result.output and "\n  remembering " in result.output
     assert invoke("verify").exit_code == 0
 
 
 def test_fixture_run_derives_each_verdict_from_fama():
-    result = invoke("run", "memora", str(FIXTURE), "--split", "weekly", "--out", "r.json")
+    result = invoke("run", "memora", str(FIXTURE), "--split", "weekly", "--protocol", "typed", "--out", "r.json")
     assert result.exit_code == 0, result.output
     report = json.loads(Path("r.json").read_text())
     events = events_of(report["run_id"])
@@ -135,7 +136,8 @@ def test_fixture_run_derives_each_verdict_from_fama():
 
 def test_typed_run_and_reference_rejudge_ask_one_judge_call_per_criterion(tmp_path, monkeypatch):
     root = write_release(tmp_path / "memora")
-    assert invoke("run", "memora", str(root), "--split", "weekly", "--out", "offline.json").exit_code == 0
+    assert invoke("run", "memora", str(root), "--split", "weekly", "--protocol", "typed",
+                  "--out", "offline.json").exit_code == 0
     offline = json.loads(Path("offline.json").read_text())
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loopback-0000")
     with LoopbackOpenAI() as server:

@@ -23,12 +23,12 @@ ANY_INTEGER = {"seed"}              # any integer is a seed
 ZERO_MEANS_PICK = {"port"}          # 0: a free port, printed on start
 CHECKED_BY_NAME = {"scoring_rule"}  # checked against the known rules (below)
 READS_THE_LEDGER = {"runs", "show", "events", "failures", "questions", "question", "verify", "replay", "resume",
-                    "rejudge", "diff", "export", "agreement", "purge", "blob", "view"}
+                    "rejudge", "diff", "export", "agreement", "purge", "blob", "view", "combine"}
 NEEDS_NO_LEDGER = {"run", "retrieval", "benchmarks", "memories", "check", "conformance", "synth", "serve-memory"}
 ARGS = {"show": ["latest"], "events": ["latest"], "failures": ["latest"], "questions": ["latest"],
         "question": ["latest", "q1"], "replay": ["latest"], "resume": ["latest"], "rejudge": ["latest"],
         "diff": ["latest", "latest"], "export": ["latest", "--out", "x.json"], "agreement": ["latest"],
-        "purge": ["latest"], "blob": ["0" * 64], "view": ["--port", "0"]}
+        "purge": ["latest"], "blob": ["0" * 64], "view": ["--port", "0"], "combine": ["latest"]}
 
 
 def invoke(*args: str):

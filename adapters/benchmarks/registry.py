@@ -3,8 +3,10 @@
 A benchmark is a subclass of `Benchmark` that declares, in one place: its name (as reports show
 it) and its command (`benchledger run <command>`), what its SOURCE argument is, its selection
 model (whose fields become the run's selection options), its kinds, the protocols it can be asked
-under and its default, whether it can be scored for retrieval, its publishable conditions, and
-how to load a release into a `Dataset`. Built-in benchmarks register through the entry-point
+under and its default, its official protocol (`official`: templates, answer model, scorers; or the
+name of the protocol that is its official one), whether it can be scored for retrieval, its
+publishable conditions, the sections it adds to reports (its official statistics), and how to load
+a release into a `Dataset`. Built-in benchmarks register through the entry-point
 group `benchledger.benchmarks` (see `pyproject.toml`), exactly as a third party would:
 
     [project.entry-points."benchledger.benchmarks"]
@@ -16,24 +18,28 @@ so adding a benchmark touches one folder (and its tests). `benchledger benchmark
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import ValidationError
 
 from benchledger.adapters.benchmarks.base import Dataset
+from benchledger.adapters.benchmarks.official import OfficialProtocol
 from benchledger.errors import BadInput
 from benchledger.projections.publishable import (
     Check, no_limits, real_models, unknown_benchmark, zero_failures,
 )
+from benchledger.projections.report import Section, SectionFold
+from benchledger.projections.retrieval import RetrievalFold
+from benchledger.projections.state import RunState
 from benchledger.settings import Protocol, Selection
 
 __all__ = [
-    "ENTRY_POINT_GROUP", "Benchmark", "BenchmarkEntry", "available_benchmarks", "benchmark_named",
-    "benchmark_for_run", "conditions_for_benchmark",
+    "ENTRY_POINT_GROUP", "Benchmark", "BenchmarkEntry", "ReportFolds", "available_benchmarks", "benchmark_named",
+    "benchmark_for_run", "conditions_for_benchmark", "folds_for_benchmark",
 ]
 
 ENTRY_POINT_GROUP = "benchledger.benchmarks"
@@ -60,14 +66,40 @@ class Benchmark(ABC):
     question_limit_means: ClassVar[str] = "the first N questions in file order"
     protocols: ClassVar[tuple[Protocol, ...]] = ("typed",)
     """The model protocols a run may use; the first is the default."""
+    official: ClassVar[OfficialProtocol | None] = None
+    """The official protocol's templates, answer model and scorers (when "official" is offered)."""
+    official_protocol: ClassVar[Protocol] = "official"
+    """The protocol that is the benchmark's official one (`--protocol official` asks for it)."""
     retrieval: ClassVar[bool] = False
     """True when the release labels evidence, so `benchledger retrieval` can score recall."""
     conditions: ClassVar[tuple[Check, ...]] = (no_limits, real_models, zero_failures)
     """The publishable conditions (`benchledger.projections.publishable`); complete_run is added."""
+    sections: ClassVar[tuple[SectionFold, ...]] = ()
+    """Report sections the benchmark adds: its own statistics for its scorers (`projections.report`)."""
 
     @property
     def default_protocol(self) -> Protocol:
         return self.protocols[0]
+
+    def combine(self, states: Sequence[RunState], scorers: Sequence[str | None]) -> Section:
+        """One section over several runs of this benchmark (`benchledger combine`); BadInput when the
+        benchmark reports no combination."""
+        raise BadInput(f"{self.name} declares no report over several runs", field="runs")
+
+    def official_retrieval(self, state: RunState, k: int) -> dict[str, Any] | None:
+        """The benchmark's official retrieval numbers for a run's recalls (a `RetrievalFold`); None
+        when it has none."""
+        return None
+
+    def report_folds(self) -> ReportFolds:
+        """What reports and views of this benchmark's runs fold with."""
+        return ReportFolds(self.conditions, self.sections, self.official_retrieval)
+
+    def default_prompts_dir(self, source: Path) -> Path:
+        """Where the official templates are looked for when no folder is given: `prompts/` inside a
+        release folder, or beside a release file."""
+        source = Path(source)
+        return (source if self.source_is_dir else source.parent) / "prompts"
 
     @abstractmethod
     def load(self, source: Path, selection: Selection) -> Dataset:
@@ -87,6 +119,8 @@ class Benchmark(ABC):
         """The protocol a run uses: the one asked for if this benchmark offers it, else the default."""
         if protocol is None:
             return self.default_protocol
+        if protocol == "official":
+            protocol = self.official_protocol
         if protocol not in self.protocols:
             raise BadInput(f"{self.name} runs under the {' or '.join(self.protocols)} protocol, not {protocol}",
                            field="protocol")
@@ -146,7 +180,21 @@ def benchmark_for_run(benchmark_name: str) -> Benchmark | None:
 
 def conditions_for_benchmark(benchmark_name: str) -> tuple[Check, ...]:
     """The publishable conditions of a recorded run's benchmark (never met when it is unknown)."""
+    return folds_for_benchmark(benchmark_name).conditions
+
+
+@dataclass(frozen=True)
+class ReportFolds:
+    """What a recorded run's benchmark declares for its reports and views."""
+
+    conditions: tuple[Check, ...]
+    sections: tuple[SectionFold, ...] = ()
+    retrieval_official: RetrievalFold | None = None
+
+
+def folds_for_benchmark(benchmark_name: str) -> ReportFolds:
+    """The conditions and report folds of a recorded run's benchmark (never publishable when unknown)."""
     benchmark = benchmark_for_run(benchmark_name)
     if benchmark is None:
-        return (unknown_benchmark(benchmark_name),)
-    return benchmark.conditions
+        return ReportFolds((unknown_benchmark(benchmark_name),))
+    return benchmark.report_folds()

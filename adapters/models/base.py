@@ -21,7 +21,7 @@ from benchledger.retry import Transient
 from benchledger.values import Usage
 
 __all__ = [
-    "Usage", "Answer", "Verdict", "AnswerModel", "JudgeModel",
+    "Usage", "Answer", "Verdict", "AnswerModel", "JudgeModel", "judge_asks_model",
     "ModelError", "TransientModelError", "ModelParseError", "EmptyResponseError",
 ]
 
@@ -57,6 +57,10 @@ class Verdict(BaseModel):
     latency_ms: float = 0.0
     criteria: dict[str, Literal["yes", "no", "unclear"]] = Field(default_factory=dict)
     """Memora: criterion_id -> the judge's yes/no about the candidate answer."""
+    score: float | None = None
+    """The scorer's number for the answer when its rule gives one (LoCoMo's token F1, a FAMA)."""
+    judge_votes: dict[str, dict[str, str]] = Field(default_factory=dict)
+    """Memora's official vote: criterion_id -> judge model -> that judge's reading (yes/no/unclear/error)."""
 
 
 class AnswerModel(Protocol):
@@ -71,6 +75,12 @@ class JudgeModel(Protocol):
     offline: bool
 
     def judge(self, question: Question, answer: Answer, prompts: Prompts | None) -> Verdict: ...
+
+
+def judge_asks_model(judge: JudgeModel) -> bool:
+    """True when the judge calls an endpoint: not offline, and not a rule that asks no model
+    (a judge says so with `asks_model = False`, as LoCoMo's token F1 does)."""
+    return not judge.offline and bool(getattr(judge, "asks_model", True))
 
 
 class ModelError(Exception):

@@ -1,17 +1,21 @@
-"""Turn run options into an (answer model, judge model) pair.
+"""Turn run options into models: `ModelContext` for any protocol, `build_models` for reference and typed.
 
-With no agent model and no base URL the pair is offline (`offline-extractive/1`,
+With no agent model and no base URL the models are offline (`offline-extractive/1`,
 `offline-lexical-judge/1`); with no agent model but a judge model, only the answerer is offline
 (rejudging needs no agent). Either offline name may also be asked for explicitly, so a real
-agent can be judged offline and the other way round. The judge defaults to the agent model.
-Real models share one `ChatClient` (one connection pool, one cache); asking for one without
-the API key in the environment is `BadInput` naming the variable, never its value.
+agent can be judged offline and the other way round. The judge defaults to the agent model, or
+to a benchmark's official judge when its official protocol names one (`ModelContext.judge_name`).
+Real models share one `ChatClient` (one connection pool, one cache), opened on first use; asking
+for one without the API key in the environment is `BadInput` naming the variable, never its value.
 
-Every model exposes `name`, `offline` and `prompt_hashes` for `RunStarted`.
+A benchmark's official protocol (`adapters.benchmarks.official`) opens its own models from a
+`ModelContext`; `build_models` does it for the two generic protocols. Every model exposes `name`,
+`offline` and `prompt_hashes` for `RunStarted`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Literal
 
 from benchledger.adapters.benchmarks.base import Prompts
@@ -25,9 +29,73 @@ from benchledger.adapters.models.response_cache import ResponseCache
 from benchledger.adapters.models.typed import TypedAnswerModel, TypedJudgeModel
 from benchledger.errors import BadInput
 
-__all__ = ["build_models", "OFFLINE_NAMES"]
+__all__ = ["build_models", "model_context", "ModelContext", "OFFLINE_NAMES"]
 
 OFFLINE_NAMES = frozenset({OFFLINE_ANSWERER, OFFLINE_JUDGE})
+
+
+@dataclass
+class ModelContext:
+    """The model names a run asks for, resolved, and the one chat client they share."""
+
+    agent_model: str
+    """The answer model, or `offline-extractive/1`."""
+    judge_model: str | None
+    """The judge asked for (None: the protocol's default, see `judge_name`)."""
+    judge_models: tuple[str, ...] = ()
+    """Judges that vote together (Memora's official protocol)."""
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    cache: ResponseCache | None = None
+    timeout: float = 60.0
+    max_attempts: int = 6
+    backoff_base: float = 0.5
+    _client: ChatClient | None = field(default=None, repr=False)
+
+    @property
+    def offline_agent(self) -> bool:
+        return self.agent_model == OFFLINE_ANSWERER
+
+    def judge_name(self, official: str | None = None) -> str:
+        """The judge: the one asked for, else the offline judge beside an offline agent with no
+        endpoint, else `official` (a benchmark's named judge) or the agent model."""
+        if self.judge_model is not None:
+            return self.judge_model
+        if self.offline_agent and self.base_url is None:
+            return OFFLINE_JUDGE
+        return official or (OFFLINE_JUDGE if self.offline_agent else self.agent_model)
+
+    def client(self) -> ChatClient:
+        """The shared chat client, opened on first use (BadInput when the API key is not set)."""
+        if self._client is None:
+            self._client = ChatClient(base_url=self.base_url, api_key_env=self.api_key_env, timeout=self.timeout,
+                                      max_attempts=self.max_attempts, backoff_base=self.backoff_base,
+                                      cache=self.cache)
+        return self._client
+
+    def offline_answerer(self) -> OfflineExtractiveAnswerer:
+        return OfflineExtractiveAnswerer()
+
+    def offline_judge(self) -> OfflineLexicalJudge:
+        return OfflineLexicalJudge()
+
+
+def model_context(*, agent_model: str | None, judge_model: str | None, judge_models: tuple[str, ...] = (),
+                  base_url: str | None, api_key_env: str = "OPENAI_API_KEY", cache: ResponseCache | None,
+                  timeout: float = 60.0, max_attempts: int = 6, backoff_base: float = 0.5) -> ModelContext:
+    """The names checked and resolved: an offline agent when none is named, offline names in their roles."""
+    if agent_model is None:
+        if base_url is not None and judge_model is None and not judge_models:
+            raise BadInput("--base-url needs --agent-model (the model to ask at that endpoint)",
+                           field="agent_model")
+        agent_model = OFFLINE_ANSWERER  # e.g. rejudging with a real judge needs no agent
+    for role, name in (("agent_model", agent_model), ("judge_model", judge_model),
+                       *(("judge_models", name) for name in judge_models)):
+        if name in OFFLINE_NAMES and name != (OFFLINE_ANSWERER if role == "agent_model" else OFFLINE_JUDGE):
+            raise BadInput(f"{name} cannot be the {role.split('_')[0]}", field=role)
+    return ModelContext(agent_model=agent_model, judge_model=judge_model, judge_models=tuple(judge_models),
+                        base_url=base_url, api_key_env=api_key_env, cache=cache, timeout=timeout,
+                        max_attempts=max_attempts, backoff_base=backoff_base)
 
 
 def build_models(
@@ -43,37 +111,25 @@ def build_models(
     prompts: Prompts | None = None,
     backoff_base: float = 0.5,
 ) -> tuple[AnswerModel, JudgeModel]:
-    """The answer and judge models for a run; `prompts` only pre-fills the reference prompts."""
+    """The answer and judge models of a reference or typed run; `prompts` pre-fills the reference prompts."""
     if protocol not in ("reference", "typed"):
         raise BadInput(f"unknown protocol {protocol!r}; use reference or typed", field="protocol")
-    if agent_model is None:
-        if base_url is not None and judge_model is None:
-            raise BadInput("--base-url needs --agent-model (the model to ask at that endpoint)",
-                           field="agent_model")
-        agent_model = OFFLINE_ANSWERER  # e.g. rejudging with a real judge needs no agent
-    if judge_model is None:
-        judge_model = OFFLINE_JUDGE if agent_model == OFFLINE_ANSWERER else agent_model
-    for role, name in (("agent_model", agent_model), ("judge_model", judge_model)):
-        if name in OFFLINE_NAMES and name != (OFFLINE_ANSWERER if role == "agent_model" else OFFLINE_JUDGE):
-            raise BadInput(f"{name} cannot be the {role.split('_')[0]}", field=role)
-
-    client: ChatClient | None = None
-    if agent_model not in OFFLINE_NAMES or judge_model not in OFFLINE_NAMES:
-        client = ChatClient(base_url=base_url, api_key_env=api_key_env, timeout=timeout,
-                            max_attempts=max_attempts, backoff_base=backoff_base, cache=cache)
-
+    context = model_context(agent_model=agent_model, judge_model=judge_model, base_url=base_url,
+                            api_key_env=api_key_env, cache=cache, timeout=timeout, max_attempts=max_attempts,
+                            backoff_base=backoff_base)
+    judge_name = context.judge_model or (OFFLINE_JUDGE if context.offline_agent else context.agent_model)
     answerer: AnswerModel
     judge: JudgeModel
-    if agent_model == OFFLINE_ANSWERER:
-        answerer = OfflineExtractiveAnswerer()
+    if context.offline_agent:
+        answerer = context.offline_answerer()
     elif protocol == "reference":
-        answerer = ReferenceAnswerModel(client, agent_model, prompts=prompts)  # type: ignore[arg-type]
+        answerer = ReferenceAnswerModel(context.client(), context.agent_model, prompts=prompts)
     else:
-        answerer = TypedAnswerModel(client, agent_model)  # type: ignore[arg-type]
-    if judge_model == OFFLINE_JUDGE:
-        judge = OfflineLexicalJudge()
+        answerer = TypedAnswerModel(context.client(), context.agent_model)
+    if judge_name == OFFLINE_JUDGE:
+        judge = context.offline_judge()
     elif protocol == "reference":
-        judge = ReferenceJudgeModel(client, judge_model, prompts=prompts)  # type: ignore[arg-type]
+        judge = ReferenceJudgeModel(context.client(), judge_name, prompts=prompts)
     else:
-        judge = TypedJudgeModel(client, judge_model)  # type: ignore[arg-type]
+        judge = TypedJudgeModel(context.client(), judge_name)
     return answerer, judge

@@ -18,7 +18,8 @@ passages in its prompt (the offline answerer's logic); the judge judges lexicall
 judge's logic; a gold answer that abstains makes it an abstention question; a criterion is
 answered by `lexical_criterion`). Prose replies end with a `Final:` line; a request with a
 `json_schema` response_format gets `{answer, abstained}`, `{correct, reason}` or, for a
-criterion, `{answer: yes|no, reason}` JSON.
+criterion, `{answer: yes|no, reason}` JSON. The benchmarks' official prompts are read and answered
+in their official shapes by `adapters.models.loopback_official`.
 
 Attributes tests read:
   base_url                 "http://127.0.0.1:<port>/v1"
@@ -45,6 +46,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from benchledger.adapters.memory.protocol import estimate_tokens
 from benchledger.adapters.models.abstention import is_abstention
 from benchledger.adapters.models.loopback_faults import Fault, FaultScript
+from benchledger.adapters.models.loopback_official import official_reply, official_role
 from benchledger.adapters.models.offline import extractive_answer, lexical_criterion, lexical_verdict
 
 __all__ = ["LoopbackOpenAI", "reply_for", "role_of"]
@@ -60,17 +62,37 @@ _PASSAGE_HEAD = re.compile(r"\A\[\d+\] (?:\[[^\n]*\]\n)?")
 def role_of(prompt: str) -> str:
     if "Gold Answer:" in prompt or "Evaluation Question:" in prompt:
         return "judge"
-    return "agent" if "Retrieved passages:" in prompt else "other"
+    if "Retrieved passages:" in prompt:
+        return "agent"
+    return official_role(prompt) or "other"
 
 
 def _user_prompt(body: dict) -> str:
-    users = [m.get("content") for m in body.get("messages", []) if m.get("role") == "user"]
+    """The last user message (or, as LoCoMo sends gpt-3.5 its query, the last message of any role)."""
+    messages = [m for m in body.get("messages", []) if isinstance(m, dict)]
+    users = [m.get("content") for m in messages if m.get("role") == "user"] or \
+        [m.get("content") for m in messages[-1:]]
     return users[-1] if users and isinstance(users[-1], str) else ""
+
+
+def _official_faulted(text: str, fault: Fault | None) -> str:
+    kind = fault.kind if fault else None
+    if kind == "empty":
+        return ""
+    if kind == "bad_json":
+        return '{"answer": "unterminated'
+    if kind == "wrong_schema":
+        return json.dumps("yes")  # valid JSON, but not the object the official readers expect
+    return text
 
 
 def reply_for(body: dict, *, fault: Fault | None = None) -> str:
     """The deterministic reply text for a chat request (after content-level faults)."""
+    if fault is not None and fault.kind == "reply":
+        return fault.text
     prompt = _user_prompt(body)
+    if (official := official_reply(prompt)) is not None and "Retrieved passages:" not in prompt:
+        return _official_faulted(official[1], fault)
     role = role_of(prompt)
     question = (m.group(1) if (m := _QUESTION.search(prompt)) else "").strip()
     typed = (body.get("response_format") or {}).get("type") == "json_schema"

@@ -15,8 +15,10 @@ Kinds (`FAULT_KINDS`):
   malformed_body  HTTP 200 whose body is truncated JSON
   empty           a completion whose content is empty
   no_final        a prose reply without a `Final:` line
-  bad_json        a typed reply that is not JSON
-  wrong_schema    a typed reply that is JSON but not the requested schema
+  bad_json        a typed reply that is not JSON (for an official prompt too)
+  wrong_schema    a typed reply that is JSON but not the requested schema (for an official prompt: the
+                  JSON string "yes", valid JSON that is not an object)
+  reply           HTTP 200 whose content is exactly `text` (a judge's wording, to test a reading rule)
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ __all__ = ["FAULT_KINDS", "Fault", "FaultScript"]
 
 FAULT_KINDS = frozenset({
     "429", "500", "503", "401", "reset", "slow", "malformed_body", "empty", "no_final", "bad_json",
-    "wrong_schema",
+    "wrong_schema", "reply",
 })
 
 
@@ -41,6 +43,8 @@ class Fault:
     role: str | None = None
     model: str | None = None
     contains: str | None = None
+    text: str = ""
+    """The content a `reply` fault answers with."""
 
     def matches(self, *, role: str, model: str, prompt: str) -> bool:
         return ((self.role is None or self.role == role) and (self.model is None or self.model == model)
@@ -64,16 +68,18 @@ class FaultScript:
         return Fault(kind=kind, **fields)  # type: ignore[arg-type]
 
     def push(self, kind: str, *, times: int = 1, retry_after: float | None = None, delay: float = 2.0,
-             role: str | None = None, model: str | None = None, contains: str | None = None) -> None:
+             role: str | None = None, model: str | None = None, contains: str | None = None, text: str = "") -> None:
         """Fail the next `times` matching requests with this fault."""
-        fault = self._fault(kind, retry_after=retry_after, delay=delay, role=role, model=model, contains=contains)
+        fault = self._fault(kind, retry_after=retry_after, delay=delay, role=role, model=model, contains=contains,
+                            text=text)
         with self._lock:
             self._pushed.extend([fault] * times)
 
     def always(self, kind: str, *, retry_after: float | None = None, delay: float = 2.0,
-               role: str | None = None, model: str | None = None, contains: str | None = None) -> None:
+               role: str | None = None, model: str | None = None, contains: str | None = None, text: str = "") -> None:
         """Fail every matching request with this fault until `clear()`."""
-        fault = self._fault(kind, retry_after=retry_after, delay=delay, role=role, model=model, contains=contains)
+        fault = self._fault(kind, retry_after=retry_after, delay=delay, role=role, model=model, contains=contains,
+                            text=text)
         with self._lock:
             self._rules.append(fault)
 

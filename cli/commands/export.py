@@ -16,7 +16,7 @@ from benchledger.cli.common import AppContext, checked_events, open_ledger, pass
 from benchledger.errors import BadInput
 from benchledger.files import write_atomic
 from benchledger.orchestration.analysis_db import export_analysis_db
-from benchledger.orchestration.reports import conditions_of
+from benchledger.orchestration.reports import folds_of
 from benchledger.projections.export import FORMATS, export_run
 from benchledger.projections.state import fold_run
 
@@ -31,7 +31,8 @@ _SUFFIXES = {"db": "sqlite", "sqlite": "sqlite", "sqlite3": "sqlite", "htm": "ht
 @click.option("--format", "fmt", type=click.Choice(ALL_FORMATS), default=None,
               help="Output format [default: from the --out suffix]; sqlite takes several runs.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="File to write.")
-@click.option("--scorer", "scorer_id", default=None, help="Scorer id to export [default: the newest complete one].")
+@click.option("--scorer", "scorer_id", default=None,
+              help="Scorer id to export [default: the newest complete official one, else the newest complete].")
 @pass_app
 def export(app: AppContext, run_refs: tuple[str, ...], fmt: str | None, out: Path, scorer_id: str | None) -> None:
     """Export runs: one as JSON, CSV or a self-contained HTML page; one or more as a SQLite analysis database."""
@@ -53,7 +54,9 @@ def export(app: AppContext, run_refs: tuple[str, ...], fmt: str | None, out: Pat
             click.echo(f"wrote {len(run_ids)} run(s) to {out}: " + ", ".join(f"{n} {t}" for t, n in counts.items()))
             return
         state = fold_run(run_ids[0], checked_events(ledger, run_ids[0]))
-        text = export_run(state, ledger.get_blob, fmt, conditions=conditions_of(state), scorer_id=scorer_id)
+        folds = folds_of(state)
+        text = export_run(state, ledger.get_blob, fmt, conditions=folds.conditions, sections=folds.sections,
+                          scorer_id=scorer_id)
     write_atomic(out, text)
     click.echo(f"wrote {fmt} export of run {run_ids[0]} to {out}")
 

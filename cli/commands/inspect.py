@@ -13,12 +13,11 @@ from benchledger.cli.common import AppContext, checked_events, echo_json, json_o
 from benchledger.cli.render import show_report, show_retrieval
 from benchledger.errors import BadInput
 from benchledger.ledger.events import EVENT_TYPES, STAGES
-from benchledger.orchestration.reports import report_of
+from benchledger.orchestration.reports import report_of, retrieval_of
 from benchledger.orchestration.run_list import RunRow, run_rows
 from benchledger.projections.inspect import (
     VERDICT_FILTERS, failure_entries, group_failures, question_detail, question_rows,
 )
-from benchledger.projections.retrieval import retrieval_metrics
 from benchledger.projections.state import fold_run
 from benchledger.projections.tallies import SCORING_RULES
 from benchledger.tables import Align, render_table
@@ -69,7 +68,8 @@ def runs(app: AppContext, as_json: bool) -> None:
 
 @click.command("show")
 @run_argument
-@click.option("--scorer", "scorer_id", default=None, help="Scorer id to report [default: the newest complete one].")
+@click.option("--scorer", "scorer_id", default=None,
+              help="Scorer id to report [default: the newest complete official one, else the newest complete].")
 @click.option("--scoring-rule", type=click.Choice([str(rule) for rule in SCORING_RULES]), default=None,
               help="Scoring rule version [default: current]: " + "; ".join(f"{k} = {v}" for k, v in SCORING_RULES.items()))
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also write the report JSON here.")
@@ -83,7 +83,7 @@ def show(app: AppContext, run_ref: str, scorer_id: str | None, scoring_rule: str
         events = checked_events(ledger, run_id)
         state = fold_run(run_id, events)
         if state.mode == "retrieval":
-            show_retrieval(state, retrieval_metrics(events), as_json=as_json, out=out)
+            show_retrieval(state, retrieval_of(events), as_json=as_json, out=out)
             return
         try:
             rule = {"scoring_rule": int(scoring_rule)} if scoring_rule is not None else {}

@@ -6,10 +6,13 @@ finishes it, then exits 130.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from benchledger.cli.common import AppContext, open_ledger, pass_app, run_argument
 from benchledger.cli.hints import interrupted, suggest
+from benchledger.cli.options import split_csv
 from benchledger.cli.progress import make_progress
 from benchledger.cli.render import report_for, require_every_question_judged, show_report
 from benchledger.orchestration.rejudge import rejudge_run
@@ -22,7 +25,14 @@ __all__ = ["COMMANDS"]
 @click.command("rejudge")
 @run_argument
 @click.option("--judge-model", default=None, help="Judge model [default: the run's judge].")
-@click.option("--protocol", type=click.Choice(["reference", "typed", "official"]), default=None, help="Judge protocol [default: the run's].")
+@click.option("--judge-models", default=None,
+              help="Memora's official protocol: the voting judges, comma-separated "
+                   "[default: the run's, or the official trio].")
+@click.option("--protocol", type=click.Choice(["reference", "typed", "official"]), default=None,
+              help="Judge protocol; official: the benchmark's official scorer (LoCoMo's token F1 asks no model) "
+                   "[default: the run's].")
+@click.option("--prompts-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The official templates, when the run did not record them [default: beside the release].")
 @click.option("--base-url", default=None, envvar="OPENAI_BASE_URL", help="OpenAI-compatible endpoint.")
 @click.option("--api-key-env", default=None, help="Environment variable holding the API key.")
 @click.option("--concurrency", type=click.IntRange(1, 256), default=None, help="Judge calls in flight.")
@@ -32,9 +42,9 @@ __all__ = ["COMMANDS"]
               help="Finish an interrupted rejudge: judge what this scorer has not judged yet, as it did.")
 @click.option("--json", "as_json", is_flag=True, help="Print the new report as JSON.")
 @pass_app
-def rejudge(app: AppContext, run_ref: str, judge_model: str | None, protocol: str | None, base_url: str | None,
-            api_key_env: str | None, concurrency: int | None, max_attempts: int | None, continue_scorer: str | None,
-            as_json: bool) -> None:
+def rejudge(app: AppContext, run_ref: str, judge_model: str | None, judge_models: str | None, protocol: str | None,
+            prompts_dir: Path | None, base_url: str | None, api_key_env: str | None, concurrency: int | None,
+            max_attempts: int | None, continue_scorer: str | None, as_json: bool) -> None:
     """Judge a run's recorded answers again under a new scorer id; the answer model is never called."""
     if api_key_env:
         register_secret_env(api_key_env)
@@ -44,7 +54,8 @@ def rejudge(app: AppContext, run_ref: str, judge_model: str | None, protocol: st
         try:
             scorer = rejudge_run(ledger, run_id, judge_model=judge_model, protocol=protocol, base_url=base_url,
                                  api_key_env=api_key_env, concurrency=concurrency, max_attempts=max_attempts,
-                                 continue_scorer=continue_scorer,
+                                 continue_scorer=continue_scorer, prompts_dir=prompts_dir,
+                                 judge_models=tuple(split_csv((judge_models,))) if judge_models else (),
                                  redact=redact, progress=make_progress(app.log_format))
         except KeyboardInterrupt:
             after = fold_run(run_id, ledger.events(run_id, types=["ScorerStarted"])).scorers

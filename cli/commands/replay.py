@@ -10,8 +10,7 @@ import click
 from benchledger.cli.common import AppContext, checked_events, open_ledger, pass_app, run_argument
 from benchledger.cli.render import show_report, show_retrieval
 from benchledger.errors import BadInput
-from benchledger.orchestration.reports import report_of
-from benchledger.projections.retrieval import retrieval_metrics_of
+from benchledger.orchestration.reports import report_of, retrieval_of
 from benchledger.projections.state import fold_run
 from benchledger.projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES
 
@@ -23,7 +22,8 @@ __all__ = ["COMMANDS"]
 @click.option("--until", "until_seq", type=click.IntRange(min=1), default=None, help="Fold only events up to this seq.")
 @click.option("--scoring-rule", type=int, default=CURRENT_SCORING_RULE, show_default=True,
               help="Scoring rule version: " + "; ".join(f"{k} = {v}" for k, v in SCORING_RULES.items()))
-@click.option("--scorer", "scorer_id", default=None, help="Scorer id [default: the newest complete one].")
+@click.option("--scorer", "scorer_id", default=None,
+              help="Scorer id [default: the newest complete official one, else the newest complete].")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @pass_app
 def replay(app: AppContext, run_ref: str, until_seq: int | None, scoring_rule: int, scorer_id: str | None,
@@ -42,7 +42,7 @@ def replay(app: AppContext, run_ref: str, until_seq: int | None, scoring_rule: i
             raise BadInput(f"run {run_id} is a retrieval run: it has no scorers; drop --scorer", field="scorer")
         click.echo(f"replayed {state.events} events of run {run_id} up to seq {state.last_seq}; retrieval "
                    f"metrics (no answers, so no scorecard)", err=True)
-        show_retrieval(state, retrieval_metrics_of(state), as_json=as_json)
+        show_retrieval(state, retrieval_of(events), as_json=as_json)
         return
     try:
         report = report_of(state, scorer_id=scorer_id, scoring_rule=scoring_rule)

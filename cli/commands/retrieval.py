@@ -3,8 +3,8 @@
 One subcommand per installed benchmark that labels evidence. Each loads its release (bad input
 exits 2 before anything is written), makes one library call (`run_dataset` in retrieval mode,
 which records the run on the ledger like any run) and prints recall@k, recall_all@k and NDCG@k
-overall and per category, folded back from the stored events; `--json` prints the same numbers
-with the run id.
+overall and per category, folded back from the stored events, then the benchmark's official
+retrieval numbers where it declares them; `--json` prints the same numbers with the run id.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from benchledger.cli.options import (
 from benchledger.cli.progress import make_progress
 from benchledger.cli.render import render_metrics
 from benchledger.orchestration.session import resolved_settings, run_dataset
-from benchledger.projections.retrieval import retrieval_metrics
+from benchledger.orchestration.reports import retrieval_of
 from benchledger.redaction import redact
 
 __all__ = ["COMMANDS", "retrieval"]
@@ -45,7 +45,7 @@ def _execute(app: AppContext, benchmark: Benchmark, source: Path, opts: dict[str
                         run_id=run_id)
         except KeyboardInterrupt:
             raise interrupted_run(app, ledger, run_id, resumable=False) from None
-        metrics = retrieval_metrics(ledger.events(run_id))
+        metrics = retrieval_of(ledger.events(run_id))
     if opts["as_json"]:
         echo_json({**metrics, "run_id": run_id})
         return

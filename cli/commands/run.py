@@ -49,7 +49,8 @@ def _execute_run(app: AppContext, benchmark: Benchmark, source: Path, opts: dict
         check_writable(opts["out"])  # before anything is spent
     selection = selection_from_options(benchmark, opts)
     dataset = benchmark.load(source, selection)
-    settings = resolved_settings(benchmark, settings_from_options(app, opts))  # refused before any write
+    # refused before any write, official templates included
+    settings = resolved_settings(benchmark, settings_from_options(app, opts), source=source)
     register_secret_env(settings.api_key_env)
     progress = make_progress(app.log_format)
     run_id = new_run_id()

@@ -114,7 +114,18 @@ class ScorerStarted(Event):
     offline: bool = False
     """True when the judge is a deterministic offline model."""
     endpoint: Endpoint | None = None
-    """Where its judge calls went (None for an offline judge, or on rows before it was recorded)."""
+    """Where its judge calls went (None for a judge that asks no model, or on rows before it was recorded)."""
+    model_free: bool = False
+    """True when the scorer asks no model at all (a deterministic official rule such as LoCoMo's token F1)."""
+    method: str = ""
+    """The scoring method, named by the benchmark (locomo-f1, longmemeval-judge, memora-majority...);
+    '' for a plain judge model and for scorers recorded before methods were named."""
+    judge_models: tuple[str, ...] = ()
+    """Every judge model that votes, in order (Memora's three); empty when judge_model is the only one."""
+    prompt_hashes: dict[str, str] = Field(default_factory=dict)
+    """SHA-256 of each official template the scorer fills, by file name (kept as blobs)."""
+    official: bool = False
+    """True when `method` is the benchmark's official scoring method (reports prefer its newest complete scorer)."""
 
     def idempotency_key(self) -> str:
         return f"scorer:{self.scorer_id}"
@@ -160,7 +171,14 @@ class Judged(Event):
     latency_ms: float = 0.0
     """How long the call took, in milliseconds (0 on a cache hit)."""
     criteria: dict[str, Literal["yes", "no", "unclear"]] = Field(default_factory=dict)
-    """Memora: criterion_id -> the judge's answer about the candidate answer."""
+    """Memora: criterion_id -> the judge's answer about the candidate answer (under a vote: the
+    expected answer when the vote found the criterion met, else the other one, unclear on no vote)."""
+    score: float | None = None
+    """The scorer's number for this answer when its rule gives one (LoCoMo's token F1, a Memora
+    question's FAMA); None when the verdict is all there is (and on rows recorded before scores)."""
+    judge_votes: dict[str, dict[str, str]] = Field(default_factory=dict)
+    """Memora's official vote: criterion_id -> judge model -> its reading of that judge's reply
+    (yes, no, unclear, or error: left out of the vote)."""
     answer_hash: str = ""
     """raw_hash of the answer this verdict judged; a verdict on any other answer than the recorded
     one is never counted ('' on rows before it was recorded)."""

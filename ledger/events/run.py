@@ -63,7 +63,7 @@ class RunConfig(BaseModel):
     offline_models: bool
     """True when a deterministic offline model answered or judged."""
     prompt_hashes: dict[str, str] = Field(default_factory=dict)
-    """SHA-256 of the system prompts the models used, by prompt name."""
+    """SHA-256 of the prompts the models used, by prompt name (official templates by file name, kept as blobs)."""
     reference_prompt_hashes: dict[str, str] = Field(default_factory=dict)
     """SHA-256 of the release's own prompts, when the release ships them (kept as blobs)."""
     evidence_level: Literal["document", "session"] | None = None

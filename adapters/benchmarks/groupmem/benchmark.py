@@ -1,7 +1,13 @@
-"""The GroupMemBench declaration: what `benchledger run groupmem` and the reports need to know."""
+"""The GroupMemBench declaration: what `benchledger run groupmem` and the reports need to know.
+
+Its official protocol is `reference` (the release's prompts, read as the official code reads them);
+`--protocol official` asks for it. Reports name the verdict rule they count and show the
+published-table rule beside it; `benchledger combine` adds one run per domain into the paper's total.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -9,9 +15,12 @@ from benchledger.adapters.benchmarks.base import Dataset
 from benchledger.adapters.benchmarks.groupmem.loader import BENCHMARK, load_groupmem
 from benchledger.adapters.benchmarks.groupmem.publishable import CONDITIONS
 from benchledger.adapters.benchmarks.groupmem.schema import KINDS
+from benchledger.adapters.benchmarks.groupmem.sections import combined_section, rules_section
 from benchledger.adapters.benchmarks.groupmem.selection import GroupMemSelection
 from benchledger.adapters.benchmarks.registry import Benchmark
 from benchledger.projections.publishable import Check
+from benchledger.projections.report import Section, SectionFold
+from benchledger.projections.state import RunState
 from benchledger.settings import Protocol, Selection
 
 __all__ = ["GroupMemBench"]
@@ -27,8 +36,13 @@ class GroupMemBench(Benchmark):
     kinds = KINDS
     question_limit_means = "the first N questions of each kind"
     protocols: ClassVar[tuple[Protocol, ...]] = ("reference", "typed")
+    official_protocol: ClassVar[Protocol] = "reference"
     retrieval = False
     conditions: ClassVar[tuple[Check, ...]] = CONDITIONS
+    sections: ClassVar[tuple[SectionFold, ...]] = (rules_section,)
+
+    def combine(self, states: Sequence[RunState], scorers: Sequence[str | None]) -> Section:
+        return combined_section(states, scorers)
 
     def load(self, source: Path, selection: Selection) -> Dataset:
         chosen = self.selection_of(selection)

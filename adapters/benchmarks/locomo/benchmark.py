@@ -1,4 +1,5 @@
-"""The LoCoMo declaration: each conversation its own scope, categories named explicitly."""
+"""The LoCoMo declaration: each conversation its own scope, categories named explicitly, the official
+protocol (RAG dialog-mode QA prompt, token F1) by default and the typed protocol as an alternative."""
 
 from __future__ import annotations
 
@@ -7,10 +8,14 @@ from typing import ClassVar
 
 from benchledger.adapters.benchmarks.base import Dataset
 from benchledger.adapters.benchmarks.locomo.loader import CATEGORY_NAMES, load_locomo
+from benchledger.adapters.benchmarks.locomo.official import LoCoMoOfficial
 from benchledger.adapters.benchmarks.locomo.publishable import CONDITIONS
+from benchledger.adapters.benchmarks.locomo.report import llm_judge_section, official_retrieval, official_section
 from benchledger.adapters.benchmarks.locomo.selection import LoCoMoSelection
 from benchledger.adapters.benchmarks.registry import Benchmark
 from benchledger.projections.publishable import Check
+from benchledger.projections.report import SectionFold
+from benchledger.projections.state import RunState
 from benchledger.settings import Protocol, Selection
 
 __all__ = ["LoCoMo"]
@@ -24,9 +29,14 @@ class LoCoMo(Benchmark):
     selection_model = LoCoMoSelection
     kind_label = "categories"
     kinds = tuple(CATEGORY_NAMES.values())
-    protocols: ClassVar[tuple[Protocol, ...]] = ("typed",)
+    protocols: ClassVar[tuple[Protocol, ...]] = ("official", "typed")
+    official = LoCoMoOfficial()
     retrieval = True
     conditions: ClassVar[tuple[Check, ...]] = CONDITIONS
+    sections: ClassVar[tuple[SectionFold, ...]] = (official_section, llm_judge_section)
+
+    def official_retrieval(self, state: RunState, k: int) -> dict | None:
+        return official_retrieval(state, k)
 
     def load(self, source: Path, selection: Selection) -> Dataset:
         chosen = self.selection_of(selection)

@@ -15,7 +15,8 @@ cases: their gold is the released abstention sentence, and their `adversarial_an
 Evidence is the `evidence` dia_ids, normalised: entries holding several ids ("D8:6; D9:17") are
 split; a stray colon ("D:11:26") is repaired; ids naming no turn of the conversation ("D", or a
 turn the release does not have) are dropped. Every change is recorded in
-`dataset.release.evidence_repairs`.
+`dataset.release.evidence_repairs`. The official scorer reads the labels as released, so they are
+kept too (`Question.extra`, with the answer a category-5 forced choice offers).
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ from benchledger.adapters.benchmarks.locomo.selection import LoCoMoSelection
 from benchledger.errors import BadInput
 
 __all__ = [
-    "ADAPTER_VERSION", "CATEGORY_NAMES", "ABSTENTION_ANSWER", "EVIDENCE_LEVEL", "load_locomo",
-    "parse_session_datetime",
+    "ADAPTER_VERSION", "CATEGORY_NAMES", "CATEGORY_NUMBERS", "ABSTENTION_ANSWER", "EVIDENCE_LEVEL", "RAW_EVIDENCE",
+    "CAT5_ANSWER", "load_locomo", "parse_session_datetime", "format_session_datetime",
 ]
 
 ADAPTER_VERSION = "locomo/1"
@@ -48,9 +49,14 @@ CATEGORY_NAMES: dict[int, str] = {
     4: "single_hop",
     5: "adversarial",
 }
+CATEGORY_NUMBERS: dict[str, int] = {name: number for number, name in CATEGORY_NAMES.items()}
 ADVERSARIAL = 5
 
 ABSTENTION_ANSWER = "There is no information available in the conversation to answer this question."
+RAW_EVIDENCE = "evidence"
+"""`Question.extra` key: the released evidence list as JSON, unrepaired."""
+CAT5_ANSWER = "cat5_answer"
+"""`Question.extra` key: the answer a category-5 forced choice offers beside "not mentioned"."""
 
 EVIDENCE_LEVEL = "document"
 """Evidence names turns (dia_ids), so retrieval is scored per recalled document."""
@@ -89,6 +95,12 @@ class _Conversation(_Raw):
 def parse_session_datetime(value: str) -> datetime:
     """"1:56 pm on 8 May, 2023" -> datetime(2023, 5, 8, 13, 56) (naive: the release has no zone)."""
     return datetime.strptime(value.strip(), _DATE_FORMAT)
+
+
+def format_session_datetime(value: datetime) -> str:
+    """A session date-time written the way the release writes it ("1:56 pm on 8 May, 2023")."""
+    return (f"{value.hour % 12 or 12}:{value.minute:02d} {'am' if value.hour < 12 else 'pm'} on "
+            f"{value.day} {value.strftime('%B')}, {value.year}")
 
 
 def _extra(turn: dict[str, Any]) -> dict[str, str]:
@@ -155,6 +167,17 @@ def _normalise_evidence(raw: list[str], known: set[str], question_id: str,
                 repairs.append(EvidenceRepair(question_id=question_id, released=entry, dropped=piece,
                                               reason=reason))
     return tuple(kept)
+
+
+def _official_fields(qa: _QA) -> dict[str, str]:
+    """What the official scorer and prompt read that `Question` does not hold: the evidence exactly
+    as released (malformed labels included, quirk 9) and, for category 5, the answer the forced
+    choice offers (`answer` when the item has one, else `adversarial_answer`, quirk 7)."""
+    fields = {RAW_EVIDENCE: json.dumps(qa.evidence, ensure_ascii=False)}
+    if qa.category == ADVERSARIAL:
+        offered = qa.answer if qa.answer is not None else qa.adversarial_answer
+        fields[CAT5_ANSWER] = str(offered)
+    return fields
 
 
 def _category_names(categories: Iterable[str | int] | None) -> set[int] | None:
@@ -230,6 +253,7 @@ def load_locomo(path: Path, *, categories: Iterable[str | int] | None = None,
                 gold=ABSTENTION_ANSWER if adversarial else str(qa.answer),
                 abstention=adversarial, scope_key=conv.sample_id,
                 evidence=_normalise_evidence(qa.evidence, known, question_id, repairs),
+                extra=_official_fields(qa),
             ))
             if conv.sample_id not in scopes:
                 scopes[conv.sample_id] = docs

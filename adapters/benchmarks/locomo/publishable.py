@@ -1,12 +1,19 @@
-"""LoCoMo's publishable conditions: the whole release file, every category, real models, no failures.
+"""LoCoMo's publishable conditions: the whole release file, every category, real models, the
+official prompts and the official scorer, no failures.
 
-These stand until LoCoMo's official protocol is wired; a typed-protocol run is diagnostic under it.
+The release (`locomo10.json`) holds ten conversations; every category must be asked, unsampled.
+The answers must come from LoCoMo's own QA prompt (`--protocol official`, its templates pinned by
+SHA-256, a real answer model), and the report's scorer must be the official token F1 (LoCoMo
+names no judge model: its score is a rule). A typed-protocol run, or a report of the LLM-judge
+scorer, is diagnostic and says which of these failed.
 """
 
 from __future__ import annotations
 
+from benchledger.adapters.benchmarks.locomo.official import F1_METHOD
+from benchledger.adapters.benchmarks.locomo.prompts import OFFICIAL_SHA256
 from benchledger.projections.publishable import (
-    Check, Condition, no_limits, real_models, unsampled_questions, zero_failures,
+    Check, Condition, no_limits, official_prompts, official_scorer, real_models, unsampled_questions, zero_failures,
 )
 from benchledger.projections.state import RunState
 from benchledger.projections.tallies import KindTally
@@ -30,4 +37,7 @@ def all_categories(state: RunState, overall: KindTally, scorer: str | None) -> C
     return condition.model_copy(update={"name": "all_categories"})
 
 
-CONDITIONS: tuple[Check, ...] = (complete_file, all_categories, no_limits, real_models, zero_failures)
+CONDITIONS: tuple[Check, ...] = (
+    complete_file, all_categories, no_limits, real_models, official_prompts(OFFICIAL_SHA256, "LoCoMo"),
+    official_scorer(F1_METHOD, "LoCoMo's official token F1"), zero_failures,
+)

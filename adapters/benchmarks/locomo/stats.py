@@ -100,11 +100,15 @@ class Aggregate:
             total = self.per_category[k]
             lines.append(f"{k} {total.count} {total.sum} {_shown(total.mean_printed)}")
         lines.append(f"Overall accuracy:  {_shown(self.overall.mean_printed)}")
-        if self.recall_sums is not None:
-            lines.append("Category and corresponding recall accuracy in each category: ")
-            lines += [f"{k} {_shown(self.recall_printed(k))}" for k in PRINT_ORDER]
-            lines.append(f"Overall recall accuracy:  {_shown(self.recall_overall)}")
-        return "\n".join(lines) + "\n"
+        return "\n".join(lines + self.recall_lines()) + "\n"
+
+    def recall_lines(self) -> list[str]:
+        """The RAG recall part of the printout (nothing for a run without recalls)."""
+        if self.recall_sums is None:
+            return []
+        return ["Category and corresponding recall accuracy in each category: ",
+                *(f"{k} {_shown(self.recall_printed(k))}" for k in PRINT_ORDER),
+                f"Overall recall accuracy:  {_shown(self.recall_overall)}"]
 
 
 def _shown(value: float | None) -> str:

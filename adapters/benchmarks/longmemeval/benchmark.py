@@ -1,4 +1,5 @@
-"""The LongMemEval declaration: one scope per question, holding that question's haystack."""
+"""The LongMemEval declaration: one scope per question, holding that question's haystack; the official
+protocol (reader prompt, per-type judge) by default, the typed protocol as an alternative."""
 
 from __future__ import annotations
 
@@ -7,8 +8,14 @@ from typing import ClassVar
 
 from benchledger.adapters.benchmarks.base import Dataset
 from benchledger.adapters.benchmarks.longmemeval.loader import load_longmemeval
+from benchledger.adapters.benchmarks.longmemeval.official import LongMemEvalOfficial
+from benchledger.adapters.benchmarks.longmemeval.publishable import CONDITIONS
+from benchledger.adapters.benchmarks.longmemeval.report import official_retrieval, qa_section
 from benchledger.adapters.benchmarks.longmemeval.selection import LongMemEvalSelection
 from benchledger.adapters.benchmarks.registry import Benchmark
+from benchledger.projections.publishable import Check
+from benchledger.projections.report import SectionFold
+from benchledger.projections.state import RunState
 from benchledger.settings import Protocol, Selection
 
 __all__ = ["LongMemEval"]
@@ -25,8 +32,14 @@ class LongMemEval(Benchmark):
     selection_model = LongMemEvalSelection
     kind_label = "types"
     kinds = QUESTION_TYPES
-    protocols: ClassVar[tuple[Protocol, ...]] = ("typed",)
+    protocols: ClassVar[tuple[Protocol, ...]] = ("official", "typed")
+    official = LongMemEvalOfficial()
     retrieval = True
+    conditions: ClassVar[tuple[Check, ...]] = CONDITIONS
+    sections: ClassVar[tuple[SectionFold, ...]] = (qa_section,)
+
+    def official_retrieval(self, state: RunState, k: int) -> dict | None:
+        return official_retrieval(state, k)
 
     def load(self, source: Path, selection: Selection) -> Dataset:
         chosen = self.selection_of(selection)

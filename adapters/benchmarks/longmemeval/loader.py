@@ -19,6 +19,7 @@ haystack is dropped and recorded in `release.evidence_repairs`. A question_id en
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
@@ -30,8 +31,8 @@ from benchledger.adapters.benchmarks.json_source import line_of, read_json, vali
 from benchledger.adapters.benchmarks.longmemeval.selection import LongMemEvalSelection
 from benchledger.errors import BadInput
 
-__all__ = ["ADAPTER_VERSION", "EVIDENCE_LEVEL", "load_longmemeval", "parse_longmemeval_date",
-           "session_name"]
+__all__ = ["ADAPTER_VERSION", "EVIDENCE_LEVEL", "HAYSTACK_LABELS", "load_longmemeval", "parse_longmemeval_date",
+           "format_longmemeval_date", "haystack_labels", "session_name"]
 
 ADAPTER_VERSION = "longmemeval/1"
 
@@ -39,6 +40,8 @@ EVIDENCE_LEVEL = "session"
 """Evidence names sessions; a recalled turn counts for the session (its channel) it belongs to."""
 
 _DATE_FORMAT = "%Y/%m/%d (%a) %H:%M"
+HAYSTACK_LABELS = "haystack"
+"""`Question.extra` key: the haystack's session ids and `has_answer` labels (`haystack_labels`)."""
 
 
 class _Turn(BaseModel):
@@ -73,6 +76,27 @@ class _Item(BaseModel):
         return self
 
 
+def haystack_labels(raw: dict) -> str:
+    """What the official retrieval metrics need of a question's haystack, compactly, as JSON.
+
+    One entry per session in haystack order: `[session id, roles, has_answer turns, unlabelled
+    turns]` for a session the official code treats as an answer session (its id contains
+    "answer"), `[null, roles]` for any other (its id matters only as a distinct name). `roles` has
+    one letter per turn, "u" for a user turn; the turn lists are turn indices of user turns whose
+    `has_answer` is true, and of those where it is missing or not a boolean (which the official
+    indexer refuses)."""
+    sessions: list[list] = []
+    for session_id, turns in zip(raw["haystack_session_ids"], raw["haystack_sessions"]):
+        roles = "".join("u" if isinstance(t, dict) and t.get("role") == "user" else "a" for t in turns)
+        if "answer" not in session_id:
+            sessions.append([None, roles])
+            continue
+        labelled = [(i, t.get("has_answer")) for i, t in enumerate(turns) if roles[i] == "u"]
+        sessions.append([session_id, roles, [i for i, value in labelled if value is True],
+                         [i for i, value in labelled if value not in (True, False)]])
+    return json.dumps(sessions, separators=(",", ":"), ensure_ascii=False)
+
+
 def session_name(index: int) -> str:
     """The name a haystack session gets in Documents and evidence: its position."""
     return f"session_{index}"
@@ -88,6 +112,11 @@ def _evidence(item: _Item, repairs: list[EvidenceRepair]) -> tuple[str, ...]:
             repairs.append(EvidenceRepair(question_id=item.question_id, released=release_id,
                                           dropped=release_id, reason="not in haystack_session_ids"))
     return tuple(dict.fromkeys(kept))
+
+
+def format_longmemeval_date(value: datetime) -> str:
+    """A date written the way the release writes it ("2023/05/20 (Sat) 02:21")."""
+    return value.strftime(_DATE_FORMAT)
 
 
 def parse_longmemeval_date(value: str) -> datetime:
@@ -159,6 +188,7 @@ def load_longmemeval(path: Path, *, question_limit: int | None = None,
             scope_key=item.question_id, evidence=_evidence(item, repairs),
             question_time=_date(item.question_date, path, text, (index,),
                                 f"[{index}].question_date"),
+            extra={HAYSTACK_LABELS: haystack_labels(raw)},
         ))
         scopes[item.question_id] = docs
     if wanted is not None and (unknown := sorted(wanted - set(types_seen))):

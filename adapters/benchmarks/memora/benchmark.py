@@ -1,4 +1,5 @@
-"""The Memora declaration: one scope per persona, judged per criterion, scored with FAMA."""
+"""The Memora declaration: one scope per persona, judged per criterion, scored with FAMA; the official
+protocol (model-track prompts, three judges voting) by default, the typed protocol as an alternative."""
 
 from __future__ import annotations
 
@@ -7,8 +8,13 @@ from typing import ClassVar
 
 from benchledger.adapters.benchmarks.base import Dataset
 from benchledger.adapters.benchmarks.memora.loader import CATEGORIES, load_memora
+from benchledger.adapters.benchmarks.memora.official import MemoraOfficial
+from benchledger.adapters.benchmarks.memora.publishable import CONDITIONS
+from benchledger.adapters.benchmarks.memora.sections import fama_section
 from benchledger.adapters.benchmarks.memora.selection import MemoraSelection
 from benchledger.adapters.benchmarks.registry import Benchmark
+from benchledger.projections.publishable import Check
+from benchledger.projections.report import SectionFold
 from benchledger.settings import Protocol, Selection
 
 __all__ = ["Memora"]
@@ -24,8 +30,11 @@ class Memora(Benchmark):
     kind_label = "tasks"
     kinds = CATEGORIES
     question_limit_means = "the first N questions of each persona in file order"
-    protocols: ClassVar[tuple[Protocol, ...]] = ("typed",)
+    protocols: ClassVar[tuple[Protocol, ...]] = ("official", "typed")
+    official = MemoraOfficial()
     retrieval = True
+    conditions: ClassVar[tuple[Check, ...]] = CONDITIONS
+    sections: ClassVar[tuple[SectionFold, ...]] = (fama_section,)
 
     def load(self, source: Path, selection: Selection) -> Dataset:
         chosen = self.selection_of(selection)
