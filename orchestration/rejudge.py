@@ -161,9 +161,9 @@ def _rejudge_run(ledger: Recorder, run_id: str, *, judge_model: str | None = Non
         if not started:  # the id was taken meanwhile: never file this judge's verdicts under another's
             raise ConcurrencyConflict(f"scorer {scorer_id} of run {run_id} was started by another process; retry")
     else:
-        continued = sum(1 for s in ledger.events(run_id, types=["ScorerContinued"])
-                        if getattr(s.event, "scorer_id", None) == scorer_id)
-        attempt = max(attempt, continued + 2)
+        continuations = sum(1 for s in ledger.events(run_id, types=["ScorerContinued"])
+                            if getattr(s.event, "scorer_id", None) == scorer_id)
+        attempt = max(attempt, continuations + 2)
         ledger.append(run_id, [ScorerContinued(scorer_id=scorer_id, attempt=attempt, endpoint=endpoint)])
     state = fold_run(run_id, ledger.events(run_id))
     job = QuestionJob(ledger=ledger, run_id=run_id, dataset=dataset, memory=None, answer_model=None,

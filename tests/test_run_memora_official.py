@@ -129,6 +129,20 @@ def test_an_answer_failure_is_counted_the_official_way_beside_the_labelled_view(
     assert "not the official number" in values["failures_excluded"]["label"]
 
 
+def test_an_empty_reply_is_asked_again_and_three_are_a_failure(server, prompts):
+    question = "Which allotment jobs are still open for me?"
+    server.faults.push("empty", role="agent", contains=question)  # once: the second attempt answers
+    once = _run(server, prompts)
+    assert once["failed"] == 0 and server.count(role="agent") == 4  # three questions, one asked twice
+    Path("ledger.db").rename("first.db")  # a fresh ledger, so no answer comes from the response cache
+    server.faults.always("empty", role="agent", contains=question)
+    before = server.count(role="agent")
+    always = _run(server, prompts, exit_code=3)
+    assert server.count(role="agent") - before == 2 + 3  # the official three attempts, then a failure
+    [failure] = [e for e in events_of(always["run_id"]) if e.type == "Failed"]
+    assert failure.error_class == "EmptyResponseError" and "empty reply after 3 attempts" in failure.message
+
+
 def test_judges_are_configurable_and_only_the_trio_is_publishable(server, prompts):
     report = _run(server, prompts, "--judge-models", "judge-a,judge-b")
     assert server.count(model="judge-a", role="judge") == 5 and server.count(model="judge-b", role="judge") == 5

@@ -28,9 +28,8 @@ official FAMA (`Judged.score`, `scoring.fama_score`: 0 with no presence criterio
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from benchledger.adapters.benchmarks.base import Criterion, Dataset, Prompts, Question
 from benchledger.adapters.benchmarks.memora.context import build_conversation_context
@@ -49,6 +48,7 @@ from benchledger.adapters.models.base import Answer, AnswerModel, EmptyResponseE
 from benchledger.adapters.models.factory import ModelContext
 from benchledger.adapters.models.offline import OFFLINE_JUDGE, lexical_criterion
 from benchledger.adapters.models.openai_chat import ChatClient, ChatResult
+from benchledger.retry import Transient
 from benchledger.values import Usage
 
 __all__ = ["MAJORITY_METHOD", "MemoraOfficial", "MemoraAnswerModel", "MemoraMajorityJudge", "recalled_sessions",
@@ -88,16 +88,24 @@ def outcome_answer(criterion: Criterion, vote: CriterionVote) -> str:
     return "no" if criterion.expected == "yes" else "yes"
 
 
+class _EmptyReply(EmptyResponseError, Transient):
+    """An empty or null reply, which the official code tries again (and so do we, under the shared policy)."""
+
+
 def _complete(client: ChatClient, attempts: int, **call) -> ChatResult:
-    """One official call: an empty or null reply counts as a failed attempt, `attempts` in all."""
-    for attempt in range(1, attempts + 1):
+    """One official call: an empty or null reply counts as a failed attempt, `attempts` in all,
+    waiting between them as the client's retry policy does."""
+
+    def once() -> ChatResult:
         try:
             return client.complete(**call)
-        except EmptyResponseError:
-            if attempt == attempts:
-                raise EmptyResponseError(f"{call.get('model')}: empty reply after {attempts} attempts") from None
-            time.sleep(client.retry_delay(attempt))
-    raise AssertionError("unreachable")
+        except EmptyResponseError as err:
+            raise _EmptyReply(str(err)) from None
+
+    try:
+        return replace(client.retry, max_attempts=attempts).call(once).value
+    except _EmptyReply:
+        raise EmptyResponseError(f"{call.get('model')}: empty reply after {attempts} attempts") from None
 
 
 class MemoraAnswerModel:
