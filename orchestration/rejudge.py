@@ -143,7 +143,7 @@ def _rejudge_run(ledger: Recorder, run_id: str, *, judge_model: str | None = Non
     else:
         _, judge = build_models(
             agent_model=OFFLINE_ANSWERER, judge_model=judge_model or recorded.judge_model or recorded.agent_model,
-            protocol=protocol,  # type: ignore[arg-type]
+            protocol=protocol,
             base_url=settings.base_url, api_key_env=settings.api_key_env,
             cache=ledger_cache(ledger), timeout=settings.timeout,
             max_attempts=settings.max_attempts, backoff_base=settings.backoff_base,

@@ -107,7 +107,7 @@ def open_models(ledger: Recorder, settings: RunSettings, dataset: Dataset, *, be
     else:
         answer, judge = build_models(
             agent_model=settings.agent_model, judge_model=settings.judge_model,
-            protocol=settings.protocol or "typed",  # type: ignore[arg-type]
+            protocol=settings.protocol or "typed",
             base_url=settings.base_url, api_key_env=settings.api_key_env, cache=ledger_cache(ledger),
             timeout=settings.timeout, max_attempts=settings.max_attempts, backoff_base=settings.backoff_base,
             prompts=dataset.prompts)

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from benchledger.ledger.events import Failed
 from benchledger.projections.report import Report
 from benchledger.projections.retrieval import question_scores, retrieval_metrics_of
 from benchledger.projections.state import RunState
@@ -223,7 +224,7 @@ def analysis_rows(state: RunState, report: Report | None, get_blob: Callable[[st
 
 def _failure_rows(state: RunState, scorer: str | None) -> list[dict[str, Any]]:
     unresolved_run = {id(f) for f in state.unresolved_run_failures}
-    rows = [(f, None, id(f) not in unresolved_run) for f in state.run_failures]
+    rows: list[tuple[Failed, str | None, bool]] = [(f, None, id(f) not in unresolved_run) for f in state.run_failures]
     for q in state.questions.values():
         open_failure = q.unresolved_failure(scorer)
         rows += [(f, q.planned.kind, f is not open_failure) for f in q.failures]

@@ -52,7 +52,7 @@ def corpus_state(state: RunState) -> CorpusState:
         pending = check.pending_chunks if check else max(0, ingested - extracted)
         ready = bool(check and check.ok and check.documents >= expected and check.pending_chunks == 0)
         scopes[key] = ScopeStatus(
-            scope=corpus.scopes.get(key, key), expected=expected, ingested=ingested,
+            scope=corpus.scopes.get(key, key) if corpus else key, expected=expected, ingested=ingested,
             extracted=extracted, stored=check.documents if check else None,
             pending_chunks=pending, ready=ready, purged=key in state.purged,
         )

@@ -157,6 +157,7 @@ def diff_runs(state_a: RunState, state_b: RunState, *, scorer_a: str | None = No
         if status_a != "judged" or status_b != "judged":
             excluded.append(ExcludedQuestion(question_id=qid, kind=kind, status_a=status_a, status_b=status_b))
             continue
+        assert scorer_a is not None and scorer_b is not None  # both questions are judged, so both scorers exist
         pairs.append((kind, qid, _correct(qa, scorer_a), _correct(qb, scorer_b)))
     excluded += [ExcludedQuestion(question_id=q, kind=state_a.questions[q].planned.kind,
                                   status_a=state_a.questions[q].status(scorer_a), status_b="absent")
@@ -182,7 +183,7 @@ def _identity(question: QuestionState) -> tuple[str, str, str]:
     return planned.kind, planned.text, planned.gold
 
 
-def _correct(question: QuestionState, scorer: str | None) -> int:
+def _correct(question: QuestionState, scorer: str) -> int:
     return int(question.judged[scorer].verdict == "correct")
 
 

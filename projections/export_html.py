@@ -126,9 +126,15 @@ def bar_chart(values: dict[str, float | None], notes: dict[str, str], *, overall
               axis_label: str, intervals: dict[str, tuple[float, float]] | None = None,
               percent: bool = True) -> str:
     """Inline SVG: one bar per name on a 0..1 scale, optional interval whiskers, overall as a dashed line."""
-    show = _pct if percent else (lambda v: "n/a" if v is None else f"{v:.3f}")
+    def show(value: float | None) -> str:
+        if percent:
+            return _pct(value)
+        return "n/a" if value is None else f"{value:.3f}"
+
     plot_w, plot_h = _W - _LEFT - _RIGHT, _H - _TOP - _BOTTOM
-    y = lambda value: _TOP + plot_h * (1 - value)  # noqa: E731 - tiny local scale
+
+    def y(value: float) -> float:
+        return _TOP + plot_h * (1 - value)
     parts = [f'<svg class="chart" viewBox="0 0 {_W} {_H}" role="img" xmlns="http://www.w3.org/2000/svg" '
              f'aria-label="{_e(axis_label)} by kind">']
     for tick in (0, 0.25, 0.5, 0.75, 1.0):

@@ -19,6 +19,8 @@ times 100 and `sum_100` adds the categories, the scale the Memora paper reports 
 
 from __future__ import annotations
 
+from typing import Any
+
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -99,7 +101,7 @@ def aggregate(rows: Iterable[tuple[str, QuestionFama | None]]) -> dict[str, obje
     }
 
 
-def fama_from_events(stored_events: Iterable, *, scorer_id: str | None = None) -> dict[str, object]:
+def fama_from_events(stored_events: Iterable[Any], *, scorer_id: str | None = None) -> dict[str, object]:
     """FAMA of a run from its events, for one scorer (default: the latest one that started)."""
     events = list(stored_events)
     state = fold_run(getattr(events[0], "run_id", "") if events else "", events)

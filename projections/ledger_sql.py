@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from benchledger.ledger.events import EVENT_TYPES, RecalledItem
+from benchledger.ledger.events import EVENT_TYPES, Provenance, RecalledItem, RunConfig
 from benchledger.settings import RunSettings
 from benchledger.values import Question, Usage
 
@@ -102,22 +102,22 @@ _RAW = "(SELECT zlib_text(b.body) FROM blobs b WHERE b.digest = json_extract(e.p
 PAYLOAD_VIEWS: tuple[PayloadView, ...] = (
     PayloadView("run_starts", "Runs: configuration", "One row per run: what ran and how (RunStarted).", "RunStarted",
                 _cols("RunStarted",
-                      ("benchmark", "$.config.benchmark", EVENT_TYPES["RunStarted"].model_fields["config"].annotation, "benchmark"),
-                      ("subset", "$.config.subset", EVENT_TYPES["RunStarted"].model_fields["config"].annotation, "subset"),
+                      ("benchmark", "$.config.benchmark", RunConfig, "benchmark"),
+                      ("subset", "$.config.subset", RunConfig, "subset"),
                       ("mode", "$.config.settings.mode", RunSettings, "mode"),
-                      ("memory", "$.config.memory", EVENT_TYPES["RunStarted"].model_fields["config"].annotation, "memory"),
-                      ("memory_version", "$.config.memory_version", EVENT_TYPES["RunStarted"].model_fields["config"].annotation, "memory_version"),
+                      ("memory", "$.config.memory", RunConfig, "memory"),
+                      ("memory_version", "$.config.memory_version", RunConfig, "memory_version"),
                       ("k", "$.config.settings.k", RunSettings, "k"),
                       ("token_budget", "$.config.settings.token_budget", RunSettings, "token_budget"),
                       ("protocol", "$.config.settings.protocol", RunSettings, "protocol"),
-                      ("agent_model", "$.config.agent_model", EVENT_TYPES["RunStarted"].model_fields["config"].annotation, "agent_model"),
-                      ("judge_model", "$.config.judge_model", EVENT_TYPES["RunStarted"].model_fields["config"].annotation, "judge_model"),
-                      ("offline_models", "$.config.offline_models", EVENT_TYPES["RunStarted"].model_fields["config"].annotation, "offline_models"),
+                      ("agent_model", "$.config.agent_model", RunConfig, "agent_model"),
+                      ("judge_model", "$.config.judge_model", RunConfig, "judge_model"),
+                      ("offline_models", "$.config.offline_models", RunConfig, "offline_models"),
                       ("base_url", "$.config.settings.base_url", RunSettings, "base_url"),
-                      ("corpus_path", "$.config.corpus_path", EVENT_TYPES["RunStarted"].model_fields["config"].annotation, "corpus_path"),
-                      ("selection", "json_extract(e.payload, '$.config.selection')", EVENT_TYPES["RunStarted"].model_fields["config"].annotation, "selection", True),
-                      ("package_version", "$.provenance.package_version", EVENT_TYPES["RunStarted"].model_fields["provenance"].annotation, "package_version"),
-                      ("git_commit", "$.provenance.git_commit", EVENT_TYPES["RunStarted"].model_fields["provenance"].annotation, "git_commit"))),
+                      ("corpus_path", "$.config.corpus_path", RunConfig, "corpus_path"),
+                      ("selection", "json_extract(e.payload, '$.config.selection')", RunConfig, "selection", True),
+                      ("package_version", "$.provenance.package_version", Provenance, "package_version"),
+                      ("git_commit", "$.provenance.git_commit", Provenance, "git_commit"))),
     PayloadView("run_finishes", "Runs: how they ended", "Every RunFinished (a resumed run finishes again, under a "
                 "higher attempt).", "RunFinished", _cols("RunFinished", "status", "reason", "attempt")),
     PayloadView("recalls", "Recalls", "What the memory system recalled for each question (ContextRecalled), with "

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, model_serializer
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from benchledger.projections.corpus_state import CORPUS_STATE_VERSION, CorpusState, corpus_state
 from benchledger.projections.fama import FAMA_VERSION, aggregate, score_question
@@ -151,13 +151,13 @@ class Report(BaseModel):
     """Recalled candidates whose text does not occur in the ingested document they name."""
     discarded_verdicts: int = 0
     """Verdicts on an answer other than the recorded one (a writer that lost a race); never counted."""
-    fama: dict | None = None
+    fama: dict[str, Any] | None = None
     """Memora: FAMA overall, `by_category` and per question (`questions`), for this scorer."""
     sections: list[Section] | None = None
     """The benchmark's own statistics (its declared folds); None when it declares none."""
 
     @model_serializer(mode="wrap")
-    def _leave_out_absent_benchmark_fields(self, handler):
+    def _leave_out_absent_benchmark_fields(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
         for name in ("fama", "sections"):
             if isinstance(data, dict) and data.get(name, 0) is None:
@@ -165,7 +165,7 @@ class Report(BaseModel):
         return data
 
 
-def build_report(run_id: str, stored_events: Iterable, *, conditions: Sequence[Check],
+def build_report(run_id: str, stored_events: Iterable[Any], *, conditions: Sequence[Check],
                  scorer_id: str | None = None, scoring_rule: int = CURRENT_SCORING_RULE,
                  sections: Sequence[SectionFold] = ()) -> Report:
     """Fold a run's stored events into its report under its benchmark's conditions. Pure."""
@@ -255,7 +255,7 @@ def _segment_row(segment: Segment) -> SegmentRow:
                       reported_models=sorted(segment.reported_models), memory=shown)
 
 
-def _fama(state: RunState, scorer: str | None) -> dict | None:
+def _fama(state: RunState, scorer: str | None) -> dict[str, Any] | None:
     """FAMA of the judged questions that carry criteria; None when no planned question has any."""
     if not any(q.planned.criteria for q in state.questions.values()):
         return None

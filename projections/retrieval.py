@@ -134,7 +134,7 @@ def retrieval_metrics_of(state: RunState, *, k: int | None = None,
     return metrics
 
 
-def retrieval_metrics(stored_events: Iterable, *, k: int | None = None,
+def retrieval_metrics(stored_events: Iterable[Any], *, k: int | None = None,
                       official: RetrievalFold | None = None) -> dict[str, object]:
     """Fold a run's events into retrieval metrics at k (default: the run's own k).
 

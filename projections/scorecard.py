@@ -8,6 +8,8 @@ accuracy (correct over planned) stands beside accuracy over judged. A benchmark'
 
 from __future__ import annotations
 
+from typing import Any
+
 from benchledger.projections.report import Report
 from benchledger.projections.tallies import KindTally
 from benchledger.tables import SEPARATOR, render_table
@@ -109,9 +111,9 @@ def _score(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}"
 
 
-def _fama_section(fama: dict) -> list[str]:
+def _fama_section(fama: dict[str, Any]) -> list[str]:
     lines = ["", "  FAMA (Memora): per question max(0, MPA - w(1 - FAA)), mean over judged questions, x100"]
-    rows = [[category, row["n"], _score(row["fama"]), _score(row["mpa"]), _score(row["faa"])]
+    rows: list[Any] = [[category, row["n"], _score(row["fama"]), _score(row["mpa"]), _score(row["faa"])]
             for category, row in fama["by_category"].items()]
     rows += [SEPARATOR, ["overall", fama["n"], _score(fama["fama"]), _score(fama["mpa"]), _score(fama["faa"])]]
     lines.append(render_table(rows, ("category", "n", "FAMA", "MPA", "FAA"), indent="  "))

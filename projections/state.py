@@ -151,7 +151,9 @@ class RunState:
         partial = self.partial_scorers
         complete = [scorer for scorer in self.scorers if scorer not in partial]
         official = [scorer for scorer in complete if self.scorers[scorer].official]
-        return (official or complete or [self.latest_scorer])[-1]
+        if official or complete:
+            return (official or complete)[-1]
+        return self.latest_scorer
 
     @property
     def all_failures(self) -> list[Failed]:
@@ -169,7 +171,7 @@ class RunState:
                 if (f.stage == "purge" and f.scope_key not in self.purged) or (f.stage != "purge" and not finished)]
 
 
-def fold_run(run_id: str, stored_events: Iterable) -> RunState:
+def fold_run(run_id: str, stored_events: Iterable[Any]) -> RunState:
     """Fold stored events (in position order) into a RunState. Pure."""
     state = RunState(run_id=run_id)
     for stored in stored_events:

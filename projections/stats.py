@@ -33,7 +33,7 @@ def mcnemar_exact(b: int, c: int) -> float:
     if n == 0:
         return 1.0
     k = min(b, c)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / (1 << n)
     return min(1.0, 2 * tail)
 
 

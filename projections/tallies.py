@@ -67,14 +67,14 @@ def tally(state: RunState, scorer_id: str | None, rule: int = CURRENT_SCORING_RU
     """Overall and per-kind tallies for one scorer."""
     if rule not in SCORING_RULES:
         raise ValueError(f"unknown scoring rule {rule}; known: {sorted(SCORING_RULES)}")
-    overall, by_kind = _Counts(), {}
+    overall, by_kind = _Counts(), dict[str, _Counts]()
     for question in state.questions.values():
         kind = by_kind.setdefault(question.planned.kind, _Counts())
         for counts in (overall, kind):
             counts.planned += 1
             counts.answered += question.answered is not None
             status = question.status(scorer_id)
-            if status == "judged":
+            if status == "judged" and scorer_id is not None:  # only a scorer judges
                 verdict = question.judged[scorer_id].verdict
                 counts.judged += 1
                 setattr(counts, verdict, getattr(counts, verdict) + 1)

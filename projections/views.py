@@ -9,6 +9,8 @@ depends on the benchmark's publishable conditions and its own report folds, so c
 
 from __future__ import annotations
 
+from typing import Any
+
 from collections.abc import Iterable, Sequence
 from types import SimpleNamespace
 
@@ -24,15 +26,14 @@ RETRIEVAL_VIEW = "retrieval"
 _POSITIONAL = {"ledger_head", "events", "last_seq"}
 
 
-def scorecard_value(run_id: str, stored_events: Iterable, conditions: Sequence[Check],
-                    sections: Sequence[SectionFold] = ()) -> dict:
+def scorecard_value(run_id: str, stored_events: Iterable[Any], conditions: Sequence[Check],
+                    sections: Sequence[SectionFold] = ()) -> dict[str, Any]:
     report = build_report(run_id, stored_events, conditions=conditions, sections=sections)
     return report.model_dump(mode="json", exclude=_POSITIONAL)
 
 
-def run_views(run_id: str, stored_events: Sequence, conditions: Sequence[Check], *,
-              sections: Sequence[SectionFold] = (), retrieval_official: RetrievalFold | None = None,
-              ) -> dict[str, tuple[int, object]]:
+def run_views(run_id: str, stored_events: Sequence[Any], conditions: Sequence[Check], *,
+              sections: Sequence[SectionFold] = (), retrieval_official: RetrievalFold | None = None) -> dict[str, tuple[int, object]]:
     """name -> (version, value) of the views of a run as its events stand (what `verify` compares)."""
     events = list(stored_events)
     if fold_run(run_id, events).mode == "retrieval":
@@ -40,7 +41,7 @@ def run_views(run_id: str, stored_events: Sequence, conditions: Sequence[Check],
     return {SCORECARD_VIEW: (REPORT_VERSION, scorecard_value(run_id, events, conditions, sections))}
 
 
-def views_after(run_id: str, stored_events: Sequence, new_events: Sequence,
+def views_after(run_id: str, stored_events: Sequence[Any], new_events: Sequence[Any],
                 conditions: Sequence[Check], *, sections: Sequence[SectionFold] = (),
                 retrieval_official: RetrievalFold | None = None) -> list[tuple[str, int, object]]:
     """The views as they will stand once `new_events` are appended (for `Ledger.append(views=...)`)."""

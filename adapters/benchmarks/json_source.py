@@ -62,7 +62,10 @@ def huge_integer(text: str, path: Path, *, line: int | None = None, offset: int 
 def _positions(text: str) -> tuple[Any, dict[int, int]]:
     """Parse again, mapping id(container) -> character offset where it starts."""
     starts: dict[int, int] = {}
-    decoder = json.JSONDecoder()
+    # The pure-Python scanner's hooks are undocumented (and untyped); they are the only way to learn
+    # where each container starts without writing a JSON parser.
+    decoder: Any = json.JSONDecoder()
+    scanner: Any = json.scanner
     parse_object, parse_array = decoder.parse_object, decoder.parse_array
 
     def object_at(s_and_end, *args):
@@ -76,7 +79,7 @@ def _positions(text: str) -> tuple[Any, dict[int, int]]:
         return value, end
 
     decoder.parse_object, decoder.parse_array = object_at, array_at
-    decoder.scan_once = json.scanner.py_make_scanner(decoder)
+    decoder.scan_once = scanner.py_make_scanner(decoder)
     return decoder.decode(text), starts
 
 

@@ -40,12 +40,12 @@ class DomainCheck(BaseModel):
     problems: tuple[str, ...] = ()
     """Each a BadInput line naming file, line and field."""
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented pattern
     @property
     def total_questions(self) -> int:
         return sum(self.questions.values())
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented pattern
     @property
     def ok(self) -> bool:
         return self.corpus_present and not self.problems
@@ -61,17 +61,17 @@ class CheckReport(BaseModel):
     problems: tuple[str, ...] = ()
     """Release-level problems (e.g. a folder whose name is not a valid domain)."""
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented pattern
     @property
     def total_questions(self) -> int:
         return sum(d.total_questions for d in self.domains)
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented pattern
     @property
     def missing_corpora(self) -> tuple[str, ...]:
         return tuple(d.corpus_path for d in self.domains if not d.corpus_present)
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented pattern
     @property
     def ok(self) -> bool:
         return not self.problems and all(d.ok for d in self.domains)

@@ -83,7 +83,9 @@ class PositionedMessage:
 
 
 def _skip(text: str, pos: int) -> int:
-    return _WS.match(text, pos).end()
+    whitespace = _WS.match(text, pos)
+    assert whitespace is not None  # the pattern matches the empty string too
+    return whitespace.end()
 
 
 def _expect(text: str, pos: int, char: str, path: Path, what: str) -> int:

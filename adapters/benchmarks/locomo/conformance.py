@@ -76,6 +76,7 @@ def _with_release(run: Callable[[Path, ConformanceOptions, FixtureResult], None]
 
 def _check_qa_scores(path: Path, options: ConformanceOptions, result: FixtureResult) -> None:
     expected = _load(path)
+    assert options.locomo_release is not None  # _with_release runs this only with one
     answers = release_answers(options.locomo_release)
     predictions = [json.loads(line) for line in
                    (path.parent / expected["predictions_file"]).read_text(encoding="utf-8").splitlines()
@@ -102,6 +103,7 @@ def _check_qa_scores(path: Path, options: ConformanceOptions, result: FixtureRes
 
 def _check_evidence_recall(path: Path, options: ConformanceOptions, result: FixtureResult) -> None:
     expected = _load(path)
+    assert options.locomo_release is not None  # _with_release runs this only with one
     answers = release_answers(options.locomo_release)
     compare = Comparison(result)
     runs: dict[str, list[ScoredItem]] = {}

@@ -18,6 +18,7 @@ score memory-system papers report, labelled as not LoCoMo's official scorer.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from benchledger.adapters.benchmarks.locomo.loader import CATEGORY_NAMES, CATEGORY_NUMBERS, RAW_EVIDENCE
 from benchledger.adapters.benchmarks.locomo.official import F1_METHOD, LLM_JUDGE_METHOD
@@ -65,8 +66,8 @@ def _total(total: Total) -> dict:
     return {"count": total.count, "sum": total.sum, "mean": total.mean}
 
 
-def _values(result: Aggregate) -> dict:
-    values = {
+def _values(result: Aggregate) -> dict[str, Any]:
+    values: dict[str, Any] = {
         "per_category": {str(k): _total(result.per_category[k]) for k in PRINT_ORDER},
         "overall": _total(result.overall), "overall_excluding_cat5": _total(result.overall_excluding_cat5),
     }

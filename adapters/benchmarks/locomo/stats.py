@@ -125,7 +125,8 @@ def official_order(items: Iterable[ScoredItem]) -> list[ScoredItem]:
 
 
 def _sum_in_order(per_category: dict[int, Total], categories: Sequence[int]) -> Total:
-    count, total = 0, 0
+    count = 0
+    total: float = 0  # an int 0 until a float score is added, as in the official code
     for k in categories:
         count += per_category[k].count
         total += per_category[k].sum

@@ -63,7 +63,7 @@ def flat_index(session_id: str, turns: Sequence[Turn], granularity: Granularity
         return [(doc_id, text, None)]
     if granularity != "turn":
         raise BadInput(f"granularity {granularity!r} is not session or turn", field="granularity")
-    rows = []
+    rows: list[tuple[str, str, int | None]] = []
     for index, turn in user:
         doc_id = f"{session_id}_{index + 1}"
         if "answer" in session_id and not _has_answer(turn, session_id, index):

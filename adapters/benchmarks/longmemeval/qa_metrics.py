@@ -67,8 +67,13 @@ def judge_requests(templates: Mapping[str, str], references: Iterable[Mapping[st
 
 def label_replies(plan: JudgePlan, replies: Mapping[str, str]) -> list[QaLabel]:
     """The labels, in request order, from each question's judge reply text."""
-    return [QaLabel(r.question_id, plan.question_types[r.question_id],
-                    judge_label(replies[r.question_id]), r.model) for r in plan.requests]
+    labels = []
+    for request in plan.requests:
+        question_id = request.question_id
+        assert question_id is not None  # judge_request always names the question
+        labels.append(QaLabel(question_id, plan.question_types[question_id], judge_label(replies[question_id]),
+                              request.model))
+    return labels
 
 
 @dataclass(frozen=True)

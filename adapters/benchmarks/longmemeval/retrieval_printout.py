@@ -40,8 +40,8 @@ def _column(metrics: Sequence[Metrics], level: str, name: str) -> list[float] | 
 
 
 def _line(metrics: Sequence[Metrics], level: str, names: Sequence[str]) -> str | None:
-    columns = [_column(metrics, level, name) for name in names]
-    if any(column is None for column in columns):
+    columns = [column for name in names if (column := _column(metrics, level, name)) is not None]
+    if len(columns) < len(names):
         return None
     return ", ".join(f"\t{name} = {np_str(np_round(np_mean(column), 4))}"
                      for name, column in zip(names, columns))

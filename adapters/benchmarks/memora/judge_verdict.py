@@ -132,6 +132,7 @@ def model_track_verdict(outcome: JudgeOutcome, expected: str) -> JudgeVerdict:
     """`ModelEvaluator.evaluate_response` for the call's final outcome."""
     if (message := _failed(outcome)) is not None:
         return _error(message, f"Evaluation error: {message}")
+    assert isinstance(outcome, str)  # _failed names every other outcome
     return parse_judge_response(outcome, expected)
 
 
@@ -139,6 +140,7 @@ def agent_track_verdict(outcome: JudgeOutcome, expected: str) -> JudgeVerdict:
     """`_evaluate_with_single_judge` of the memory-agent track for the call's final outcome."""
     if (message := _failed(outcome)) is not None:
         return _error(message, "")
+    assert isinstance(outcome, str)  # _failed names every other outcome
     text = _strip_fences(outcome)
     return _read(text, text, expected)
 

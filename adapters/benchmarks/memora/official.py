@@ -179,7 +179,7 @@ class MemoraMajorityJudge:
             verdict="correct" if correct == len(question.criteria) else "incorrect",
             reason=f"FAMA {fama:.3f}; {correct}/{len(question.criteria)} criteria met by the valid judges' majority",
             raw=json.dumps(raws, ensure_ascii=False, indent=1), model=" + ".join(reported),
-            criteria=outcomes,  # type: ignore[arg-type]
+            criteria=outcomes,
             score=fama, judge_votes=votes,
             usage=Usage(prompt_tokens=sum(r.usage.prompt_tokens for r in readings),
                         completion_tokens=sum(r.usage.completion_tokens for r in readings)),

@@ -35,7 +35,7 @@ __all__ = ["official_report", "in_official_order", "FailuresExcluded", "failures
 FAILURES_EXCLUDED_LABEL = "failures excluded (not the official number: Memora scores failures)"
 
 
-def _ratio(correct: int, total: int, empty: float | None) -> float | None:
+def _ratio(correct: float, total: float, empty: float | None) -> float | None:
     return correct / total if total > 0 else empty
 
 
@@ -68,8 +68,9 @@ def _task_bucket(results: Sequence[QuestionResult]) -> dict[str, Any]:
     }
 
 
-def _judge_totals(results: Iterable[QuestionResult], judge: str) -> dict[str, float | int]:
-    correct = total = 0
+def _judge_totals(results: Iterable[QuestionResult], judge: str) -> dict[str, float | None]:
+    correct: float = 0
+    total: float = 0
     for result in results:
         metrics = result.per_judge_metrics().get(judge, {})
         correct += metrics.get("correct", 0)

@@ -52,6 +52,7 @@ def answer_response(outcome: str | None | JudgeCallFailed) -> tuple[str, str | N
     if needs_retry(outcome):
         message = outcome.message if isinstance(outcome, JudgeCallFailed) else EMPTY_CONTENT
         return f"ERROR: {message}", message
+    assert isinstance(outcome, str)  # needs_retry names every other outcome
     return outcome, None
 
 
