@@ -28,7 +28,7 @@ from benchledger.ledger.readcache import RunCache
 from benchledger.ledger.references import blob_references
 from benchledger.ledger.runs import RunSummary, list_runs, resolve_run
 from benchledger.ledger.sqlite_errors import storage_error
-from benchledger.ledger.verify import Problem, Refold, VerifyResult, check_run, verify_ledger
+from benchledger.ledger.verify import Problem, Refold, VerifyResult, check_run, ledger_head, verify_ledger
 
 __all__ = ["SqliteEventReader"]
 
@@ -175,9 +175,10 @@ class SqliteEventReader:
         return self._locked(lambda: resolve_run(self._conn, ref))
 
     def head(self, run_id: str | None = None) -> str | None:
-        """Hash of the run's last event (or of the ledger's, run_id None); None when there is none."""
+        """Hash of the run's last event, or (run_id None) the ledger value of the ledger's last
+        row (its link, or its hash under chain version 1); None when there is none."""
         if run_id is None:
-            rows = self._query("SELECT hash FROM events ORDER BY seq DESC LIMIT 1")
+            return self._locked(lambda: ledger_head(self._conn))
         else:
             rows = self._query("SELECT hash FROM events WHERE run_id = ? ORDER BY position DESC "
                                "LIMIT 1", (run_id,))

@@ -3,7 +3,8 @@
 `append` writes a batch of events (plus the blobs they name, the views they feed and the
 responses they record for the cache) in ONE `BEGIN IMMEDIATE` transaction: it skips events
 whose idempotency key the run already recorded (and their cache entries with them), continues
-the run's positions, extends the global hash chain, and commits. Holding the write lock from
+the run's positions and its hash chain, links each row into the ledger's chain (`ledger.chain`,
+version 2), and commits. Holding the write lock from
 the first read to the commit serialises appenders across processes, so positions stay gapless
 and no event is lost or recorded twice; a constraint conflict (another writer outside this
 protocol) rolls back and retries. Everything the hot path can do before taking the lock (event
@@ -31,7 +32,7 @@ from benchledger.errors import BadInput, ConcurrencyConflict, LedgerError
 from benchledger.ledger import blobs as blob_table
 from benchledger.ledger import writer_lock
 from benchledger.ledger.cache import INSERT_SQL as INSERT_CACHE, CacheEntry, cache_rows
-from benchledger.ledger.chain import GENESIS, batch_linker
+from benchledger.ledger.chain import GENESIS, batch_linker, ledger_link, ledger_value
 from benchledger.ledger.connection import open_writer
 from benchledger.ledger.events import Event
 from benchledger.ledger.mapper import StoredEvent, event_row, stored_event
@@ -43,7 +44,7 @@ MAX_APPEND_ATTEMPTS = 5
 _KEY_CHUNK = 500  # bound the IN (...) list well under SQLite's variable limit
 
 _INSERT_EVENT = """INSERT INTO events (run_id, position, type, schema_version, recorded_at,
-    idempotency_key, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"""
+    idempotency_key, payload, prev_hash, hash, chain, link) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 2, ?)"""
 _UPSERT_VIEW = """INSERT INTO views (run_id, name, version, position, value) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (run_id, name, version) DO UPDATE SET position = excluded.position,
     value = excluded.value"""
@@ -139,17 +140,18 @@ class SqliteEventWriter:
         keys = [key for _, _, key, _ in rows if key is not None]
         seen = _recorded_among(conn, run_id, keys) if keys else set()
         skipped = set(seen)
-        (position,) = conn.execute(
-            "SELECT COALESCE(MAX(position), 0) FROM events WHERE run_id = ?", (run_id,)).fetchone()
+        last = conn.execute("SELECT position, hash FROM events WHERE run_id = ? ORDER BY position DESC "
+                            "LIMIT 1", (run_id,)).fetchone()
+        position, prev_hash = last if last else (0, GENESIS)
         if expected_position is not None and position != expected_position:
             raise ConcurrencyConflict(
                 f"run {run_id} is at position {position}, not {expected_position}: another writer "
                 "appended meanwhile; read its events again and retry")
-        head = conn.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+        head = conn.execute("SELECT seq, chain, hash, link FROM events ORDER BY seq DESC LIMIT 1").fetchone()
         issued = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'events'").fetchone()
         # AUTOINCREMENT gives max(ever issued, current max) + 1, one by one within this insert.
         seq = max(issued[0] if issued else 0, head[0] if head else 0)
-        prev_hash = head[1] if head else GENESIS
+        value = ledger_value(*head[1:]) if head else GENESIS
         recorded_at = clock.now_iso()
         link = batch_linker(run_id, recorded_at)
         to_insert, written, by_key = [], [], {}
@@ -162,8 +164,9 @@ class SqliteEventWriter:
             position += 1
             seq += 1
             hash_ = link(prev_hash, position, type_, version, key, payload)
+            value = ledger_link(value, hash_)
             to_insert.append((run_id, position, type_, version, recorded_at, key, payload.decode(),
-                              prev_hash, hash_))
+                              prev_hash, hash_, value))
             written.append(stored_event(seq, run_id, position, type_, version, recorded_at, key,
                                         hash_, prev_hash, event))
             prev_hash = hash_
