@@ -22,6 +22,7 @@ from benchledger.errors import LedgerError, VerificationFailed
 from benchledger.ledger import blobs as blob_table
 from benchledger.ledger.backend import LedgerConnection
 from benchledger.ledger.cache import cached_response
+from benchledger.ledger.copies import RunCopy, read_run
 from benchledger.ledger.mapper import ROW_COLUMNS, Row, StoredEvent, rows_to_stored
 from benchledger.ledger.readcache import RunCache
 from benchledger.ledger.references import blob_references
@@ -143,6 +144,18 @@ class SqlEventReader:
             if digest not in stored:
                 return seq, f"seq {seq} names blob {digest}, which is not in the ledger (its body was deleted)"
         return None
+
+    def run_copy(self, run_id: str) -> RunCopy:
+        """Everything of the run as stored, read in one snapshot once it verifies (`copies`)."""
+        with self._lock:
+            try:
+                self._conn.begin_read()
+                try:
+                    return read_run(self._conn, run_id)
+                finally:
+                    self._conn.execute("ROLLBACK")
+            except self._conn.errors as exc:
+                raise self._conn.storage_error(exc, "read") from None
 
     def iter_all(self, run_id: str | None = None) -> Iterator[StoredEvent]:
         """Every event (of one run, or of the ledger) in seq order, read a page at a time."""

@@ -34,6 +34,7 @@ from benchledger.errors import BadInput, NotALedger
 from benchledger.ledger import migrations, writer_lock
 from benchledger.ledger.cache import CacheEntry
 from benchledger.ledger.connection import holds_data, open_reader, open_writer
+from benchledger.ledger.copies import RunCopy
 from benchledger.ledger.events import Event
 from benchledger.ledger.mapper import StoredEvent
 from benchledger.ledger.reader import SqlEventReader
@@ -194,7 +195,16 @@ class Ledger:
                                           idempotency_key=event.idempotency_key() or ""))
             return claimed_events, claimed
 
+    def copy_in(self, copy: RunCopy) -> int:
+        """Append the rows of a run copied from another ledger that this one lacks (see
+        `ledger.copies`), holding the run's writer lock; how many events were appended."""
+        return self._writer.copy_in(copy)
+
     # -- reader ---------------------------------------------------------------------------
+
+    def run_copy(self, run_id: str) -> RunCopy:
+        """Everything of the run as stored, once it verifies (see `ledger.copies`)."""
+        return self._reader.run_copy(run_id)
 
     def get_blob(self, digest: str) -> bytes:
         """The raw bytes stored under digest, checked against it; LedgerError if absent or changed."""

@@ -48,7 +48,8 @@ from benchledger.ledger.mapper import ROW_COLUMNS, Row, StoredEvent
 from benchledger.ledger.walk import (ChainRow, ChainWalk, Problem, missing_rows, unlinked,
                                      walk_run_chain)
 
-__all__ = ["VerifyResult", "Refold", "Problem", "check_run", "ledger_head", "verify_ledger"]
+__all__ = ["VerifyResult", "Refold", "Problem", "check_run", "check_run_in_full", "ledger_head",
+           "verify_ledger"]
 
 Refold = Callable[[str, list[Any]], dict[str, tuple[int, object]]]
 
@@ -185,6 +186,19 @@ def check_run(conn: LedgerConnection, run_id: str,
     if problem is None and expect_head is not None and all(row[9] != expect_head for row in rows):
         problem = _missing_head(expect_head, run_id)
     return rows, problem
+
+
+def check_run_in_full(conn: LedgerConnection, run_id: str) -> tuple[list[Row], Problem | None]:
+    """The run's rows and the first problem of what `verify RUN` checks without views: the fast
+    checks, then the blobs its events name and the responses they cached."""
+    rows, problem = check_run(conn, run_id)
+    if problem is None:
+        problem = next((found for found in _later_checks(conn, run_id, None, _no_events) if found), None)
+    return rows, problem
+
+
+def _no_events(run_id: str) -> list[StoredEvent]:
+    return []
 
 
 def _check_views(conn: LedgerConnection, run_ids: Sequence[str], refold: Refold,

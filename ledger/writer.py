@@ -11,6 +11,10 @@ linear chain, positions stay gapless and no event is lost or recorded twice; a c
 conflict (another writer outside this protocol) rolls back and retries. Everything the hot path
 can do before taking the lock (event JSON, blob compression, view JSON) is done first.
 
+`copy_in` is the other way rows arrive: a run's rows copied from another ledger
+(`ledger.transfer`), written byte for byte with their hashes after checking them, each given
+this ledger's next seq and link.
+
 The connection is opened at the first write (or handed over by the opener that created the
 ledger), which is also when an older SQLite ledger is migrated, so a process that only reads
 never writes. A write the database refuses (full disk, read-only file, I/O error, a role
@@ -34,6 +38,7 @@ from benchledger.ledger import blobs as blob_table
 from benchledger.ledger.backend import LedgerConnection
 from benchledger.ledger.cache import INSERT_SQL as INSERT_CACHE, CacheEntry, cache_rows
 from benchledger.ledger.chain import batch_linker, ledger_link
+from benchledger.ledger.copies import RunCopy, write_run
 from benchledger.ledger.events import Event
 from benchledger.ledger.mapper import StoredEvent, event_row, stored_event
 from benchledger.ledger.tails import INSERT_EVENT, ledger_tail, run_tail
@@ -109,6 +114,12 @@ class SqlEventWriter:
             f"append to run {run_id} in",
             lambda conn: self._append_in_transaction(conn, run_id, events, rows, blob_rows, view_rows,
                                                      cache, expected_position))
+
+    def copy_in(self, copy: RunCopy) -> int:
+        """Append the rows of a run copied from another ledger that this one lacks (`copies`)."""
+        with self.run_writer(copy.run_id):
+            return self.in_write_transaction(f"copy run {copy.run_id} into",
+                                             lambda conn: write_run(conn, copy))
 
     def in_write_transaction(self, action: str, work: Callable[[LedgerConnection], T]) -> T:
         """`work(conn)` inside a write transaction, committed; retried on a constraint conflict."""
