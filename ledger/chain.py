@@ -92,7 +92,7 @@ def batch_linker(run_id: str, recorded_at: str) -> Callable[..., str]:
 
 def ledger_link(prev_value: str, hash_: str) -> str:
     """The `link` of a version-2 row: its hash chained to the ledger value of the row before it."""
-    return sha256(b"%b%b" % (prev_value.encode("ascii"), hash_.encode("ascii"))).hexdigest()
+    return sha256((prev_value + hash_).encode("ascii")).hexdigest()
 
 
 def ledger_value(chain: int, hash_: str, link: str | None) -> str:

@@ -68,15 +68,22 @@ def blob_references(events: Iterable[StoredEvent]) -> Iterator[tuple[int, str]]:
                     yield stored.seq, found
 
 
-def _selects(conn: LedgerConnection, where: str) -> Iterator[str]:
-    """One SELECT of (seq, ref) per scan: the i-th plain path of every type in one CASE, so the
-    events table is read once however many types name a blob, and one per `*` path."""
+def _plain_scan(conn: LedgerConnection, where: str) -> tuple[str, int]:
+    """(a SELECT of seq, r0, r1, ... over one scan of the events, how many ref columns): column i
+    holds the i-th plain path of every type, in one CASE."""
     plain = [(type_, [path for path in paths if "*" not in path]) for type_, paths in BLOB_FIELDS.items()]
-    for index in range(max((len(paths) for _, paths in plain), default=0)):
-        cases = [(type_, paths[index]) for type_, paths in plain if len(paths) > index]
-        whens = " ".join(f"WHEN '{type_}' THEN {conn.json_text('e.payload', path)}" for type_, path in cases)
-        types = ", ".join(f"'{type_}'" for type_, _ in cases)
-        yield f"SELECT e.seq, CASE e.type {whens} END AS ref FROM events e WHERE e.type IN ({types}){where}"
+    width = max((len(paths) for _, paths in plain), default=0)
+    columns = []
+    for index in range(width):
+        whens = " ".join(f"WHEN '{type_}' THEN {conn.json_text('e.payload', paths[index])}"
+                         for type_, paths in plain if len(paths) > index)
+        columns.append(f"CASE e.type {whens} END AS r{index}")
+    types = ", ".join(f"'{type_}'" for type_, paths in plain if paths)
+    return f"SELECT e.seq AS seq, {', '.join(columns)} FROM events e WHERE e.type IN ({types}){where}", width
+
+
+def _star_selects(conn: LedgerConnection, where: str) -> Iterator[str]:
+    """One SELECT of (seq, ref) per `*` path: every value of the mapping it names."""
     for type_, paths in BLOB_FIELDS.items():
         for path in paths:
             if "*" in path:
@@ -87,11 +94,18 @@ def _selects(conn: LedgerConnection, where: str) -> Iterator[str]:
 
 def missing_sql(conn: LedgerConnection, *, one_run: bool) -> tuple[str, int]:
     """SQL giving (seq, digest) of the first referenced blob that is not stored, in the
-    connection's dialect, and how many times it takes the run id (0 unless `one_run`)."""
+    connection's dialect, and how many times it takes the run id (0 unless `one_run`).
+
+    The plain paths are read in ONE scan of the events (materialised once, then one row per
+    path), however many types and paths name a blob; each `*` path takes a scan of its type.
+    """
     where = " AND e.run_id = ?" if one_run else ""
-    selects = list(_selects(conn, where))
-    union = "\n  UNION ALL ".join(selects)
-    sql = (f"SELECT seq, ref FROM ({union}) AS refs WHERE ref IS NOT NULL AND ref != '' "
+    scan, width = _plain_scan(conn, where)
+    stars = list(_star_selects(conn, where))
+    union = "\n  UNION ALL ".join([*(f"SELECT seq, r{index} AS ref FROM plain_refs" for index in range(width)),
+                                   *stars])
+    sql = (f"WITH plain_refs AS MATERIALIZED ({scan})\n"
+           f"SELECT seq, ref FROM ({union}) AS refs WHERE ref IS NOT NULL AND ref != '' "
            f"AND ref != '{EMPTY_DIGEST}' AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.digest = ref) "
            "ORDER BY seq LIMIT 1")
-    return sql, len(selects) if one_run else 0
+    return sql, 1 + len(stars) if one_run else 0

@@ -19,6 +19,7 @@ under version 2 alone: its own rows, in order, and nothing else.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from hashlib import sha256
 from typing import Any
 
 from benchledger.ledger.chain import CHAIN_RUN, GENESIS, batch_linker, ledger_link
@@ -118,11 +119,34 @@ class ChainWalk:
         return None
 
     def walk(self, rows: Iterable[ChainRow]) -> Problem | None:
-        """Step over every row; the first problem, if any."""
+        """Step over every row; the first problem, if any.
+
+        A whole ledger is walked inline (this runs per row of `verify`), and any row the inline
+        checks doubt is handed to `step`, which names what is wrong; a segment steps row by row.
+        """
+        if self.own_run is not None:
+            return next((problem for row in rows if (problem := self.step(row))), None)
+        heads, linkers = self._heads, self._linkers
+        last_seq, value, checked = self.last_seq, self.value, self.checked
         for row in rows:
-            problem = self.step(row)
-            if problem:
-                return problem
+            seq, run_id, position, _, _, _, _, _, stored_prev, stored_hash, chain, link = row
+            last_position, last_hash = heads.get(run_id, (0, GENESIS))
+            if chain == CHAIN_RUN:
+                holds = (link == sha256((value + stored_hash).encode()).hexdigest()
+                         and stored_prev == last_hash)
+            else:
+                holds = stored_prev == value
+            if not (holds and seq == last_seq + 1 and position == last_position + 1
+                    and linkers.rehash(row) == stored_hash):
+                self.last_seq, self.value, self.checked = last_seq, value, checked
+                problem = self.step(row)
+                if problem:
+                    return problem
+                last_seq, value, checked = self.last_seq, self.value, self.checked
+                continue
+            heads[run_id] = (position, stored_hash)
+            last_seq, value, checked = seq, link if chain == CHAIN_RUN and link is not None else stored_hash, checked + 1
+        self.last_seq, self.value, self.checked = last_seq, value, checked
         return None
 
 

@@ -136,6 +136,21 @@ def _recall(qid: str, context: bytes) -> ContextRecalled:
                            context_tokens=3, latency_ms=1.0)
 
 
+def test_the_candidates_a_recall_names_must_be_stored(tmp_path):
+    """Resume answers from the candidates blob a recall names, so verify requires it (and a run
+    copied to another ledger takes it along)."""
+    candidates = b'[{"rank":1,"document":{"doc_id":"Msg_1"}}]'
+    recall = _recall("q1", b"ctx").model_copy(update={"candidates_hash": hashlib.sha256(candidates).hexdigest()})
+    with Ledger.open(tmp_path / "kept.db") as ledger:
+        ledger.append("run", [recall], blobs=[b"ctx", candidates])
+        assert ledger.verify().ok and ledger.verify("run").ok
+    with Ledger.open(tmp_path / "lost.db") as ledger:
+        ledger.append("run", [recall], blobs=[b"ctx"])
+        for result in (ledger.verify(), ledger.verify("run")):
+            assert (result.ok, result.first_bad_seq) == (False, 1)
+            assert f"names blob {recall.candidates_hash}" in result.problem
+
+
 def test_deleting_every_blob_fails_verify_and_every_checked_read(tmp_path):
     path = tmp_path / "ledger.db"
     with Ledger.open(path) as ledger:
