@@ -12,7 +12,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
 from benchledger.bench import BENCHMARKS, bench_modules
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
             started = time.perf_counter()
             result = function(args.quick)
             print(f"bench: {name} done in {time.perf_counter() - started:.1f}s", file=sys.stderr)
-            figures.update(result if isinstance(result, dict) else {name: result})
+            figures.update(result if isinstance(result, Mapping) else {name: result})
     if not args.json:
         print(_table(figures), file=sys.stderr)
     print(json.dumps(figures, separators=(",", ":")) if args.json else json.dumps(figures, indent=2))

@@ -21,10 +21,29 @@ class AppContext:
     ledger_path: Path
     log_format: str = "console"
     verbosity: int = 0
+    ledger_url: str | None = None
+    """A `postgresql://` URL when the ledger is shared on a server (`ledger_path` is then unused)."""
+
+    @classmethod
+    def for_ledger(cls, target: str, **options: Any) -> AppContext:
+        """The context for `--ledger PATH|URL`."""
+        from benchledger.ledger.store import is_url
+
+        if is_url(target):
+            return cls(ledger_path=Path("benchledger.db"), ledger_url=target, **options)
+        return cls(ledger_path=Path(target), **options)
+
+    @property
+    def ledger_target(self) -> Path | str:
+        """What `Ledger.open` takes: the URL of a shared ledger, else the file's path."""
+        return self.ledger_url or self.ledger_path
 
     @property
     def memory_store_dir(self) -> Path:
-        """Evaluation memory stores live beside the ledger, one file per system."""
+        """Evaluation memory stores live beside the ledger, one file per system (in the current
+        folder, as `benchledger.memory`, for a ledger on a server: never named after its URL)."""
+        if self.ledger_url is not None:
+            return Path("benchledger.memory")
         return self.ledger_path.with_name(self.ledger_path.stem + ".memory")
 
 
@@ -32,11 +51,13 @@ pass_app = click.make_pass_decorator(AppContext)
 
 
 def open_ledger(ctx_or_app: click.Context | AppContext, *, create: bool = True):
-    """Open the ledger the user selected (--ledger, $BENCHLEDGER_LEDGER, ./benchledger.db)."""
+    """Open the ledger the user selected (--ledger PATH|URL, $BENCHLEDGER_LEDGER, ./benchledger.db)."""
     from benchledger.ledger.store import Ledger
 
     app = ctx_or_app if isinstance(ctx_or_app, AppContext) else ctx_or_app.find_object(AppContext)
     assert app is not None, "a command runs under the benchledger group, which makes the AppContext"
+    if app.ledger_url is not None:  # a ledger on a server is never created by opening it
+        return Ledger.open(app.ledger_url, create=create)
     if not create and not app.ledger_path.exists():
         from benchledger.errors import NotALedger
 

@@ -15,7 +15,6 @@ import importlib
 import pkgutil
 import re
 import sys
-from pathlib import Path
 
 import click
 import benchledger.cli.commands as command_modules
@@ -79,18 +78,19 @@ class BenchledgerGroup(click.Group):
 
 
 @click.group(cls=BenchledgerGroup)
-@click.option("--ledger", "ledger_path", envvar="BENCHLEDGER_LEDGER", default="benchledger.db",
-              show_default=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="Ledger file (also $BENCHLEDGER_LEDGER).")
+@click.option("--ledger", "ledger_target", envvar="BENCHLEDGER_LEDGER", default="benchledger.db",
+              show_default=True, metavar="PATH|URL",
+              help="Ledger file, or a postgresql:// URL for a ledger shared on a server "
+                   "(also $BENCHLEDGER_LEDGER).")
 @click.option("--log-format", type=click.Choice(["console", "json"]), default="console",
               show_default=True, help="console for people, json for machines (structlog).")
 @click.option("-v", "--verbose", count=True, help="More log output (-vv for debug).")
 @click.version_option(package_name="benchledger")
 @click.pass_context
-def cli(ctx: click.Context, ledger_path: Path, log_format: str, verbose: int) -> None:
+def cli(ctx: click.Context, ledger_target: str, log_format: str, verbose: int) -> None:
     """Run memory benchmarks and keep every stage on an append-only ledger."""
     configure_logging(log_format, verbose)
-    ctx.obj = AppContext(ledger_path=ledger_path, log_format=log_format, verbosity=verbose)
+    ctx.obj = AppContext.for_ledger(ledger_target, log_format=log_format, verbosity=verbose)
 
 
 def _register_commands() -> None:

@@ -1,23 +1,25 @@
 """Content-addressed blobs: the SHA-256 of the raw bytes names a zlib-compressed body.
 
 Large bodies (packed contexts, raw model outputs) live here and events hold the digest. Writing
-is insert-if-absent (the schema's guard trigger skips a digest already stored), so the same
+is insert-if-absent (`ON CONFLICT DO NOTHING`; in SQLite the schema's guard trigger skips a
+digest already stored first), so the same
 context recorded twice costs one row, and a stored body can never be replaced. Every read is
 checked against its digest, so a body changed behind the guards is never handed out.
 """
 
 from __future__ import annotations
 
-import sqlite3
 import zlib
 from hashlib import sha256
 
 from benchledger.errors import LedgerError
+from benchledger.ledger.backend import LedgerConnection
 
 __all__ = ["INSERT_SQL", "EMPTY_DIGEST", "digest_of", "encode", "fetch", "check"]
 
 _LEVEL = 6
-INSERT_SQL = "INSERT INTO blobs (digest, size, encoding, body) VALUES (?, ?, 'zlib', ?)"
+INSERT_SQL = ("INSERT INTO blobs (digest, size, encoding, body) VALUES (?, ?, 'zlib', ?) "
+              "ON CONFLICT (digest) DO NOTHING")
 EMPTY_DIGEST = sha256(b"").hexdigest()
 """The empty body needs no row: its digest always names b"" (a run does not store empty outputs)."""
 
@@ -40,7 +42,7 @@ def _decode(digest: str, encoding: str, body: bytes) -> bytes:
     return zlib.decompress(body)
 
 
-def fetch(conn: sqlite3.Connection, digest: str) -> bytes:
+def fetch(conn: LedgerConnection, digest: str) -> bytes:
     """The raw bytes of a stored blob, checked against its digest; LedgerError naming it otherwise."""
     row = conn.execute("SELECT encoding, body FROM blobs WHERE digest = ?", (digest,)).fetchone()
     if row is None:
@@ -56,7 +58,7 @@ def fetch(conn: sqlite3.Connection, digest: str) -> bytes:
     return raw
 
 
-def check(conn: sqlite3.Connection) -> str | None:
+def check(conn: LedgerConnection) -> str | None:
     """Recompute every blob's digest; a description of the first mismatch, or None."""
     for digest, size, encoding, body in conn.execute(
             "SELECT digest, size, encoding, body FROM blobs ORDER BY digest"):

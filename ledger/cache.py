@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +31,7 @@ from typing import Any
 import structlog
 
 from benchledger.errors import LedgerError
+from benchledger.ledger.backend import LedgerConnection
 from benchledger.ledger.chain import link_hash
 from benchledger.ledger.events import Event
 
@@ -41,7 +41,7 @@ __all__ = ["CacheEntry", "canonical_response", "cache_rows", "cached_response", 
 log = structlog.get_logger("benchledger.ledger.cache")
 
 INSERT_SQL = """INSERT INTO responses (request_digest, response, response_digest, model, run_id,
-    idempotency_key, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)"""
+    idempotency_key, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_digest) DO NOTHING"""
 
 _ENTRIES = """SELECT r.request_digest, r.response, r.response_digest, r.run_id, r.idempotency_key,
     e.seq, e.position, e.type, e.schema_version, e.recorded_at, e.payload, e.prev_hash, e.hash
@@ -136,16 +136,11 @@ def _row_problem(row: tuple[Any, ...]) -> tuple[str, dict[str, Any] | None]:
     return "", response
 
 
-def _has_table(conn: sqlite3.Connection) -> bool:
-    return conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'responses'").fetchone() is not None
-
-
-def cached_response(conn: sqlite3.Connection, request_digest: str) -> dict[str, Any] | None:
+def cached_response(conn: LedgerConnection, request_digest: str) -> dict[str, Any] | None:
     """The response recorded for the request, when the ledger vouches for it; else None."""
-    conn.execute("BEGIN")
+    conn.begin_read()
     try:
-        if not _has_table(conn):  # an older ledger, not yet migrated: it caches nothing
+        if not conn.has_responses():  # an older ledger, not yet migrated: it caches nothing
             return None
         row = conn.execute(_ENTRIES + " WHERE r.request_digest = ?", (request_digest,)).fetchone()
     finally:
@@ -159,9 +154,9 @@ def cached_response(conn: sqlite3.Connection, request_digest: str) -> dict[str, 
     return response
 
 
-def check_entries(conn: sqlite3.Connection, run_id: str | None) -> str | None:
+def check_entries(conn: LedgerConnection, run_id: str | None) -> str | None:
     """The first cached response (of the run, or of the ledger) that cannot be served, or None."""
-    if not _has_table(conn):
+    if not conn.has_responses():
         return None
     where, params = (" WHERE r.run_id = ?", (run_id,)) if run_id else ("", ())
     for row in conn.execute(_ENTRIES + where + " ORDER BY r.request_digest", params):

@@ -1,10 +1,22 @@
-"""The SHA-256 hash chain over the exact stored bytes of every event row.
+"""The SHA-256 hash chain over the exact stored bytes of every event row, in two versions.
 
-Each row's hash is `sha256(prev_hash + canonical bytes of its columns)`, where the previous row
-is the one before it in global `seq` order and the first row links to `GENESIS` (64 zeros).
-The canonical bytes frame every column as a netstring (`<byte length>:<bytes>,`), and a NULL
-as `~`, so no choice of field contents can make two different rows encode alike. The payload
-enters exactly as stored (the event's JSON text), so changing one byte of it breaks the chain.
+Each row's hash is `sha256(prev_hash + canonical bytes of its columns)`. The canonical bytes
+frame every column as a netstring (`<byte length>:<bytes>,`), and a NULL as `~`, so no choice
+of field contents can make two different rows encode alike. The payload enters exactly as
+stored (the event's JSON text), so changing one byte of it breaks the chain. What `prev_hash`
+names is the row's chain version (the `chain` column, m003):
+
+- version 1 (`CHAIN_LEDGER`, every row written before m003): the previous row in the ledger's
+  global `seq` order (usually another run's), the first row linking to `GENESIS` (64 zeros);
+- version 2 (`CHAIN_RUN`): the previous row *of its run*, the run's first row linking to
+  `GENESIS`. A run's hashes are then a property of the run: copied alone into another ledger
+  (`ledger.transfer`), its rows keep their bytes and their hashes and still verify there.
+
+A version-2 row also carries `link = sha256(previous row's ledger value + its hash)` over the
+ledger's `seq` order (`ledger_link`), where a row's ledger value is its `link` (version 2) or
+its `hash` (version 1, whose hash already chains over `seq`). So deleting, inserting or
+reordering rows, or a whole run, still breaks a chain over the whole ledger, and the last
+row's ledger value is the ledger's head. The link is local to one ledger; the hash travels.
 """
 
 from __future__ import annotations
@@ -12,9 +24,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from hashlib import sha256
 
-__all__ = ["GENESIS", "canonical_bytes", "link_hash", "batch_linker"]
+__all__ = ["GENESIS", "CHAIN_LEDGER", "CHAIN_RUN", "canonical_bytes", "link_hash", "batch_linker",
+           "ledger_link", "ledger_value"]
 
 GENESIS = "0" * 64
+CHAIN_LEDGER = 1
+"""Chain version 1: `prev_hash` is the hash of the previous row in the ledger's `seq` order."""
+CHAIN_RUN = 2
+"""Chain version 2: `prev_hash` is the hash of the previous row of the same run; plus `link`."""
 
 _NULL = b"~"
 
@@ -71,3 +88,13 @@ def batch_linker(run_id: str, recorded_at: str) -> Callable[..., str]:
             at_frame, key, len(payload), payload)).hexdigest()
 
     return link
+
+
+def ledger_link(prev_value: str, hash_: str) -> str:
+    """The `link` of a version-2 row: its hash chained to the ledger value of the row before it."""
+    return sha256((prev_value + hash_).encode("ascii")).hexdigest()
+
+
+def ledger_value(chain: int, hash_: str, link: str | None) -> str:
+    """What the next row's `link` chains to: a version-2 row's link, a version-1 row's hash."""
+    return link if chain == CHAIN_RUN and link is not None else hash_

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from benchledger.errors import BadInput, LedgerError, NotALedger
 from benchledger.ledger import migrations
+from benchledger.ledger.sqlite_connection import SqliteConnection
 from benchledger.ledger.sqlite_errors import storage_error
 
 __all__ = ["BUSY_TIMEOUT_MS", "check_path", "holds_data", "open_reader", "open_writer"]
@@ -155,7 +156,7 @@ def _refuse_hard_links(path: Path) -> None:
                        "name (a symlink is fine) and write through that", file=str(path))
 
 
-def open_writer(path: Path) -> sqlite3.Connection:
+def open_writer(path: Path) -> SqliteConnection:
     """A read-write autocommit connection to the ledger at path, created or migrated first.
 
     A file with more than one hard link is refused (see `_refuse_hard_links`).
@@ -173,12 +174,14 @@ def open_writer(path: Path) -> sqlite3.Connection:
 
 
 def _connect(target: str, path: Path, action: str, set_up: Callable[[sqlite3.Connection], None],
-             *, uri: bool = False) -> sqlite3.Connection:
+             *, uri: bool = False) -> SqliteConnection:
     """A connection to target, set up; closed again, with a typed error, if the set-up fails."""
     try:
-        conn = sqlite3.connect(target, uri=uri, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(target, uri=uri, isolation_level=None, check_same_thread=False,
+                               factory=SqliteConnection)
     except sqlite3.Error as exc:
         raise storage_error(exc, path, "open") from None
+    conn.where = str(path)
     try:
         set_up(conn)
     except sqlite3.Error as exc:
@@ -211,7 +214,7 @@ def _read_only_uri(path: Path) -> str:
                       "both files to a writable folder")
 
 
-def open_reader(path: Path) -> sqlite3.Connection:
+def open_reader(path: Path) -> SqliteConnection:
     """A read-only autocommit connection to the existing ledger at path (never writes the file)."""
     if not holds_data(path):
         raise NotALedger(f"no ledger at {path}; run a benchmark first or pass --ledger PATH")

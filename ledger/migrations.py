@@ -17,6 +17,12 @@ with: the same migrations applied to an empty database in memory.
 m002 adds the guarded response cache `responses`: one append-only row per request digest, tied
 to the chained event that first recorded the response (see `ledger.cache`). m001's unguarded
 `cache` table is frozen as it was: its rows have no recording event and are never served.
+
+m003 adds the chain version of each row (`chain`, 1 for every row written before it) and the
+ledger-wide `link` of version-2 rows (see `ledger.chain`): rows appended after it link to the
+previous row of their run, so a run keeps its hashes when it is copied to another ledger. Rows
+already written keep their bytes and verify under their own rule. `chain_columns` says how a
+reader selects the two columns from a ledger that may not have them yet.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from benchledger.errors import LedgerError
 
 __all__ = [
     "APPLICATION_ID", "FORMAT", "Migration", "MIGRATIONS", "GUARD_TRIGGERS", "applied", "pending",
-    "migrate", "initialise", "expected_schema",
+    "migrate", "initialise", "expected_schema", "chain_columns",
 ]
 
 APPLICATION_ID = 0x424C4447  # "BLDG"
@@ -139,9 +145,15 @@ _M002 = (
     *_M002_GUARDS.values(),
 )
 
+_M003 = (
+    "ALTER TABLE events ADD COLUMN chain INTEGER NOT NULL DEFAULT 1 CHECK (chain IN (1, 2))",
+    "ALTER TABLE events ADD COLUMN link TEXT CHECK ((chain = 2) = (link IS NOT NULL))",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "m001_initial", _M001),
     Migration(2, "m002_guarded_response_cache", _M002),
+    Migration(3, "m003_run_chains", _M003),
 )
 
 
@@ -213,6 +225,11 @@ def expected_schema(numbers: frozenset[int]) -> dict[tuple[str, str], str | None
         return schema_of(conn)
     finally:
         conn.close()
+
+
+def chain_columns(conn: sqlite3.Connection) -> str:
+    """`chain, link` as a select list: the columns, or constants on a ledger m003 has not reached."""
+    return "chain, link" if 3 in applied(conn) else "1 AS chain, NULL AS link"
 
 
 def schema_of(conn: sqlite3.Connection) -> dict[tuple[str, str], str | None]:

@@ -1,49 +1,47 @@
-"""The SQLite reader side of the store: typed events, runs, blobs, views, cached responses, verify.
+"""The reader side of the store: typed events, runs, blobs, views, cached responses, verify.
 
-One read-only connection (see `connection.open_reader`), guarded by a lock so the threads of a
-run can share it. Reading never writes the file. `events` keeps the typed events of recently
+One connection (a read-only one to a SQLite file, see `connection.open_reader`, or one to a
+PostgreSQL ledger), guarded by a lock so the threads of a run can share it; the SQL is the same
+for both (`ledger.backend`). Reading never writes. `events` keeps the typed events of recently
 read runs (`readcache`): rows never change, so a re-fold only reads and validates what was
 appended since. `verified_events` is the read that checks: in one snapshot it runs the fast
 checks of `verify.check_run` (schema, the run's chain segment, the tail, an optional pinned
 head), maps the run's rows (reusing cached typed events whose row hash is unchanged) and checks
 that every blob they name is stored, then hands the events out, or raises VerificationFailed
-naming the first bad seq. Any SQLite error becomes a typed error naming the file.
+naming the first bad seq. Any database error becomes a typed error naming the ledger.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from pathlib import Path
 from typing import Any, TypeVar
 
 from benchledger.errors import LedgerError, VerificationFailed
 from benchledger.ledger import blobs as blob_table
+from benchledger.ledger.backend import LedgerConnection
 from benchledger.ledger.cache import cached_response
-from benchledger.ledger.connection import open_reader
+from benchledger.ledger.copies import RunCopy, read_run
 from benchledger.ledger.mapper import ROW_COLUMNS, Row, StoredEvent, rows_to_stored
 from benchledger.ledger.readcache import RunCache
 from benchledger.ledger.references import blob_references
 from benchledger.ledger.runs import RunSummary, list_runs, resolve_run
-from benchledger.ledger.sqlite_errors import storage_error
-from benchledger.ledger.verify import Problem, Refold, VerifyResult, check_run, verify_ledger
+from benchledger.ledger.verify import Problem, Refold, VerifyResult, check_run, ledger_head, verify_ledger
 
-__all__ = ["SqliteEventReader"]
+__all__ = ["SqlEventReader"]
 
 _PAGE = 2000
-_KEY_CHUNK = 500  # bound the IN (...) list well under SQLite's variable limit
+_KEY_CHUNK = 500  # bound the IN (...) list well under the databases' parameter limits
 
 T = TypeVar("T")
 
 
-class SqliteEventReader:
-    """Reads one ledger file; see the module docstring."""
+class SqlEventReader:
+    """Reads one ledger over `conn` (which it closes); see the module docstring."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._conn = open_reader(path)
+    def __init__(self, conn: LedgerConnection) -> None:
+        self._conn = conn
         self._lock = threading.Lock()
         self._cache = RunCache()
 
@@ -55,8 +53,8 @@ class SqliteEventReader:
         with self._lock:
             try:
                 return self._conn.execute(sql, params).fetchall()
-            except sqlite3.Error as exc:
-                raise storage_error(exc, self.path, "read") from None
+            except self._conn.errors as exc:
+                raise self._conn.storage_error(exc, "read") from None
 
     def note_written(self, run_id: str, written: list[StoredEvent]) -> None:
         """Let the run cache take events this process just appended."""
@@ -68,16 +66,16 @@ class SqliteEventReader:
         with self._lock:
             try:
                 return blob_table.fetch(self._conn, digest)
-            except sqlite3.Error as exc:
-                raise storage_error(exc, self.path, "read") from None
+            except self._conn.errors as exc:
+                raise self._conn.storage_error(exc, "read") from None
 
     def cache_get(self, key: str) -> dict[str, Any] | None:
         """The response cached for a request, when its recording event vouches for it; else None."""
         with self._lock:
             try:
                 return cached_response(self._conn, key)
-            except sqlite3.Error as exc:
-                raise storage_error(exc, self.path, "read") from None
+            except self._conn.errors as exc:
+                raise self._conn.storage_error(exc, "read") from None
 
     def events(self, run_id: str, *, types: Iterable[str] | None = None,
                until_seq: int | None = None) -> list[StoredEvent]:
@@ -87,8 +85,8 @@ class SqliteEventReader:
                 rows = self._conn.execute(
                     f"SELECT {ROW_COLUMNS} FROM events WHERE run_id = ? AND position > ? "
                     "ORDER BY position", (run_id, self._cache.last_position(run_id))).fetchall()
-            except sqlite3.Error as exc:
-                raise storage_error(exc, self.path, "read") from None
+            except self._conn.errors as exc:
+                raise self._conn.storage_error(exc, "read") from None
             self._cache.add_read(run_id, rows_to_stored(rows))
             selected = list(self._cache.get(run_id))  # the caller's own list
         return _select(selected, types, until_seq)
@@ -101,13 +99,13 @@ class SqliteEventReader:
         """
         with self._lock:
             try:
-                self._conn.execute("BEGIN")
+                self._conn.begin_read()
                 try:
                     events, problem = self._checked_run(run_id, expect_head)
                 finally:
                     self._conn.execute("ROLLBACK")
-            except sqlite3.Error as exc:
-                raise storage_error(exc, self.path, "read") from None
+            except self._conn.errors as exc:
+                raise self._conn.storage_error(exc, "read") from None
             if problem is None:
                 self._cache.replace(run_id, events)
         if problem is not None:
@@ -147,6 +145,18 @@ class SqliteEventReader:
                 return seq, f"seq {seq} names blob {digest}, which is not in the ledger (its body was deleted)"
         return None
 
+    def run_copy(self, run_id: str) -> RunCopy:
+        """Everything of the run as stored, read in one snapshot once it verifies (`copies`)."""
+        with self._lock:
+            try:
+                self._conn.begin_read()
+                try:
+                    return read_run(self._conn, run_id)
+                finally:
+                    self._conn.execute("ROLLBACK")
+            except self._conn.errors as exc:
+                raise self._conn.storage_error(exc, "read") from None
+
     def iter_all(self, run_id: str | None = None) -> Iterator[StoredEvent]:
         """Every event (of one run, or of the ledger) in seq order, read a page at a time."""
         after = 0
@@ -175,9 +185,10 @@ class SqliteEventReader:
         return self._locked(lambda: resolve_run(self._conn, ref))
 
     def head(self, run_id: str | None = None) -> str | None:
-        """Hash of the run's last event (or of the ledger's, run_id None); None when there is none."""
+        """Hash of the run's last event, or (run_id None) the ledger value of the ledger's last
+        row (its link, or its hash under chain version 1); None when there is none."""
         if run_id is None:
-            rows = self._query("SELECT hash FROM events ORDER BY seq DESC LIMIT 1")
+            return self._locked(lambda: ledger_head(self._conn))
         else:
             rows = self._query("SELECT hash FROM events WHERE run_id = ? ORDER BY position DESC "
                                "LIMIT 1", (run_id,))
@@ -210,8 +221,8 @@ class SqliteEventReader:
         with self._lock:
             try:
                 return read()
-            except sqlite3.Error as exc:
-                raise storage_error(exc, self.path, "read") from None
+            except self._conn.errors as exc:
+                raise self._conn.storage_error(exc, "read") from None
 
 
 def _select(events: list[StoredEvent], types: Iterable[str] | None,

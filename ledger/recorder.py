@@ -1,9 +1,8 @@
 """The store's interfaces: a writer, a reader and a response cache, apart.
 
-The pipeline depends on these protocols, not on SQLite: `Ledger` (the facade in
-`ledger.store`) composes the SQLite implementations (`SqliteEventWriter`,
-`SqliteEventReader`, with the cache read through the reader), and a second backend (a
-PostgreSQL ledger shared by several machines) implements the same three and passes the same
+The pipeline depends on these protocols, not on a database: `Ledger` (the facade in
+`ledger.store`) composes `SqlEventWriter` and `SqlEventReader` (with the cache read through the
+reader) over a SQLite file or a PostgreSQL schema (`ledger.backend`), and both pass the same
 contract tests (`tests/ledger_contract.py`). Orchestration types its `ledger` parameters
 against `Recorder`, or against the narrower side it needs.
 """

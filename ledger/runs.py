@@ -6,25 +6,27 @@ event, its RunStarted (found through the partial index on run markers) and its l
 
 from __future__ import annotations
 
-import sqlite3
 from pydantic import BaseModel, ConfigDict
 
 from benchledger.errors import AmbiguousRun, RunNotFound
+from benchledger.ledger.backend import LedgerConnection
 
 __all__ = ["RunSummary", "list_runs", "resolve_run"]
 
-_RUNS = """SELECT r.run_id, r.n,
+
+def _runs_sql(conn: LedgerConnection) -> str:
+    def config(*path: str) -> str:
+        return conn.json_text("s.payload", ("config", *path))
+
+    return f"""SELECT r.run_id, r.n,
     COALESCE(s.recorded_at, (SELECT f.recorded_at FROM events f WHERE f.seq = r.first_seq)),
-    json_extract(s.payload, '$.config.benchmark'), json_extract(s.payload, '$.config.subset'),
-    json_extract(s.payload, '$.config.memory'),
-    COALESCE(json_extract(s.payload, '$.config.settings.mode'), json_extract(s.payload, '$.config.extra.mode'),
-             'qa'),
-    (SELECT json_extract(x.payload, '$.status') FROM events x
+    {config("benchmark")}, {config("subset")}, {config("memory")},
+    COALESCE({config("settings", "mode")}, {config("extra", "mode")}, 'qa'),
+    (SELECT {conn.json_text("x.payload", ("status",))} FROM events x
      WHERE x.run_id = r.run_id AND x.type = 'RunFinished' ORDER BY x.position DESC LIMIT 1)
   FROM (SELECT run_id, MIN(seq) AS first_seq, COUNT(*) AS n FROM events GROUP BY run_id) AS r
   LEFT JOIN events s ON s.run_id = r.run_id AND s.type = 'RunStarted'
   ORDER BY r.first_seq DESC"""
-_PREFIX_END = "\U0010ffff"  # sorts after every character, bounding a prefix range scan
 
 
 class RunSummary(BaseModel):
@@ -44,13 +46,13 @@ class RunSummary(BaseModel):
     """Status of the last RunFinished ("completed" or "aborted"); None while unfinished."""
 
 
-def list_runs(conn: sqlite3.Connection) -> list[RunSummary]:
+def list_runs(conn: LedgerConnection) -> list[RunSummary]:
     """Every run, newest (latest first event) first."""
     fields = ("run_id", "events", "started_at", "benchmark", "subset", "memory", "mode", "finished")
-    return [RunSummary(**dict(zip(fields, row))) for row in conn.execute(_RUNS)]
+    return [RunSummary(**dict(zip(fields, row))) for row in conn.execute(_runs_sql(conn))]
 
 
-def resolve_run(conn: sqlite3.Connection, ref: str) -> str:
+def resolve_run(conn: LedgerConnection, ref: str) -> str:
     """A full run id from a full id, a unique prefix, or "latest"; RunNotFound / AmbiguousRun.
 
     "latest" is the run started last, the first one `list_runs` shows. An id or prefix in another
@@ -65,9 +67,9 @@ def resolve_run(conn: sqlite3.Connection, ref: str) -> str:
         return str(row[0])
     if not ref:
         raise RunNotFound("no run id given; pass a run id, a unique prefix of one, or 'latest'")
+    condition, params = conn.prefix_match("run_id", ref)
     matches: list[str] = [str(r) for (r,) in conn.execute(
-        "SELECT DISTINCT run_id FROM events WHERE run_id >= ? AND run_id < ? ORDER BY run_id",
-        (ref, ref + _PREFIX_END))]
+        f"SELECT DISTINCT run_id FROM events WHERE {condition} ORDER BY run_id", params)]
     if ref in matches:
         return ref
     if not matches:  # the same prefix in any case: each run's first event, compared case-folded

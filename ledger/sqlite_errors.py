@@ -26,7 +26,7 @@ _HINTS = {
 }
 
 
-def storage_error(exc: sqlite3.Error, path: Path | str, action: str) -> LedgerError:
+def storage_error(exc: Exception, path: Path | str, action: str) -> LedgerError:
     """The typed error for `exc`, raised while doing `action` ("append", "read", ...) on path."""
     code = (getattr(exc, "sqlite_errorcode", None) or 0) & _PRIMARY
     if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):

@@ -1,11 +1,13 @@
-"""The ledger store: one SQLite file, appended to by runs and read by projections and the CLI.
+"""The ledger store: a SQLite file, or a schema on a PostgreSQL server shared by a team.
 
 `Ledger` is the facade callers use: it composes the writer (`ledger.writer`), the reader
 (`ledger.reader`, which also serves the guarded response cache) and the run's writer lock, and
-implements `ledger.recorder.Recorder`, so code typed against those protocols works with any
-backend. Writer and reader use separate connections (WAL lets readers run while a writer
-appends); the writer's is opened at the first write, so a process that only reads (`show`,
-`verify`, `export`) never writes the file, and a read-only file or mount can be read.
+implements `ledger.recorder.Recorder`, so code typed against those protocols works with either
+backend. `Ledger.open(target)` opens a file path as a SQLite ledger and a `postgresql://` URL
+(`ledger.pg_store`) as a PostgreSQL one, with the same meaning. Writer and reader use separate
+connections (WAL lets readers run while a writer appends); the writer's is opened at the first
+write, so a process that only reads (`show`, `verify`, `export`) never writes the file, and a
+read-only file or mount can be read.
 
 `cache_put` is the deprecated way model clients cached responses before `append(cache=...)`.
 An entry it is handed waits in memory until this `Ledger` appends the event that recorded that
@@ -22,47 +24,88 @@ import hashlib
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from benchledger.errors import NotALedger
-from benchledger.ledger import writer_lock
+from benchledger.errors import BadInput, NotALedger
+from benchledger.ledger import migrations, writer_lock
 from benchledger.ledger.cache import CacheEntry
-from benchledger.ledger.connection import holds_data, open_writer
+from benchledger.ledger.connection import holds_data, open_reader, open_writer
+from benchledger.ledger.copies import RunCopy
 from benchledger.ledger.events import Event
 from benchledger.ledger.mapper import StoredEvent
-from benchledger.ledger.reader import SqliteEventReader
+from benchledger.ledger.reader import SqlEventReader
 from benchledger.ledger.runs import RunSummary
+from benchledger.ledger.urls import display_target, is_url
 from benchledger.ledger.verify import Refold, VerifyResult
-from benchledger.ledger.writer import MAX_APPEND_ATTEMPTS, SqliteEventWriter
+from benchledger.ledger.writer import MAX_APPEND_ATTEMPTS, SqlEventWriter
 
-__all__ = ["Ledger", "StoredEvent", "RunSummary", "VerifyResult", "CacheEntry", "MAX_APPEND_ATTEMPTS"]
+__all__ = ["Ledger", "StoredEvent", "RunSummary", "VerifyResult", "CacheEntry", "MAX_APPEND_ATTEMPTS",
+           "is_url", "display_target", "init_ledger"]
 
 _MAX_WAITING = 10_000
 """Deprecated `cache_put` entries kept waiting for their event; the oldest are dropped beyond it."""
 
 
-class Ledger:
-    """An open ledger file. Use `Ledger.open(path)`, ideally as a context manager."""
+def init_ledger(target: str | os.PathLike[str], *, writers: tuple[str, ...] = (),
+                readers: tuple[str, ...] = ()) -> list[str]:
+    """Create or migrate the ledger at a path or URL; the names of the migrations applied.
 
-    def __init__(self, path: Path, writer: SqliteEventWriter, reader: SqliteEventReader,
-                 lock_key: writer_lock.FileKey) -> None:
-        self.path = path
-        self._writer, self._reader, self._lock_key = writer, reader, lock_key
+    On a server, `writers` and `readers` are roles granted their rights (`ledger.pg_store`); a
+    file has no roles (its permissions are the file's), so naming any is BadInput.
+    """
+    if is_url(target):
+        from benchledger.ledger.pg_store import init_postgres
+
+        return init_postgres(str(target), writers=writers, readers=readers)
+    if writers or readers:
+        raise BadInput("--writer and --reader grant roles on a PostgreSQL ledger; a SQLite ledger is a "
+                       "file, whose permissions are the file's", field="writer/reader")
+    path = Path(target)
+    if holds_data(path):
+        conn = open_reader(path)
+        try:
+            pending = [migration.name for migration in migrations.pending(conn, str(path))]
+        finally:
+            conn.close()
+    else:
+        pending = [migration.name for migration in migrations.MIGRATIONS]
+    open_writer(path).close()
+    return pending
+
+
+class Ledger:
+    """An open ledger. Use `Ledger.open(path_or_url)`, ideally as a context manager.
+
+    `where` names it in messages (the path, or the URL without credentials); `path` is the
+    file of a SQLite ledger (None on a server).
+    """
+
+    def __init__(self, where: str, writer: SqlEventWriter, reader: SqlEventReader,
+                 on_close: Callable[[], None], path: Path | None = None) -> None:
+        self.where, self.path = where, path
+        self._writer, self._reader, self._on_close = writer, reader, on_close
         self._closed = False
         self._waiting: OrderedDict[str, tuple[str, dict[str, Any], str]] = OrderedDict()
         self._waiting_lock = threading.Lock()
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, create: bool = True) -> Ledger:
-        """Open the ledger at path (a new path is created unless create=False).
+    def open(cls, target: str | os.PathLike[str], *, create: bool = True) -> Ledger:
+        """Open the ledger at a file path (a new path is created unless create=False) or at a
+        `postgresql://` URL (a schema `benchledger ledger init` set up; see `ledger.pg_store`).
 
-        Raises NotALedger, writing nothing, when path holds anything but a ledger (or is not a
-        regular file, such as /dev/null).
+        Raises NotALedger, writing nothing, when the path holds anything but a ledger (or is not
+        a regular file, such as /dev/null), or the URL's schema holds no ledger.
         """
-        path = Path(path)
+        if is_url(target):
+            from benchledger.ledger.pg_store import open_postgres
+
+            writer, reader, where, on_close = open_postgres(str(target))
+            return cls(where, writer, reader, on_close)
+        path = Path(target)
         connection = None
         if not holds_data(path):
             if not create:
@@ -74,14 +117,14 @@ class Ledger:
             if connection is not None:
                 connection.close()
             raise
-        writer = SqliteEventWriter(path, lock_key, connection)
+        writer = SqlEventWriter(lambda: open_writer(path), partial(writer_lock.hold, lock_key), connection)
         try:
-            reader = SqliteEventReader(path)
+            reader = SqlEventReader(open_reader(path))
         except BaseException:
             writer.close()
             writer_lock.detach(lock_key)
             raise
-        return cls(path, writer, reader, lock_key)
+        return cls(str(path), writer, reader, partial(writer_lock.detach, lock_key), path)
 
     def close(self) -> None:
         if self._closed:
@@ -89,7 +132,7 @@ class Ledger:
         self._closed = True
         self._reader.close()
         self._writer.close()
-        writer_lock.detach(self._lock_key)  # after every connection of this Ledger is closed
+        self._on_close()  # after every connection of this Ledger is closed
 
     def __enter__(self) -> Ledger:
         return self
@@ -102,7 +145,7 @@ class Ledger:
     def append(self, run_id: str, events: Sequence[Event], *, blobs: Iterable[bytes] = (),
                views: Sequence[tuple[str, int, object]] = (), cache: Sequence[CacheEntry] = (),
                expected_position: int | None = None) -> list[StoredEvent]:
-        """Append events (see `SqliteEventWriter.append`); the rows actually written."""
+        """Append events (see `SqlEventWriter.append`); the rows actually written."""
         events, cache = self._claim_waiting(events, cache)
         written = self._writer.append(run_id, events, blobs=blobs, views=views, cache=cache,
                                       expected_position=expected_position)
@@ -152,7 +195,16 @@ class Ledger:
                                           idempotency_key=event.idempotency_key() or ""))
             return claimed_events, claimed
 
+    def copy_in(self, copy: RunCopy) -> int:
+        """Append the rows of a run copied from another ledger that this one lacks (see
+        `ledger.copies`), holding the run's writer lock; how many events were appended."""
+        return self._writer.copy_in(copy)
+
     # -- reader ---------------------------------------------------------------------------
+
+    def run_copy(self, run_id: str) -> RunCopy:
+        """Everything of the run as stored, once it verifies (see `ledger.copies`)."""
+        return self._reader.run_copy(run_id)
 
     def get_blob(self, digest: str) -> bytes:
         """The raw bytes stored under digest, checked against it; LedgerError if absent or changed."""

@@ -1,49 +1,53 @@
-"""The SQLite writer side of the store: appends, blobs, cached responses, and the run's writer lock.
+"""The writer side of the store: appends, blobs, cached responses, and the run's writer lock.
 
 `append` writes a batch of events (plus the blobs they name, the views they feed and the
-responses they record for the cache) in ONE `BEGIN IMMEDIATE` transaction: it skips events
-whose idempotency key the run already recorded (and their cache entries with them), continues
-the run's positions, extends the global hash chain, and commits. Holding the write lock from
-the first read to the commit serialises appenders across processes, so positions stay gapless
-and no event is lost or recorded twice; a constraint conflict (another writer outside this
-protocol) rolls back and retries. Everything the hot path can do before taking the lock (event
-JSON, blob compression, view JSON) is done first.
+responses they record for the cache) in ONE write transaction (`LedgerConnection.begin_write`:
+SQLite's `BEGIN IMMEDIATE`, or PostgreSQL's transaction holding the ledger's tail lock): it
+skips events whose idempotency key the run already recorded (and their cache entries with
+them), continues the run's positions and its hash chain, links each row into the ledger's chain
+(`ledger.chain`, version 2) at the next seq, and commits. Holding the tail from the first read
+to the commit serialises appenders across processes and machines, so the ledger keeps one
+linear chain, positions stay gapless and no event is lost or recorded twice; a constraint
+conflict (another writer outside this protocol) rolls back and retries. Everything the hot path
+can do before taking the lock (event JSON, blob compression, view JSON) is done first.
+
+`copy_in` is the other way rows arrive: a run's rows copied from another ledger
+(`ledger.transfer`), written byte for byte with their hashes after checking them, each given
+this ledger's next seq and link.
 
 The connection is opened at the first write (or handed over by the opener that created the
-file), which is also when an older ledger is migrated, so a process that only reads never writes the file. A
-write the disk or the mount refuses (full disk, read-only file, I/O error) rolls back and
-raises LedgerWriteFailed naming the file and the cause. `run_writer` is the run's writer lock
-(`writer_lock`); a backend on a database server would take an advisory lock there instead.
+ledger), which is also when an older SQLite ledger is migrated, so a process that only reads
+never writes. A write the database refuses (full disk, read-only file, I/O error, a role
+without the right) rolls back and raises a typed error naming the ledger and the cause.
+`run_writer` is the run's writer lock, which the backend provides (`writer_lock` for a file, an
+advisory lock on a server).
 """
 
 from __future__ import annotations
 
-import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from pathlib import Path
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager
+from typing import TypeVar
 
 from pydantic_core import to_json
 
 from benchledger import clock
 from benchledger.errors import BadInput, ConcurrencyConflict, LedgerError
 from benchledger.ledger import blobs as blob_table
-from benchledger.ledger import writer_lock
+from benchledger.ledger.backend import LedgerConnection
 from benchledger.ledger.cache import INSERT_SQL as INSERT_CACHE, CacheEntry, cache_rows
-from benchledger.ledger.chain import GENESIS, batch_linker
-from benchledger.ledger.connection import open_writer
+from benchledger.ledger.chain import batch_linker, ledger_link
+from benchledger.ledger.copies import RunCopy, write_run
 from benchledger.ledger.events import Event
 from benchledger.ledger.mapper import StoredEvent, event_row, stored_event
-from benchledger.ledger.sqlite_errors import storage_error
+from benchledger.ledger.tails import INSERT_EVENT, ledger_tail, run_tail
 
-__all__ = ["SqliteEventWriter", "MAX_APPEND_ATTEMPTS"]
+__all__ = ["SqlEventWriter", "MAX_APPEND_ATTEMPTS"]
 
 MAX_APPEND_ATTEMPTS = 5
-_KEY_CHUNK = 500  # bound the IN (...) list well under SQLite's variable limit
+_KEY_CHUNK = 500  # bound the IN (...) list well under the databases' parameter limits
 
-_INSERT_EVENT = """INSERT INTO events (run_id, position, type, schema_version, recorded_at,
-    idempotency_key, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"""
 _UPSERT_VIEW = """INSERT INTO views (run_id, name, version, position, value) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (run_id, name, version) DO UPDATE SET position = excluded.position,
     value = excluded.value"""
@@ -51,22 +55,26 @@ _UPSERT_VIEW = """INSERT INTO views (run_id, name, version, position, value) VAL
 EventRow = tuple[str, int, "str | None", bytes]
 ViewRow = tuple[str, int, str]
 BlobRow = tuple[str, int, bytes]
+T = TypeVar("T")
 
 
-class SqliteEventWriter:
-    """Appends to one ledger file; see the module docstring."""
+class SqlEventWriter:
+    """Appends to one ledger; see the module docstring.
 
-    def __init__(self, path: Path, lock_key: writer_lock.FileKey,
-                 connection: sqlite3.Connection | None = None) -> None:
-        """`connection`: one `open_writer` already opened (to create the file), else opened later."""
-        self.path = path
-        self._lock_key = lock_key
+    `connect` opens the write connection (at the first write, unless `connection` was handed
+    over); `run_lock(run_id)` is the backend's writer lock for one run.
+    """
+
+    def __init__(self, connect: Callable[[], LedgerConnection],
+                 run_lock: Callable[[str], AbstractContextManager[None]],
+                 connection: LedgerConnection | None = None) -> None:
+        self._connect, self._run_lock = connect, run_lock
         self._conn = connection
         self._lock = threading.Lock()
 
-    def _connection(self) -> sqlite3.Connection:
+    def _connection(self) -> LedgerConnection:
         if self._conn is None:
-            self._conn = open_writer(self.path)
+            self._conn = self._connect()
         return self._conn
 
     def close(self) -> None:
@@ -75,20 +83,14 @@ class SqliteEventWriter:
                 self._conn.close()
                 self._conn = None
 
-    @contextmanager
-    def run_writer(self, run_id: str) -> Iterator[None]:
+    def run_writer(self, run_id: str) -> AbstractContextManager[None]:
         """Hold the run's writer lock for the block; RunBusy if another writer holds it."""
-        with writer_lock.hold(self._lock_key, run_id):
-            yield
+        return self._run_lock(run_id)
 
     def put_blob(self, data: bytes | str) -> str:
         """Store a body if absent; return its sha256 hex digest."""
         row = blob_table.encode(data)
-        with self._lock:
-            try:
-                self._connection().execute(blob_table.INSERT_SQL, row)
-            except sqlite3.Error as exc:
-                raise storage_error(exc, self.path, "write a blob to") from None
+        self._write("write a blob to", lambda conn: conn.execute(blob_table.INSERT_SQL, row))
         return row[0]
 
     def append(self, run_id: str, events: Sequence[Event], *, blobs: Iterable[bytes] = (),
@@ -108,48 +110,65 @@ class SqliteEventWriter:
         rows = [_event_row(event) for event in events]
         blob_rows = [blob_table.encode(data) for data in blobs]
         view_rows = [(name, version, to_json(value).decode()) for name, version, value in views]
-        last_error: sqlite3.IntegrityError | None = None
+        return self.in_write_transaction(
+            f"append to run {run_id} in",
+            lambda conn: self._append_in_transaction(conn, run_id, events, rows, blob_rows, view_rows,
+                                                     cache, expected_position))
+
+    def copy_in(self, copy: RunCopy) -> int:
+        """Append the rows of a run copied from another ledger that this one lacks (`copies`)."""
+        with self.run_writer(copy.run_id):
+            return self.in_write_transaction(f"copy run {copy.run_id} into",
+                                             lambda conn: write_run(conn, copy))
+
+    def in_write_transaction(self, action: str, work: Callable[[LedgerConnection], T]) -> T:
+        """`work(conn)` inside a write transaction, committed; retried on a constraint conflict."""
+        last_error: Exception | None = None
+
+        def attempts(conn: LedgerConnection) -> T:
+            nonlocal last_error
+            for _ in range(MAX_APPEND_ATTEMPTS):
+                conn.begin_write()
+                try:
+                    result = work(conn)
+                    conn.execute("COMMIT")
+                    return result
+                except conn.integrity_errors as exc:  # another writer took a position or key
+                    last_error = exc
+                    _rollback(conn)
+                except BaseException:
+                    _rollback(conn)
+                    raise
+            raise ConcurrencyConflict(
+                f"could not {action} the ledger after {MAX_APPEND_ATTEMPTS} attempts ({last_error}); "
+                "another writer keeps taking its positions, retry later")
+
+        return self._write(action, attempts)
+
+    def _write(self, action: str, work: Callable[[LedgerConnection], T]) -> T:
         with self._lock:
+            conn = None
             try:
                 conn = self._connection()
-                for _ in range(MAX_APPEND_ATTEMPTS):
-                    conn.execute("BEGIN IMMEDIATE")
-                    try:
-                        written = self._append_in_transaction(conn, run_id, events, rows, blob_rows,
-                                                              view_rows, cache, expected_position)
-                        conn.execute("COMMIT")
-                        return written
-                    except sqlite3.IntegrityError as exc:  # another writer took a position or key
-                        last_error = exc
-                        _rollback(conn)
-                    except BaseException:
-                        _rollback(conn)
-                        raise
-            except sqlite3.Error as exc:
-                raise storage_error(exc, self.path, f"append to run {run_id} in") from None
-        raise ConcurrencyConflict(
-            f"could not append to run {run_id} after {MAX_APPEND_ATTEMPTS} attempts "
-            f"({last_error}); another writer keeps taking its positions, retry later"
-        )
+                return work(conn)
+            except BaseException as exc:
+                if conn is not None and isinstance(exc, conn.errors):
+                    raise conn.storage_error(exc, action) from None
+                raise
 
-    def _append_in_transaction(self, conn: sqlite3.Connection, run_id: str, events: Sequence[Event],
+    def _append_in_transaction(self, conn: LedgerConnection, run_id: str, events: Sequence[Event],
                                rows: list[EventRow], blob_rows: list[BlobRow],
                                view_rows: list[ViewRow], cache: Sequence[CacheEntry],
                                expected_position: int | None) -> list[StoredEvent]:
         keys = [key for _, _, key, _ in rows if key is not None]
         seen = _recorded_among(conn, run_id, keys) if keys else set()
         skipped = set(seen)
-        (position,) = conn.execute(
-            "SELECT COALESCE(MAX(position), 0) FROM events WHERE run_id = ?", (run_id,)).fetchone()
+        position, prev_hash = run_tail(conn, run_id)
         if expected_position is not None and position != expected_position:
             raise ConcurrencyConflict(
                 f"run {run_id} is at position {position}, not {expected_position}: another writer "
                 "appended meanwhile; read its events again and retry")
-        head = conn.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
-        issued = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'events'").fetchone()
-        # AUTOINCREMENT gives max(ever issued, current max) + 1, one by one within this insert.
-        seq = max(issued[0] if issued else 0, head[0] if head else 0)
-        prev_hash = head[1] if head else GENESIS
+        seq, value = ledger_tail(conn)
         recorded_at = clock.now_iso()
         link = batch_linker(run_id, recorded_at)
         to_insert, written, by_key = [], [], {}
@@ -162,24 +181,22 @@ class SqliteEventWriter:
             position += 1
             seq += 1
             hash_ = link(prev_hash, position, type_, version, key, payload)
-            to_insert.append((run_id, position, type_, version, recorded_at, key, payload.decode(),
-                              prev_hash, hash_))
+            value = ledger_link(value, hash_)
+            to_insert.append((seq, run_id, position, type_, version, recorded_at, key, payload.decode(),
+                              prev_hash, hash_, value))
             written.append(stored_event(seq, run_id, position, type_, version, recorded_at, key,
                                         hash_, prev_hash, event))
             prev_hash = hash_
         cached = cache_rows(run_id, cache, by_key, skipped, recorded_at) if cache else []
         if to_insert:
-            conn.executemany(_INSERT_EVENT, to_insert)
-            (last,) = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'events'").fetchone()
-            if last != seq:
-                raise LedgerError(f"seq bookkeeping drifted (expected {seq}, sqlite says {last})")
+            conn.executemany(INSERT_EVENT, to_insert)
         if blob_rows:
             conn.executemany(blob_table.INSERT_SQL, blob_rows)
         if cached:
             conn.executemany(INSERT_CACHE, cached)
         if view_rows:
             conn.executemany(_UPSERT_VIEW, [(run_id, name, version, position, value)
-                                            for name, version, value in view_rows])
+                                           for name, version, value in view_rows])
         return written
 
 
@@ -191,12 +208,12 @@ def _event_row(event: Event) -> EventRow:
         raise BadInput(f"{name} event cannot be stored: {exc}", field=name) from None
 
 
-def _rollback(conn: sqlite3.Connection) -> None:
+def _rollback(conn: LedgerConnection) -> None:
     if conn.in_transaction:
         conn.execute("ROLLBACK")
 
 
-def _recorded_among(conn: sqlite3.Connection, run_id: str, keys: list[str]) -> set[str]:
+def _recorded_among(conn: LedgerConnection, run_id: str, keys: list[str]) -> set[str]:
     found: set[str] = set()
     for start in range(0, len(keys), _KEY_CHUNK):
         chunk = keys[start:start + _KEY_CHUNK]

@@ -218,8 +218,13 @@ STORE_TABLES: dict[str, tuple[str, str, dict[str, str]]] = {
         "recorded_at": "When the event was appended (UTC, ISO 8601).",
         "idempotency_key": "One key per stage and item (e.g. judge:s1:temporal_3): a stage is recorded once.",
         "payload": "The event as JSON; the views unpack it into columns.",
-        "prev_hash": "hash of the previous event in seq order (the chain).",
-        "hash": "SHA-256 of prev_hash and this row's exact stored bytes; `benchledger verify` recomputes it."}),
+        "prev_hash": "Hash of the previous event: of the same run (chain 2), or in seq order (chain 1).",
+        "hash": "SHA-256 of prev_hash and this row's exact stored bytes; `benchledger verify` recomputes it.",
+        "chain": "Chain version: 2 chains each run on its own (a run keeps its hashes when pushed to another "
+                 "ledger), 1 chains every row in seq order (rows written before migration m003).",
+        "link": "Chain 2 only: SHA-256 of the previous row's ledger value and this hash, over seq order, so "
+                "removing, inserting or reordering rows (or a whole run) breaks the ledger's chain; the "
+                "last row's value is the ledger head."}),
     "blobs": ("Blobs", "Content-addressed large bodies: packed contexts, raw model outputs, released prompts. "
               "Read one as text with `benchledger blob DIGEST` or the zlib_text(body) SQL function.", {
         "digest": "SHA-256 of the raw body; events name blobs by it.",

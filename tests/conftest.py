@@ -11,6 +11,8 @@ import os
 from pathlib import Path
 
 import pytest
+from pg_server import postgres_server  # noqa: F401  (the session's throwaway PostgreSQL server)
+
 REPO = Path(__file__).resolve().parents[1]
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from benchledger.errors import ConcurrencyConflict, LedgerError, RunBusy, RunNotFound, VerificationFailed
-from benchledger.ledger.chain import GENESIS
+from benchledger.ledger.chain import GENESIS, ledger_link, link_hash
 from benchledger.ledger.events import Failed, Judged, QuestionAnswered
 from benchledger.ledger.recorder import CacheEntry, Recorder
 
@@ -55,16 +55,24 @@ class LedgerContract:
     def test_it_implements_the_recorder_protocol(self, store: Recorder) -> None:
         assert isinstance(store, Recorder)
 
-    def test_append_continues_positions_and_links_one_chain(self, store: Recorder) -> None:
+    def test_append_continues_positions_and_chains_each_run(self, store: Recorder) -> None:
         first = store.append("run-a", [failed("q1"), failed("q2")])
         second = store.append("run-b", [failed("q1")])
         third = store.append("run-a", [failed("q3")])
         rows = [*first, *second, *third]
         assert [(r.run_id, r.position) for r in rows] == [("run-a", 1), ("run-a", 2), ("run-b", 1), ("run-a", 3)]
         assert [r.seq for r in rows] == [1, 2, 3, 4]
-        assert rows[0].prev_hash == GENESIS
-        assert all(later.prev_hash == earlier.hash for earlier, later in zip(rows, rows[1:]))
-        assert store.events("run-a") == [*first, *third]
+        run_a = [*first, *third]
+        assert run_a[0].prev_hash == second[0].prev_hash == GENESIS
+        assert all(later.prev_hash == earlier.hash for earlier, later in zip(run_a, run_a[1:]))
+        assert all(r.hash == link_hash(r.prev_hash, r.run_id, r.position, r.type, r.schema_version,
+                                       r.recorded_at, r.idempotency_key, r.event.model_dump_json())
+                   for r in rows)
+        value = GENESIS  # the ledger's head chains every row's hash in seq order
+        for row in rows:
+            value = ledger_link(value, row.hash)
+        assert store.head() == store.verify().head == value
+        assert store.events("run-a") == run_a
         assert [e.seq for e in store.iter_all()] == [1, 2, 3, 4]
         assert [e.seq for e in store.iter_all("run-b")] == [3]
 
@@ -87,7 +95,8 @@ class LedgerContract:
         store.append("run", [failed("q1")], views=[("tally", 1, {"n": 1})])
         (last,) = store.append("run", [failed("q2")], views=[("tally", 1, {"n": 2})])
         assert store.stored_views("run") == [("tally", 1, 2, {"n": 2})]
-        assert store.head("run") == last.hash == store.head()
+        assert store.head("run") == last.hash == store.verify("run").head
+        assert store.head() == ledger_link(ledger_link(GENESIS, store.events("run")[0].hash), last.hash)
         assert store.head("nothing") is None
         assert store.resolve_run("ru") == store.resolve_run("latest") == "run"
         with pytest.raises(RunNotFound):
@@ -99,7 +108,9 @@ class LedgerContract:
         result = store.verify()
         assert result.ok and result.checked == 2 and result.head == store.head()
         assert store.verify("run", expect_head=store.head("run")).ok
+        assert store.verify(expect_head=store.head()).ok and store.verify(expect_head=store.head("run")).ok
         assert not store.verify(expect_head="f" * 64).ok
+        assert not store.verify("run", expect_head=store.head()).ok  # a run is pinned by its own hashes
         with pytest.raises(VerificationFailed, match="no event with hash"):
             store.verified_events("run", expect_head="f" * 64)
 

@@ -1,4 +1,10 @@
-"""Append-only guards enforced by the database, and verify naming the first bad seq."""
+"""Append-only guards enforced by the database, and verify naming the first bad seq.
+
+The tampering tests run on the same six rows written under each chain version (`ledger.chain`):
+version 2 (what benchledger writes, each run chained on its own plus a link over the ledger)
+and version 1 (what a ledger written before m003 holds, one chain over `seq`). A run-scoped
+check under version 2 sees its own run only: another run's changed row is not its problem.
+"""
 
 from __future__ import annotations
 
@@ -7,24 +13,34 @@ import zlib
 import pytest
 from hypothesis import given, strategies as st
 
-from benchledger.ledger.chain import GENESIS, batch_linker, canonical_bytes, link_hash
+from benchledger.ledger.chain import GENESIS, batch_linker, canonical_bytes, ledger_link, link_hash
 from benchledger.errors import RunNotFound
 from benchledger.ledger.events import Failed
 from benchledger.ledger.migrations import GUARD_TRIGGERS
 from benchledger.ledger.store import Ledger
+from chain_rows import all_rows, append_legacy, relinked, rewrite
 
 
 def failed(qid: str) -> Failed:
     return Failed(stage="judge", question_id=qid, error_class="ParseError", message="no Final:")
 
 
+@pytest.fixture(params=[2, 1], ids=["run-chains", "one-chain"])
+def chain(request) -> int:
+    return request.param
+
+
 @pytest.fixture
-def path(tmp_path):
+def path(tmp_path, chain):
     path = tmp_path / "ledger.db"
     with Ledger.open(path) as ledger:
         for index in range(3):
-            ledger.append("run-a", [failed(f"a{index}")])
-            ledger.append("run-b", [failed(f"b{index}")])
+            if chain == 2:
+                ledger.append("run-a", [failed(f"a{index}")])
+                ledger.append("run-b", [failed(f"b{index}")])
+            else:
+                append_legacy(path, "run-a", [failed(f"a{index}")])
+                append_legacy(path, "run-b", [failed(f"b{index}")])
         ledger.put_blob(b"a context")
     return path  # seq 1,3,5 are run-a positions 1..3; seq 2,4,6 are run-b
 
@@ -55,6 +71,101 @@ def verify(path, run_id=None, refold=None):
 
 def rows(path) -> list[tuple]:
     return raw(path).execute("SELECT * FROM events ORDER BY seq").fetchall()
+
+
+# -- chain version 2: a run's chain is its own, and the ledger's link binds the runs together ----
+
+
+@pytest.fixture
+def ledger2(tmp_path):
+    path = tmp_path / "ledger.db"
+    with Ledger.open(path) as ledger:
+        for index in range(3):
+            ledger.append("run-a", [failed(f"a{index}")])
+            ledger.append("run-b", [failed(f"b{index}")])
+    return path
+
+
+def test_a_runs_hashes_do_not_depend_on_other_runs(tmp_path):
+    from freezegun import freeze_time
+
+    with freeze_time("2026-01-02T03:04:05Z"):
+        with Ledger.open(tmp_path / "alone.db") as alone, Ledger.open(tmp_path / "shared.db") as shared:
+            shared.append("other", [failed("x")])
+            for index in range(3):
+                alone.append("run", [failed(f"q{index}")])
+                shared.append("run", [failed(f"q{index}")])
+                shared.append("other", [failed(f"y{index}")])
+            assert [e.hash for e in alone.events("run")] == [e.hash for e in shared.events("run")]
+            assert alone.head("run") == shared.head("run") and alone.head() != shared.head()
+            assert alone.events("run")[0].prev_hash == GENESIS
+
+
+def test_every_row_is_linked_over_the_ledger(ledger2):
+    value = GENESIS
+    for row in all_rows(ledger2):
+        assert row[10] == 2 and row[11] == ledger_link(value, row[9])
+        value = row[11]
+
+
+def test_a_whole_deleted_run_is_caught_by_the_ledgers_link(ledger2):
+    tamper(ledger2, "DELETE FROM events WHERE run_id = 'run-b'",
+           "UPDATE events SET seq = (seq + 1) / 2")  # run-a renumbered 1, 2, 3: no gap left
+    result = verify(ledger2)
+    assert (result.ok, result.first_bad_seq) == (False, 2) and "does not link" in result.problem
+    assert verify(ledger2, "run-a").first_bad_seq == 3  # its last row no longer chains where it stands
+
+
+def test_a_runs_deleted_newest_events_are_caught(tmp_path, ledger2):
+    # run-a's last event (seq 5) goes, and seq 6 (run-b's) moves down to close the gap: the whole
+    # ledger's chain shows it
+    tamper(ledger2, "DELETE FROM events WHERE seq = 5", "UPDATE events SET seq = 5 WHERE seq = 6",
+           "UPDATE sqlite_sequence SET seq = 5 WHERE name = 'events'")
+    result = verify(ledger2)
+    assert (result.ok, result.first_bad_seq) == (False, 5) and "does not link" in result.problem
+    # a check of the run alone sees it where the row after the run's new last row was the deleted
+    # row's successor (as a check of a version-1 run's segment did)
+    path = tmp_path / "contiguous.db"
+    with Ledger.open(path) as ledger:
+        ledger.append("run-a", [failed("a1"), failed("a2"), failed("a3")])
+        ledger.append("run-b", [failed("b1")])
+    tamper(path, "DELETE FROM events WHERE seq = 3", "UPDATE events SET seq = 3 WHERE seq = 4",
+           "UPDATE sqlite_sequence SET seq = 3 WHERE name = 'events'")
+    run_a = verify(path, "run-a")
+    assert (run_a.ok, run_a.first_bad_seq) == (False, 3) and "does not link" in run_a.problem
+
+
+def test_a_forged_link_on_a_runs_last_row_is_caught(ledger2):
+    # hide the deletion of run-a's last event by giving its new last row the deleted row's link
+    deleted_link = all_rows(ledger2)[4][11]
+    tamper(ledger2, "DELETE FROM events WHERE seq = 5", "UPDATE events SET seq = 5 WHERE seq = 6",
+           f"UPDATE events SET link = '{deleted_link}' WHERE seq = 3",
+           "UPDATE sqlite_sequence SET seq = 5 WHERE name = 'events'")
+    run_a = verify(ledger2, "run-a")
+    assert (run_a.ok, run_a.first_bad_seq) == (False, 3) and "does not link" in run_a.problem
+
+
+def test_a_row_moved_to_another_run_is_caught(ledger2):
+    tamper(ledger2, "UPDATE events SET run_id = 'run-b', position = 4 WHERE seq = 5")
+    assert verify(ledger2).first_bad_seq == 5
+    assert verify(ledger2, "run-b").first_bad_seq == 5  # its bytes no longer hash
+
+
+def test_a_legacy_ledger_goes_on_under_run_chains_once_migrated(tmp_path):
+    path = tmp_path / "ledger.db"
+    Ledger.open(path).close()
+    append_legacy(path, "old", [failed("o1"), failed("o2")])
+    append_legacy(path, "other", [failed("x1")])
+    with Ledger.open(path) as ledger:
+        ledger.append("old", [failed("o3")])  # the old run resumed: its next row links to its own last
+        ledger.append("new", [failed("n1")])
+        assert ledger.verify().ok and ledger.verify("old").ok and ledger.verify("new").ok
+        old = ledger.events("old")
+        assert old[2].prev_hash == old[1].hash and ledger.events("new")[0].prev_hash == GENESIS
+    assert [row[10] for row in all_rows(path)] == [1, 1, 1, 2, 2]
+    tamper(path, "UPDATE events SET payload = replace(payload, 'x1', 'x9') WHERE seq = 3")
+    assert verify(path, "old").first_bad_seq == 3  # a version-1 row of another run, inside old's segment
+    assert verify(path, "new").ok
 
 
 @pytest.mark.parametrize("statement", [
@@ -95,21 +206,26 @@ def test_replacing_a_blob_leaves_the_stored_body(path):
     assert conn.execute("SELECT body FROM blobs").fetchall() == [(body,)]
 
 
-def test_a_clean_ledger_verifies(path):
-    head = raw(path).execute("SELECT hash FROM events WHERE seq = 6").fetchone()[0]
+def test_a_clean_ledger_verifies(path, chain):
+    hash_, link = raw(path).execute("SELECT hash, link FROM events WHERE seq = 6").fetchone()
+    head = link if chain == 2 else hash_  # the ledger's head: what the next row would chain to
     assert verify(path).model_dump() == {"ok": True, "checked": 6, "first_bad_seq": None, "problem": None,
                                          "head": head}
-    assert (verify(path, "run-b").checked, verify(path, "run-b").head) == (3, head)
+    assert (verify(path, "run-b").checked, verify(path, "run-b").head) == (3, hash_)
+    with Ledger.open(path, create=False) as ledger:
+        assert (ledger.head(), ledger.head("run-b"), ledger.head("run-a")) == (head, hash_, all_rows(path)[4][9])
 
 
-def test_one_changed_payload_byte_is_named(path):
+def test_one_changed_payload_byte_is_named(path, chain):
     tamper(path, "UPDATE events SET payload = replace(payload, 'a1', 'a7') WHERE seq = 3")
     result = verify(path)
     assert (result.ok, result.first_bad_seq, result.checked) == (False, 3, 2)
     assert "was changed" in result.problem
     assert verify(path, "run-a").first_bad_seq == 3
-    # run-b's rows are intact, but the chain is global: the changed row lies inside its segment
-    assert verify(path, "run-b").first_bad_seq == 3
+    if chain == 1:  # run-b's rows are intact, but its chain runs through the changed row
+        assert verify(path, "run-b").first_bad_seq == 3
+    else:  # run-b's chain is its own
+        assert verify(path, "run-b").ok
 
 
 def test_a_changed_recorded_at_is_named(path):
@@ -117,14 +233,18 @@ def test_a_changed_recorded_at_is_named(path):
     assert verify(path).first_bad_seq == 5
 
 
-def test_a_deleted_row_is_named(path):
+def test_a_deleted_row_is_named(path, chain):
     tamper(path, "DELETE FROM events WHERE seq = 4")
     result = verify(path)
     assert (result.ok, result.first_bad_seq) == (False, 4)
     assert "missing" in result.problem
     assert verify(path, "run-a").first_bad_seq == 4  # seq 5's neighbour is gone
-    run_b = verify(path, "run-b")  # the gap lies inside run-b's own segment
-    assert (run_b.ok, run_b.first_bad_seq) == (False, 4) and "missing" in run_b.problem
+    run_b = verify(path, "run-b")
+    if chain == 1:  # the gap lies inside run-b's own segment
+        assert (run_b.ok, run_b.first_bad_seq) == (False, 4) and "missing" in run_b.problem
+    else:  # run-b's position 3 no longer follows its position 1
+        assert (run_b.ok, run_b.first_bad_seq) == (False, 6)
+        assert "does not link to the previous event of run run-b" in run_b.problem
 
 
 def test_a_deleted_row_with_seqs_renumbered_is_named(path):
@@ -164,20 +284,24 @@ def test_a_deleted_newest_row_is_named_through_sqlite_sequence(path):
 
 def test_a_rehashed_rewrite_still_shows_the_lost_position(path):
     # Delete run-a's position 2 and rebuild the chain so every hash is consistent again.
-    kept = [row for row in rows(path) if row[0] != 3]
-    statements = ["DELETE FROM events"]
-    prev = GENESIS
-    for seq, (_, run_id, position, type_, version, at, key, payload, _, _) in enumerate(kept, 1):
-        hash_ = link_hash(prev, run_id, position, type_, version, at, key, payload)
-        statements.append(
-            f"INSERT INTO events VALUES ({seq}, '{run_id}', {position}, '{type_}', {version}, "
-            f"'{at}', '{key}', '{payload}', '{prev}', '{hash_}')")
-        prev = hash_
-    statements.append("UPDATE sqlite_sequence SET seq = 5 WHERE name = 'events'")
-    tamper(path, *statements)
+    kept = [(seq, *row[1:]) for seq, row in enumerate((r for r in all_rows(path) if r[0] != 3), 1)]
+    rewrite(path, relinked(kept), issued=5)
     result = verify(path)
     assert (result.ok, result.first_bad_seq) == (False, 4)
     assert "position 3 in run run-a, expected 2" in result.problem
+    assert verify(path, "run-a").first_bad_seq == 4
+
+
+def test_a_rewrite_that_keeps_every_hash_shows_only_against_a_pinned_head(path):
+    # The consistent rewrite: every row re-hashed after an edit. Only a head kept elsewhere shows it.
+    with Ledger.open(path, create=False) as ledger:
+        heads = ledger.head(), ledger.head("run-a")
+    rows = [(*row[:7], row[7].replace("a1", "a7"), *row[8:]) for row in all_rows(path)]
+    rewrite(path, relinked(rows))
+    assert verify(path).ok and verify(path, "run-a").ok
+    with Ledger.open(path, create=False) as ledger:
+        assert not ledger.verify(expect_head=heads[0]).ok
+        assert not ledger.verify("run-a", expect_head=heads[1]).ok
 
 
 @pytest.mark.parametrize("name", list(GUARD_TRIGGERS))

@@ -18,10 +18,10 @@ from click.testing import CliRunner
 from benchledger.cli.main import cli
 from benchledger.errors import LedgerError, VerificationFailed
 from benchledger.ledger import migrations
-from benchledger.ledger.chain import link_hash
 from benchledger.ledger.events import ContextRecalled, Failed
 from benchledger.ledger.migrations import GUARD_TRIGGERS
 from benchledger.ledger.store import Ledger
+from chain_rows import all_rows, append_legacy, relinked, rewrite
 from ledger_contract import answered, reply_entry
 
 REQUEST = "a" * 64
@@ -117,8 +117,8 @@ def test_an_m001_ledger_still_verifies_and_its_cache_is_never_served(tmp_path, m
     path = tmp_path / "old.db"
     with monkeypatch.context() as patched:
         patched.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:1])
-        with Ledger.open(path) as old:
-            old.append("run", [Failed(stage="run", error_class="E", message="m")])
+        Ledger.open(path).close()
+    append_legacy(path, "run", [Failed(stage="run", error_class="E", message="m")])  # as m001 wrote it
     conn = raw(path)
     conn.execute("INSERT INTO cache VALUES (?, ?, 'm', 'now')", (REQUEST, '{"text": "Final: Correct"}'))
     before = path.read_bytes()
@@ -134,6 +134,21 @@ def test_an_m001_ledger_still_verifies_and_its_cache_is_never_served(tmp_path, m
 def _recall(qid: str, context: bytes) -> ContextRecalled:
     return ContextRecalled(question_id=qid, query="q", k=1, items=(), context_hash=hashlib.sha256(context).hexdigest(),
                            context_tokens=3, latency_ms=1.0)
+
+
+def test_the_candidates_a_recall_names_must_be_stored(tmp_path):
+    """Resume answers from the candidates blob a recall names, so verify requires it (and a run
+    copied to another ledger takes it along)."""
+    candidates = b'[{"rank":1,"document":{"doc_id":"Msg_1"}}]'
+    recall = _recall("q1", b"ctx").model_copy(update={"candidates_hash": hashlib.sha256(candidates).hexdigest()})
+    with Ledger.open(tmp_path / "kept.db") as ledger:
+        ledger.append("run", [recall], blobs=[b"ctx", candidates])
+        assert ledger.verify().ok and ledger.verify("run").ok
+    with Ledger.open(tmp_path / "lost.db") as ledger:
+        ledger.append("run", [recall], blobs=[b"ctx"])
+        for result in (ledger.verify(), ledger.verify("run")):
+            assert (result.ok, result.first_bad_seq) == (False, 1)
+            assert f"names blob {recall.candidates_hash}" in result.problem
 
 
 def test_deleting_every_blob_fails_verify_and_every_checked_read(tmp_path):
@@ -181,19 +196,7 @@ def test_a_schema_that_is_not_exactly_the_ledgers_fails_verify(tmp_path, rebuild
 
 def _rehash_everything(path: Path, edit) -> None:
     """Rewrite the chain consistently, as someone with the file could: every later hash redone."""
-    conn = raw(path)
-    rows = conn.execute("SELECT seq, run_id, position, type, schema_version, recorded_at, idempotency_key, "
-                        "payload, prev_hash FROM events ORDER BY seq").fetchall()
-    for name in GUARD_TRIGGERS:
-        conn.execute(f"DROP TRIGGER {name}")
-    prev = rows[0][8]
-    for seq, run_id, position, type_, version, at, key, payload, _ in rows:
-        payload = edit(seq, payload)
-        new_hash = link_hash(prev, run_id, position, type_, version, at, key, payload)
-        conn.execute("UPDATE events SET payload = ?, prev_hash = ?, hash = ? WHERE seq = ?", (payload, prev, new_hash, seq))
-        prev = new_hash
-    for sql in GUARD_TRIGGERS.values():
-        conn.execute(sql)
+    rewrite(path, relinked([(*row[:7], edit(row[0], row[7]), *row[8:]) for row in all_rows(path)]))
 
 
 def test_expect_head_catches_a_consistent_rewrite_and_an_older_copy(tmp_path):
@@ -205,8 +208,9 @@ def test_expect_head_catches_a_consistent_rewrite_and_an_older_copy(tmp_path):
     shutil.copyfile(path, older)
     with Ledger.open(path) as ledger:
         ledger.append("run", [Failed(stage="answer", question_id="q9", error_class="E", message="m")])
-        head = ledger.head()
+        head = ledger.head("run")  # the run's head (a report's ledger_head); the ledger's is its link
         assert ledger.verify(expect_head=head).ok and ledger.verify("run", expect_head=head).ok
+        assert ledger.verify(expect_head=ledger.head()).ok
     runner = CliRunner()
     restored = runner.invoke(cli, ["--ledger", str(older), "verify", "--expect-head", head])
     assert restored.exit_code == 1 and "no event with hash" in restored.output

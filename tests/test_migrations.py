@@ -37,7 +37,7 @@ def test_a_new_ledger_has_exactly_the_expected_schema(tmp_path):
     conn = sqlite3.connect(path)
     columns = [row[1] for row in conn.execute("PRAGMA table_info(events)")]
     assert columns == ["seq", "run_id", "position", "type", "schema_version", "recorded_at",
-                       "idempotency_key", "payload", "prev_hash", "hash"]
+                       "idempotency_key", "payload", "prev_hash", "hash", "chain", "link"]
     unique = sorted(tuple(c[2] for c in conn.execute(f"PRAGMA index_info('{name}')"))
                     for _, name, is_unique, *_ in conn.execute("PRAGMA index_list(events)")
                     if is_unique)
@@ -88,7 +88,7 @@ def test_a_later_migration_is_applied_by_the_first_write_and_never_by_a_read(tmp
     assert "notes" in schema(path)["table"]
     conn = sqlite3.connect(path)
     assert [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY number")] == [
-        "m001_initial", "m002_guarded_response_cache", "m099_test_note"]
+        "m001_initial", "m002_guarded_response_cache", "m003_run_chains", "m099_test_note"]
 
 
 def test_a_ledger_from_a_newer_benchledger_is_refused(tmp_path):

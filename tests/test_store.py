@@ -37,8 +37,8 @@ def test_append_returns_rows_with_positions_seqs_and_a_linked_chain(ledger):
     other = ledger.append("run-b", [failed("q1")])
     more = ledger.append("run-a", [failed("q3")])
     assert [(e.seq, e.position) for e in first + other + more] == [(1, 1), (2, 2), (3, 1), (4, 3)]
-    assert first[0].prev_hash == GENESIS
-    assert other[0].prev_hash == first[1].hash and more[0].prev_hash == other[0].hash
+    assert first[0].prev_hash == other[0].prev_hash == GENESIS  # each run's chain is its own
+    assert first[1].prev_hash == first[0].hash and more[0].prev_hash == first[1].hash
     assert all(isinstance(e, StoredEvent) and e.type == "Failed" for e in first)
 
 

@@ -23,12 +23,15 @@ ANY_INTEGER = {"seed"}              # any integer is a seed
 ZERO_MEANS_PICK = {"port"}          # 0: a free port, printed on start
 CHECKED_BY_NAME = {"scoring_rule"}  # checked against the known rules (below)
 READS_THE_LEDGER = {"runs", "show", "events", "failures", "questions", "question", "verify", "replay", "resume",
-                    "rejudge", "diff", "export", "agreement", "purge", "blob", "view", "combine"}
-NEEDS_NO_LEDGER = {"run", "retrieval", "benchmarks", "memories", "check", "conformance", "synth", "serve-memory"}
+                    "rejudge", "diff", "export", "agreement", "purge", "blob", "view", "combine", "push"}
+# `pull` writes into --ledger (creating it, as `run` does); `ledger init` names its ledger itself
+NEEDS_NO_LEDGER = {"run", "retrieval", "benchmarks", "memories", "check", "conformance", "synth", "serve-memory",
+                   "pull", "ledger"}
 ARGS = {"show": ["latest"], "events": ["latest"], "failures": ["latest"], "questions": ["latest"],
         "question": ["latest", "q1"], "replay": ["latest"], "resume": ["latest"], "rejudge": ["latest"],
         "diff": ["latest", "latest"], "export": ["latest", "--out", "x.json"], "agreement": ["latest"],
-        "purge": ["latest"], "blob": ["0" * 64], "view": ["--port", "0"], "combine": ["latest"]}
+        "purge": ["latest"], "blob": ["0" * 64], "view": ["--port", "0"], "combine": ["latest"],
+        "push": ["latest", "--to", "elsewhere.db"]}
 
 
 def invoke(*args: str):
@@ -81,6 +84,10 @@ def test_every_command_treats_a_zero_byte_ledger_the_same_way(tmp_path):
     made = invoke("--ledger", str(empty), "run", "groupmem", str(MINI), "--domain", "Demo", "--question-limit", "1")
     assert made.exit_code == 0, made.output
     assert invoke("--ledger", str(empty), "runs").exit_code == 0
+    pulled_into = tmp_path / "pulled.db"
+    pulled_into.write_bytes(b"")
+    pulled = invoke("--ledger", str(pulled_into), "pull", "latest", "--from", str(empty))
+    assert pulled.exit_code == 0 and "verified in both" in pulled.output, pulled.output
 
 
 def test_a_mistyped_domain_lists_the_domains_in_run_and_check():

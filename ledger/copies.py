@@ -1,0 +1,150 @@
+"""A run's stored rows, read to be copied into another ledger and written there byte for byte.
+
+`read_run` reads, in the caller's read snapshot, everything of one run a ledger holds: its event
+rows exactly as stored, the blobs its events name (their stored bodies), the cached responses
+its events recorded, and its saved views. It first checks the run as `verify RUN` does (chain,
+positions, blobs, cached responses) and refuses a run that does not verify. A run can only be
+copied when its rows form a chain of their own (each links to the run's previous row, the first
+to `GENESIS`): every run written under chain version 2 does; a run written before m003 linked
+its rows through other runs' rows, so it is copied only in the rare case it never did (it was
+the first in its ledger and nothing was written between its events), and refused otherwise
+with one line that says so.
+
+`write_run`, in the caller's write transaction, appends the rows the target lacks: the target
+must hold a prefix of the same run (the same hash at every position it holds) or nothing of it;
+each row is checked again (its bytes hash to its hash, it links to the run's previous row) and
+given the target's next seq and link, so the run keeps its hashes and the target keeps one chain.
+Blobs and responses are inserted if absent, and a view only over an older one, so copying the
+same run twice writes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from benchledger.errors import BadInput, LedgerError, VerificationFailed
+from benchledger.ledger.backend import LedgerConnection
+from benchledger.ledger.cache import INSERT_SQL as INSERT_RESPONSE
+from benchledger.ledger.chain import GENESIS, link_hash, ledger_link
+from benchledger.ledger.mapper import rows_to_stored
+from benchledger.ledger.references import blob_references
+from benchledger.ledger.verify import check_run_in_full
+from benchledger.ledger.tails import INSERT_EVENT, ledger_tail
+
+__all__ = ["RunCopy", "read_run", "write_run"]
+
+CopiedRow = tuple[str, int, str, int, str, "str | None", str, str, str]
+"""(run_id, position, type, schema_version, recorded_at, idempotency_key, payload, prev_hash, hash)."""
+
+_KEY_CHUNK = 500
+_INSERT_BLOB = ("INSERT INTO blobs (digest, size, encoding, body) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (digest) DO NOTHING")
+_INSERT_VIEW = """INSERT INTO views (run_id, name, version, position, value) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (run_id, name, version) DO UPDATE SET position = excluded.position,
+    value = excluded.value WHERE views.position < excluded.position"""
+
+
+@dataclass(frozen=True)
+class RunCopy:
+    """Everything of one run, as one ledger stores it."""
+
+    run_id: str
+    rows: list[CopiedRow]
+    blobs: list[tuple[str, int, str, bytes]] = field(default_factory=list)
+    """(digest, size, encoding, stored body) of every blob the run's events name."""
+    responses: list[tuple[str, str, str, str, str, str, str]] = field(default_factory=list)
+    """Rows of the guarded response cache the run's events recorded."""
+    views: list[tuple[str, int, int, str]] = field(default_factory=list)
+    """(name, version, position, value JSON) of the run's saved views."""
+
+    @property
+    def head(self) -> str:
+        """Hash of the run's last event: the same in every ledger holding the run."""
+        return self.rows[-1][8]
+
+
+def _own_chain_problem(run_id: str, rows: list[CopiedRow], seqs: list[int]) -> str | None:
+    prev = GENESIS
+    for (_, position, *_, prev_hash, hash_), seq in zip(rows, seqs):
+        if prev_hash != prev:
+            return (f"run {run_id} cannot be copied to another ledger: it was recorded under chain "
+                    f"version 1 (before migration m003), and its event at position {position} (seq "
+                    f"{seq}) links to another run's event, so its hashes verify only in this ledger's "
+                    "chain; copy the whole ledger file instead")
+        prev = hash_
+    return None
+
+
+def read_run(conn: LedgerConnection, run_id: str) -> RunCopy:
+    """The run's rows, blobs, responses and views (see the module docstring), in one snapshot."""
+    checked, problem = check_run_in_full(conn, run_id)
+    if problem is not None:
+        seq, what = problem
+        where = f" at seq {seq}" if seq is not None else ""
+        raise VerificationFailed(f"run {run_id} does not verify{where}: {what}; it is not copied",
+                                 first_bad_seq=seq, problem=what)
+    rows: list[CopiedRow] = [
+        (row[1], row[2], row[3], row[4], row[5], row[6],
+         row[7].decode("utf-8") if isinstance(row[7], bytes) else row[7], row[8], row[9])
+        for row in checked]
+    refusal = _own_chain_problem(run_id, rows, [row[0] for row in checked])
+    if refusal:
+        raise BadInput(refusal)
+    digests = sorted({digest for _, digest in blob_references(rows_to_stored(checked))})
+    blob_rows: list[tuple[str, int, str, bytes]] = []
+    for start in range(0, len(digests), _KEY_CHUNK):
+        chunk = digests[start:start + _KEY_CHUNK]
+        blob_rows += [(digest, size, encoding, bytes(body)) for digest, size, encoding, body in conn.execute(
+            f"SELECT digest, size, encoding, body FROM blobs WHERE digest IN ({','.join('?' * len(chunk))}) "
+            "ORDER BY digest", chunk)]
+    responses = [(str(digest), str(text), str(text_digest), str(model), str(run), str(key), str(at))
+                 for digest, text, text_digest, model, run, key, at in conn.execute(
+                     "SELECT request_digest, response, response_digest, model, run_id, idempotency_key, "
+                     "recorded_at FROM responses WHERE run_id = ? ORDER BY request_digest", (run_id,))
+                 ] if conn.has_responses() else []
+    views = [(str(name), int(version), int(position), str(value)) for name, version, position, value in conn.execute(
+        "SELECT name, version, position, value FROM views WHERE run_id = ? ORDER BY name, version", (run_id,))]
+    return RunCopy(run_id, rows, blob_rows, responses, views)
+
+
+def _held(conn: LedgerConnection, run_id: str) -> list[tuple[int, str]]:
+    return [(int(position), str(hash_)) for position, hash_ in conn.execute(
+        "SELECT position, hash FROM events WHERE run_id = ? ORDER BY position", (run_id,))]
+
+
+def write_run(conn: LedgerConnection, copy: RunCopy) -> int:
+    """Append the rows of the run the target lacks, with what they name; how many were appended.
+
+    LedgerError, writing nothing, when the target's run is not a prefix of the copy (the two
+    have diverged) or a row does not check.
+    """
+    held = _held(conn, copy.run_id)
+    for (position, hash_), row in zip(held, copy.rows):
+        if (position, hash_) != (row[1], row[8]):
+            raise LedgerError(f"run {copy.run_id} differs at position {position} between the two "
+                              "ledgers (they have diverged); nothing was copied")
+    if len(held) > len(copy.rows):
+        raise LedgerError(f"run {copy.run_id} has {len(held)} events where it is copied to, more than the "
+                          f"{len(copy.rows)} of the copy; copy the other way round")
+    seq, value = ledger_tail(conn)
+    prev = held[-1][1] if held else GENESIS
+    to_insert: list[tuple[object, ...]] = []
+    for run_id, position, type_, version, recorded_at, key, payload, prev_hash, hash_ in copy.rows[len(held):]:
+        if prev_hash != prev or link_hash(prev_hash, run_id, position, type_, version, recorded_at, key,
+                                          payload) != hash_ or position != len(held) + len(to_insert) + 1:
+            raise LedgerError(f"the copy of run {copy.run_id} does not check at position {position}; "
+                              "nothing was copied")
+        seq += 1
+        value = ledger_link(value, hash_)
+        to_insert.append((seq, run_id, position, type_, version, recorded_at, key, payload, prev_hash,
+                          hash_, value))
+        prev = hash_
+    if to_insert:
+        conn.executemany(INSERT_EVENT, to_insert)
+    if copy.blobs:
+        conn.executemany(_INSERT_BLOB, copy.blobs)
+    if copy.responses:
+        conn.executemany(INSERT_RESPONSE, copy.responses)
+    if copy.views:
+        conn.executemany(_INSERT_VIEW, [(copy.run_id, *view) for view in copy.views])
+    return len(to_insert)

@@ -1,0 +1,185 @@
+"""A connection to a PostgreSQL ledger, with PostgreSQL's side of `backend.LedgerConnection`.
+
+The URL is a libpq connection URI (`postgresql://user@host:5432/db`, or
+`postgresql:///db?host=/run/postgresql`), so psql accepts the same one; the ledger lives in the
+connection's current schema (`options=-csearch_path%3DNAME` picks another than `public`). A URL
+is shown, in messages and anywhere else, without its user and password (`urls.display_url`).
+
+The store's SQL uses `?` parameters; `PostgresConnection.execute` turns them into `$1, $2, ...`
+and runs them through a psycopg `RawCursor` (server-side parameters, no `%` escaping), in
+autocommit mode with explicit transactions. A read snapshot is a `REPEATABLE READ READ ONLY`
+transaction; a write transaction first takes the ledger's tail lock (a transaction-level
+advisory lock named after the schema), so appenders from any number of processes and machines
+take turns at the chain's tail and keep one linear chain. psycopg's errors become the store's
+typed errors here, picked by their class (SQLSTATE), never by their text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from typing import Any
+
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg import pq
+from psycopg.conninfo import conninfo_to_dict
+
+from benchledger.errors import BadInput, LedgerCorrupt, LedgerError, LedgerWriteFailed, NotALedger
+from benchledger.ledger import pg_schema
+from benchledger.ledger.backend import Cursor
+from benchledger.ledger.mapper import ROW_COLUMNS
+from benchledger.ledger.urls import display_url
+
+__all__ = ["PostgresConnection", "connect", "lock_key", "storage_error"]
+
+CONNECT_TIMEOUT_S = 10
+_LITERAL = re.compile(r"('(?:[^']|'')*')")
+
+
+def lock_key(name: str) -> int:
+    """A signed 64-bit advisory lock key for `name` (advisory locks are per database)."""
+    return int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:8], "big", signed=True)
+
+
+@lru_cache(maxsize=1024)
+def _dollars(sql: str) -> str:
+    """`?` parameters as `$1, $2, ...`, leaving quoted literals alone."""
+    parts = _LITERAL.split(sql)
+    count = 0
+    for index in range(0, len(parts), 2):
+        pieces = parts[index].split("?")
+        numbered = [pieces[0]]
+        for piece in pieces[1:]:
+            count += 1
+            numbered.append(f"${count}{piece}")
+        parts[index] = "".join(numbered)
+    return "".join(parts)
+
+
+def _message(exc: psycopg.Error) -> str:
+    primary = exc.diag.message_primary if exc.diag else None
+    return primary or (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def storage_error(exc: Exception, where: str, action: str) -> LedgerError:
+    """The typed error for a psycopg error raised while doing `action` on the ledger at `where`."""
+    if not isinstance(exc, psycopg.Error):
+        return LedgerError(f"cannot {action} the ledger at {where}: {exc}")
+    message = f"cannot {action} the ledger at {where}: {_message(exc)}"
+    if isinstance(exc, (pg_errors.DataCorrupted, pg_errors.IndexCorrupted)):
+        return LedgerCorrupt(f"{message}; the server reports damaged data: restore it from a backup")
+    if isinstance(exc, pg_errors.InsufficientPrivilege):
+        return LedgerWriteFailed(f"{message}; the role has no right to do that (see the README's role "
+                                 "set-up: a writer role appends, the owner runs `benchledger ledger init`)")
+    if isinstance(exc, (pg_errors.DiskFull, pg_errors.ReadOnlySqlTransaction)):
+        return LedgerWriteFailed(message)
+    if isinstance(exc, psycopg.OperationalError):
+        return LedgerError(f"{message}; check that the server is up and reachable, then try again")
+    return LedgerError(message)
+
+
+class PostgresConnection:
+    """One psycopg connection to a ledger's schema; see the module docstring."""
+
+    errors: tuple[type[Exception], ...] = (psycopg.Error,)
+    integrity_errors: tuple[type[Exception], ...] = (pg_errors.IntegrityError,)
+    bytes_columns = ROW_COLUMNS.replace("payload", "convert_to(payload, 'UTF8') AS payload")
+
+    def __init__(self, raw: psycopg.Connection[Any], where: str, schema: str) -> None:
+        self._raw, self.where, self.schema = raw, where, schema
+        self.tail_key = lock_key(f"benchledger:tail:{schema}")
+
+    def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> Cursor:
+        cursor = psycopg.RawCursor(self._raw)
+        cursor.execute(_dollars(sql), parameters if parameters else None)
+        return cursor
+
+    def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> Cursor:
+        cursor = psycopg.RawCursor(self._raw)
+        cursor.executemany(_dollars(sql), list(parameters))
+        return cursor
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._raw.info.transaction_status != pq.TransactionStatus.IDLE
+
+    def close(self) -> None:
+        self._raw.close()
+
+    def begin_read(self) -> None:
+        self.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+
+    def begin_write(self) -> None:
+        self.execute("BEGIN")
+        self.execute("SELECT pg_advisory_xact_lock(?::bigint)", (self.tail_key,))
+
+    def chain_columns(self) -> str:
+        return "chain, link"
+
+    def check_schema(self) -> str | None:
+        return pg_schema.check_schema(self)
+
+    def issued_seq(self) -> int:
+        row = self.execute("SELECT seq FROM ledger_tail").fetchone()
+        return int(row[0]) if row else 0
+
+    def check_storage(self) -> str | None:
+        return None  # the server checks its own pages (data checksums, if the cluster has them)
+
+    def has_responses(self) -> bool:
+        return True
+
+    def json_text(self, column: str, path: Sequence[str]) -> str:
+        return f"({column}::json #>> '{{{','.join(path)}}}')"
+
+    def json_values(self, column: str, path: Sequence[str]) -> str:
+        return f"json_each_text({column}::json #> '{{{','.join(path)}}}')"
+
+    def prefix_match(self, column: str, prefix: str) -> tuple[str, tuple[str, ...]]:
+        return f"starts_with({column}, ?)", (prefix,)
+
+    def storage_error(self, exc: Exception, action: str) -> LedgerError:
+        return storage_error(exc, self.where, action)
+
+    def is_damaged(self, exc: Exception) -> bool:
+        return isinstance(exc, (pg_errors.DataCorrupted, pg_errors.IndexCorrupted))
+
+
+def connect(url: str, *, read_only: bool = False) -> PostgresConnection:
+    """A connection to the server and schema the URL names (not yet checked to hold a ledger).
+
+    A URL psycopg cannot read is BadInput; a server that cannot be reached, or a role it refuses,
+    a LedgerError; a `search_path` naming no schema the role may use, NotALedger.
+    """
+    where = display_url(url)
+    try:
+        given = conninfo_to_dict(url)
+    except psycopg.ProgrammingError as exc:
+        raise BadInput(f"not a PostgreSQL connection URL: {_message(exc)}", field="ledger") from None
+    extra: dict[str, Any] = {"autocommit": True}
+    if "connect_timeout" not in given:
+        extra["connect_timeout"] = CONNECT_TIMEOUT_S
+    if "application_name" not in given:
+        extra["application_name"] = "benchledger"
+    try:
+        raw = psycopg.connect(url, **extra)
+    except psycopg.Error as exc:
+        raise LedgerError(f"cannot connect to the ledger at {where}: {_message(exc)}; check the URL, "
+                          "that the server is up, and the role's name and password") from None
+    try:
+        if read_only:
+            raw.execute("SET default_transaction_read_only = on")
+        row = raw.execute("SELECT current_schema()").fetchone()
+    except psycopg.Error as exc:
+        raw.close()
+        raise storage_error(exc, where, "open") from None
+    if row is None or row[0] is None:
+        raw.close()
+        raise NotALedger(f"the search_path of {where} names no schema this role may use (none exists, or "
+                         "the role was granted no USAGE on it): its owner creates the ledger with "
+                         "`benchledger ledger init URL --writer ROLE` (see the README's role set-up), or "
+                         "name another schema with options=-csearch_path=NAME")
+    return PostgresConnection(raw, where, str(row[0]))

@@ -1,0 +1,75 @@
+"""Many writers at once, from separate processes with a connection each, on both backends.
+
+Six processes start together; each appends its own run one event per transaction, and every
+one of them also appends to one run they share. Afterwards nothing is lost or doubled (every
+run holds positions 1..N with every idempotency key once), the runs' events are interleaved in
+the ledger's seq order, and the whole ledger and every run verify: one linear chain, however the
+appends met at its tail.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from benchledger.ledger.store import Ledger
+
+pytestmark = pytest.mark.slow
+
+WRITERS, EACH = 6, 25
+
+_WRITER = textwrap.dedent("""
+    import sys, time
+    from benchledger.ledger.events import Failed
+    from benchledger.ledger.store import Ledger
+
+    target, index, each, start_at = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+    with Ledger.open(target) as ledger:
+        ledger.runs()  # connected and ready before the start
+        time.sleep(max(0.0, start_at - time.time()))
+        for n in range(each):
+            event = lambda qid: Failed(stage="answer", question_id=qid, error_class="E", message=str(n))
+            ledger.append(f"writer-{index}", [event(f"q{n}")])
+            ledger.append("shared", [event(f"w{index}-q{n}")])
+""")
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def target(request, tmp_path) -> str:
+    if request.param == "sqlite":
+        path = tmp_path / "ledger.db"
+        Ledger.open(path).close()
+        return str(path)
+    return request.getfixturevalue("postgres_server").new_ledger()
+
+
+def test_concurrent_writers_lose_nothing_and_keep_one_chain(target):
+    start_at = time.time() + 4.0  # every process imported and connected by then
+    procs = [subprocess.Popen([sys.executable, "-c", _WRITER, target, str(index), str(EACH), str(start_at)],
+                              stderr=subprocess.PIPE, text=True) for index in range(WRITERS)]
+    for proc in procs:
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err[-2000:]
+    with Ledger.open(target) as ledger:
+        for index in range(WRITERS):
+            events = ledger.events(f"writer-{index}")
+            assert [e.position for e in events] == list(range(1, EACH + 1))
+            assert [e.event.question_id for e in events] == [f"q{n}" for n in range(EACH)]
+        shared = ledger.events("shared")
+        assert [e.position for e in shared] == list(range(1, WRITERS * EACH + 1))
+        assert sorted(e.event.question_id for e in shared) == sorted(
+            f"w{index}-q{n}" for index in range(WRITERS) for n in range(EACH))
+        every = list(ledger.iter_all())
+        assert [e.seq for e in every] == list(range(1, 2 * WRITERS * EACH + 1))
+        switches = sum(a.run_id != b.run_id for a, b in zip(every, every[1:]))
+        assert switches > WRITERS * EACH, "the writers' events must be interleaved"
+        owners = {e.run_id for e in every[: len(every) // 2] if e.run_id != "shared"}
+        assert len(owners) > 1, "more than one writer appended in the first half"
+        result = ledger.verify()
+        assert result.ok and result.checked == 2 * WRITERS * EACH, result
+        for run_id in ["shared", *(f"writer-{index}" for index in range(WRITERS))]:
+            assert ledger.verify(run_id).ok

@@ -1,0 +1,227 @@
+"""`push` and `pull` copy a run between any two ledgers, byte for byte, verified on both sides.
+
+A run recorded in a local SQLite file is pushed to a shared PostgreSQL ledger and pulled back into
+a new file: its rows keep their bytes and hashes (the columns a row's hash covers, `prev_hash`
+and `hash`), the blobs their stored bodies, the cached responses their text, and the run's head
+is the same in all three. Pushing again changes nothing; a run that does not verify, a run whose
+version-1 rows link through other runs, and a run that has diverged are refused with one line,
+nothing written.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from benchledger.cli.main import cli
+from benchledger.errors import BadInput, LedgerError
+from benchledger.ledger.events import Failed
+from benchledger.ledger.store import Ledger, display_target
+from benchledger.ledger.transfer import copy_run
+from chain_rows import append_legacy
+from conftest import REPO
+from ledger_contract import answered, reply_entry
+
+MINI = REPO / "examples" / "groupmem-mini"
+COPIED = "run_id, position, type, schema_version, recorded_at, idempotency_key, payload, prev_hash, hash"
+REQUEST = "c" * 64
+
+
+def invoke(*args: str, code: int = 0):
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert result.exit_code == code, result.output
+    return result
+
+
+def failed(qid: str) -> Failed:
+    return Failed(stage="answer", question_id=qid, error_class="Timeout", message="slow")
+
+
+def stored(target: str | Path, run_id: str) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    """(event rows as the hash covers them, blob rows, response rows) of a run, read raw."""
+    if isinstance(target, Path):
+        conn = sqlite3.connect(target)
+        rows = lambda sql, *p: [tuple(r) for r in conn.execute(sql, p)]  # noqa: E731
+    else:
+        import psycopg
+
+        conn = psycopg.connect(target)
+        rows = lambda sql, *p: [tuple(r) for r in conn.execute(sql.replace("?", "%s"), p)]  # noqa: E731
+    try:
+        events = rows(f"SELECT {COPIED} FROM events WHERE run_id = ? ORDER BY position", run_id)
+        blobs = rows("SELECT digest, size, encoding, body FROM blobs ORDER BY digest")
+        responses = rows("SELECT * FROM responses WHERE run_id = ? ORDER BY request_digest", run_id)
+        return events, [(d, s, e, bytes(b)) for d, s, e, b in blobs], responses
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def local_run(tmp_path) -> tuple[Path, str]:
+    """A real GroupMemBench run (offline models) in a local SQLite ledger, and its id."""
+    path = tmp_path / "local.db"
+    invoke("--ledger", str(path), "run", "groupmem", str(MINI), "--domain", "Demo")
+    with Ledger.open(path, create=False) as ledger:
+        return path, ledger.resolve_run("latest")
+
+
+def test_a_run_round_trips_through_a_shared_ledger_byte_for_byte(postgres_server, local_run, tmp_path):
+    path, run_id = local_run
+    shared = postgres_server.new_ledger()
+    with Ledger.open(shared) as ledger:  # the shared ledger holds another team member's run already
+        ledger.append("someone-else", [failed("q1"), failed("q2")])
+    pushed = invoke("--ledger", str(path), "push", run_id[:8], "--to", shared)
+    with Ledger.open(path, create=False) as ledger:
+        head = ledger.head(run_id)
+        count = len(ledger.events(run_id))
+    assert pushed.output.strip() == (f"run {run_id} from {path} to {display_target(shared)}: copied {count} "
+                                     f"of its {count} events; verified in both, head {head}")
+    assert "bl_writer" not in pushed.output
+    back = tmp_path / "back.db"
+    pulled = invoke("--ledger", str(back), "pull", run_id, "--from", shared)
+    assert pulled.output.strip().endswith(f"head {head}")
+    original, in_shared, in_back = stored(path, run_id), stored(shared, run_id), stored(back, run_id)
+    assert original[0] == in_shared[0] == in_back[0]  # every event's bytes and hashes
+    assert original[2] == in_shared[2] == in_back[2]  # its cached responses (none: offline models)
+    assert set(original[1]) <= set(in_shared[1]) and original[1] == in_back[1]  # the blobs' stored bodies
+    for target in (path, shared, back):
+        with Ledger.open(target) as ledger:
+            assert ledger.head(run_id) == head and ledger.verify().ok and ledger.verify(run_id).ok
+    reports = [json.loads(invoke("--ledger", str(target), "show", run_id, "--json").stdout)
+               for target in (path, shared, back)]
+    assert [report.pop("last_seq") for report in reports] == [129, 131, 129]  # where it stands in each
+    assert reports[0] == reports[1] == reports[2]  # the same report, the same ledger head
+    with Ledger.open(shared) as ledger:
+        assert [e.seq for e in ledger.events(run_id)][0] == 3  # its own seqs and links there
+
+
+def test_pushing_the_same_run_twice_changes_nothing(postgres_server, local_run):
+    path, run_id = local_run
+    shared = postgres_server.new_ledger()
+    invoke("--ledger", str(path), "push", run_id, "--to", shared)
+    schema = shared.rsplit("%3D", 1)[1]
+    before = postgres_server.sql("SELECT seq, hash, link FROM events ORDER BY seq", schema=schema)
+    tail = postgres_server.sql("SELECT seq FROM ledger_tail", schema=schema)
+    again = invoke("--ledger", str(path), "push", run_id, "--to", shared, "--json")
+    assert '"copied": 0' in again.output
+    assert postgres_server.sql("SELECT seq, hash, link FROM events ORDER BY seq", schema=schema) == before
+    assert postgres_server.sql("SELECT seq FROM ledger_tail", schema=schema) == tail
+    assert invoke("--ledger", shared, "pull", run_id, "--from", str(path)).output.count("nothing copied") == 1
+
+
+def test_a_run_that_grew_is_pushed_again_with_only_its_new_events(tmp_path, postgres_server):
+    local, shared = tmp_path / "grow.db", postgres_server.new_ledger()
+    with Ledger.open(local) as source, Ledger.open(shared) as target:
+        source.append("run", [answered("q1", "Final: Paris", REQUEST)], blobs=[b"Final: Paris"],
+                      cache=[reply_entry("q1", "Final: Paris", REQUEST)])
+        first = copy_run(source, target, "run")
+        target.append("other", [failed("x")])  # the shared ledger moves on meanwhile
+        source.append("run", [failed("q2"), failed("q3")])
+        second = copy_run(source, target, "run")
+        assert (first.copied, second.copied, second.events) == (1, 2, 3)
+        assert target.head("run") == source.head("run") == second.head
+        assert target.cache_get(REQUEST)["text"] == "Final: Paris"
+        assert target.verify().ok and [e.seq for e in target.events("run")] == [1, 3, 4]
+    assert stored(local, "run")[2] == stored(shared, "run")[2] != []  # the cached response, as stored
+
+
+@pytest.mark.parametrize("kind", ["sqlite-to-sqlite", "postgres-to-postgres"])
+def test_any_two_ledgers_will_do(tmp_path, postgres_server, kind):
+    if kind == "sqlite-to-sqlite":
+        source, target = str(tmp_path / "a.db"), str(tmp_path / "b.db")
+    else:
+        source, target = postgres_server.new_ledger(), postgres_server.new_ledger()
+    with Ledger.open(source) as ledger:
+        ledger.append("run", [failed("q1"), failed("q2")])
+        head = ledger.head("run")
+    invoke("--ledger", source, "push", "run", "--to", target)
+    with Ledger.open(target) as ledger:
+        assert ledger.head("run") == head and ledger.verify().ok
+
+
+def test_a_run_that_does_not_verify_is_refused_with_one_line(tmp_path, postgres_server):
+    from chain_rows import raw
+    from benchledger.ledger.migrations import GUARD_TRIGGERS
+
+    path, shared = tmp_path / "bad.db", postgres_server.new_ledger()
+    with Ledger.open(path) as ledger:
+        ledger.append("run", [failed("q1"), failed("q2")])
+    conn = raw(path)
+    conn.execute("DROP TRIGGER events_no_update")
+    conn.execute("UPDATE events SET payload = replace(payload, 'slow', 'fast') WHERE seq = 2")
+    conn.execute(GUARD_TRIGGERS["events_no_update"])
+    conn.close()
+    result = invoke("--ledger", str(path), "push", "run", "--to", shared, code=1)
+    assert result.stderr.strip().count("\n") == 0
+    assert "run run does not verify at seq 2" in result.stderr and "it is not copied" in result.stderr
+    with Ledger.open(shared) as ledger:
+        assert ledger.runs() == []
+
+
+def test_a_legacy_run_that_links_through_other_runs_is_refused_with_one_line_saying_why(tmp_path, postgres_server):
+    path, shared = tmp_path / "old.db", postgres_server.new_ledger()
+    Ledger.open(path).close()
+    append_legacy(path, "first", [failed("q1"), failed("q2")])  # alone in the ledger: a chain of its own
+    append_legacy(path, "second", [failed("q1")])
+    append_legacy(path, "first", [failed("q3")])  # now first's chain runs through second's row
+    append_legacy(path, "third", [failed("q1")])
+    result = invoke("--ledger", str(path), "push", "first", "--to", shared, code=2)
+    assert result.stderr.strip().count("\n") == 0
+    assert "chain version 1" in result.stderr and "position 3 (seq 4)" in result.stderr
+    assert "copy the whole ledger file instead" in result.stderr
+    refused = invoke("--ledger", str(path), "push", "third", "--to", shared, code=2)
+    assert "position 1 (seq 5)" in refused.stderr
+    with Ledger.open(shared) as ledger:
+        assert ledger.runs() == []
+    with Ledger.open(path) as legacy, Ledger.open(tmp_path / "copy.db") as copy:  # second never shared
+        with pytest.raises(BadInput, match="chain version 1"):
+            copy_run(legacy, copy, "second")
+
+
+def test_a_legacy_run_with_a_chain_of_its_own_keeps_its_hashes_elsewhere(tmp_path, postgres_server):
+    path, shared = tmp_path / "old.db", postgres_server.new_ledger()
+    Ledger.open(path).close()
+    append_legacy(path, "alone", [failed("q1"), failed("q2")])
+    with Ledger.open(path) as legacy, Ledger.open(shared) as target:
+        legacy.append("alone", [failed("q3")])  # resumed after m003: its next row links to its own last
+        result = copy_run(legacy, target, "alone")
+        assert result.copied == 3 and result.head == legacy.head("alone")
+    assert stored(path, "alone")[0] == stored(shared, "alone")[0]
+
+
+def test_a_diverged_run_is_refused_and_nothing_is_written(tmp_path):
+    with Ledger.open(tmp_path / "a.db") as a, Ledger.open(tmp_path / "b.db") as b, \
+            Ledger.open(tmp_path / "c.db") as c:
+        a.append("run", [failed("q1"), failed("q2")])
+        b.append("run", [failed("q1"), failed("q9")])
+        with pytest.raises(LedgerError, match="differs at position 1 between the two ledgers"):
+            copy_run(a, b, "run")
+        assert [e.event.question_id for e in b.events("run")] == ["q1", "q9"]
+        copy_run(a, c, "run")
+        c.append("run", [failed("q3")])  # c's copy of the run went on without a
+        with pytest.raises(LedgerError, match="has 3 events where it is copied to, more than the 2"):
+            copy_run(a, c, "run")
+        assert len(c.events("run")) == 3 and c.verify().ok
+
+
+def test_the_target_being_written_is_refused(tmp_path):
+    from benchledger.errors import RunBusy
+
+    with Ledger.open(tmp_path / "a.db") as a, Ledger.open(tmp_path / "b.db") as b:
+        a.append("run", [failed("q1")])
+        with b.run_writer("run"), Ledger.open(tmp_path / "b.db") as other_handle:
+            with pytest.raises(RunBusy):
+                copy_run(a, other_handle, "run")
+
+
+def test_pull_from_a_missing_ledger_or_run_is_one_line(tmp_path):
+    result = invoke("pull", "latest", "--from", str(tmp_path / "nowhere.db"), code=2)
+    assert "no ledger at" in result.stderr
+    with Ledger.open(tmp_path / "a.db") as a:
+        a.append("run", [failed("q1")])
+    result = invoke("--ledger", str(tmp_path / "a.db"), "push", "zzz", "--to", str(tmp_path / "b.db"), code=2)
+    assert "no run matches 'zzz'" in result.stderr
