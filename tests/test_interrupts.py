@@ -43,6 +43,13 @@ def _count(ledger: Path, event_type: str) -> int:
         return sum(len(opened.events(run.run_id, types=[event_type])) for run in opened.runs())
 
 
+def _as_at_a_terminal() -> None:
+    """Ctrl-C reaches a program run at a terminal. A job started in the background by a
+    non-interactive shell inherits SIGINT ignored, and Python then installs no handler for it;
+    the processes under test are given the terminal's default back."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupt_when(process: subprocess.Popen, ledger: Path, event_type: str, at_least: int) -> tuple[int, str]:
     deadline = time.monotonic() + 120
     while _count(ledger, event_type) < at_least:
@@ -66,7 +73,8 @@ def test_ctrl_c_during_run_and_rejudge_names_the_command_that_finishes_it(tmp_pa
     with LoopbackOpenAI(latency=0.5) as server:
         run = subprocess.Popen(_cli("--ledger", str(ledger), "run", "groupmem", str(MINI), "--domain", "Demo",
                                     "--agent-model", "gpt-5", "--base-url", server.base_url, "--concurrency", "1"),
-                               env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+                               env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                               preexec_fn=_as_at_a_terminal)
         code, stderr = _interrupt_when(run, ledger, "Judged", 3)
         assert code == 130, stderr
         assert "Aborted!" not in stderr
@@ -90,7 +98,8 @@ def test_ctrl_c_during_run_and_rejudge_names_the_command_that_finishes_it(tmp_pa
         server.latency = 0.5
         rejudge = subprocess.Popen(_cli("rejudge", run_id.lower(), "--judge-model", "gpt-5-judge", "--concurrency",
                                         "1", "--ledger", str(ledger)),
-                                   env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+                                   env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                                   preexec_fn=_as_at_a_terminal)
         code, stderr = _interrupt_when(rejudge, ledger, "Judged", 40 + 3)
         assert code == 130, stderr
         line = stderr.strip().splitlines()[-1]
