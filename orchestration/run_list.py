@@ -4,7 +4,8 @@ Each row reads the run's saved view (the scorecard of a question-answering run, 
 metrics of a retrieval run) when that view is current, that is, saved at the run's last position.
 A run that changed after it finished (a rejudge added a scorer) or has not finished is folded
 from its events, so the score shown is always what `benchledger show RUN` shows: accuracy under
-the run's default scorer (its newest complete one) or recall@k.
+the run's default scorer (its newest complete one), or the benchmark's own overall number where
+its adapter declares one (LoCoMo's token F1, Memora's FAMA), or recall@k.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from pydantic import BaseModel, ConfigDict
 
 from benchledger.ledger.store import Ledger, RunSummary
 from benchledger.orchestration.reports import report_of
-from benchledger.projections.retrieval import retrieval_metrics
+from benchledger.projections.report import REPORT_VERSION
+from benchledger.projections.retrieval import RETRIEVAL_VERSION, retrieval_metrics
 from benchledger.projections.state import fold_run
 from benchledger.projections.views import RETRIEVAL_VIEW, SCORECARD_VIEW
 
@@ -43,7 +45,8 @@ class RunRow(BaseModel):
     status: str
     """completed, aborted or unfinished."""
     metric: str
-    """What `score` measures: accuracy (over judged questions) or recall@k."""
+    """What `score` measures: accuracy (over judged questions), the benchmark's own overall number
+    where its adapter declares one ("LoCoMo token F1", "Memora FAMA"), or recall@k."""
     score: float | None
     scorer_id: str | None
     """The scorer `score` comes from (None for a retrieval run)."""
@@ -55,7 +58,8 @@ class RunRow(BaseModel):
 def _from_scorecard(summary: RunSummary, value: dict[str, Any]) -> dict[str, Any]:
     return {"k": value.get("k"), "agent_model": value.get("agent_model"), "judge_model": value.get("judge_model"),
             "protocol": value.get("protocol"), "status": value.get("run_status", "unfinished"),
-            "metric": "accuracy", "score": value.get("accuracy"), "scorer_id": value.get("scorer_id"),
+            "metric": value.get("metric", "accuracy"), "score": value.get("score", value.get("accuracy")),
+            "scorer_id": value.get("scorer_id"),
             "failed": value.get("failed", 0)}
 
 
@@ -66,8 +70,10 @@ def _from_metrics(summary: RunSummary, metrics: dict[str, Any]) -> dict[str, Any
 
 
 def _current_view(ledger: Ledger, summary: RunSummary) -> tuple[str, dict[str, Any]] | None:
-    for name, _version, position, value in ledger.stored_views(summary.run_id):
-        if name in (SCORECARD_VIEW, RETRIEVAL_VIEW) and position == summary.events and isinstance(value, dict):
+    current = {SCORECARD_VIEW: REPORT_VERSION, RETRIEVAL_VIEW: RETRIEVAL_VERSION}
+    for name, version, position, value in ledger.stored_views(summary.run_id):
+        # a view an older projection saved may lack what this one reports: fold the events instead
+        if current.get(name) == version and position == summary.events and isinstance(value, dict):
             return name, value
     return None
 

@@ -54,8 +54,7 @@ def _hero(report: Report) -> str:
         f'<h1>{_e(report.benchmark)} / {_e(report.subset)}</h1>'
         f'<p class="sub">run <code>{_e(report.run_id)}</code> · memory {_e(report.memory)} '
         f'{_e(report.memory_version)} · scorer {_e(report.scorer_id)}</p>'
-        f'<div class="card hero"><div class="big">{_pct(report.accuracy)}<small>accuracy over judged · {ci}'
-        f'<br>strict (correct / planned) {_pct(report.strict_accuracy)}</small></div>'
+        + _hero_number(report, ci) +
         f'<div><span class="status {_e(report.status)}">{_e(report.status.upper())}</span>'
         + (f' <span class="status diagnostic">RUN {_e(report.run_status.upper())}</span>'
            if report.run_status != "completed" else "")
@@ -108,6 +107,16 @@ def _conditions(report: Report) -> str:
     )
     verdict = "every condition met" if report.publishable else "diagnostic: the conditions marked ✗ are not met"
     return f'<h2>Publishable conditions</h2><div class="card"><p class="sub">{verdict}</p><ul class="conditions">{items}</ul></div>'
+
+
+def _hero_number(report: Report, ci: str) -> str:
+    """The headline: the benchmark's own number where it has one (accuracy below it), else accuracy."""
+    accuracy = (f"accuracy over judged · {ci}<br>strict (correct / planned) {_pct(report.strict_accuracy)}")
+    if report.metric == "accuracy":
+        return f'<div class="card hero"><div class="big">{_pct(report.accuracy)}<small>{accuracy}</small></div>'
+    return (f'<div class="card hero"><div class="big">{_pct(report.score)}<small>{_e(report.metric)}, the '
+            f"benchmark's own overall number<br>verdicts correct at the full score: {_pct(report.accuracy)} "
+            f"{accuracy}</small></div>")
 
 
 def accuracy_chart(report: Report) -> str:

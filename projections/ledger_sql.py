@@ -182,14 +182,18 @@ DERIVED_VIEWS: dict[str, tuple[str, str, str, dict[str, str]]] = {
     "run_overview": (
         "Runs with score and status",
         "One row per run: configuration, how it ended, and its headline metric as saved when it finished "
-        "(accuracy over judged questions under the run's own scorer, or recall@k of a retrieval run).",
+        "(accuracy over judged questions under the run's own scorer, the benchmark's own overall number "
+        "where its adapter declares one, such as LoCoMo's token F1 or Memora's FAMA, or recall@k of a "
+        "retrieval run).",
         """SELECT s.run_id, s.recorded_at AS started_at, s.benchmark, s.subset, s.mode, s.memory, s.k,
     s.agent_model, s.judge_model, s.protocol,
     COALESCE((SELECT f.status FROM run_finishes f WHERE f.run_id = s.run_id ORDER BY f.position DESC LIMIT 1),
              'unfinished') AS status,
-    CASE s.mode WHEN 'retrieval' THEN 'recall@' || s.k ELSE 'accuracy' END AS metric,
+    CASE s.mode WHEN 'retrieval' THEN 'recall@' || s.k
+         ELSE COALESCE((SELECT json_extract(v.value, '$.metric') FROM views v WHERE v.run_id = s.run_id
+                        ORDER BY v.position DESC LIMIT 1), 'accuracy') END AS metric,
     (SELECT round(CASE s.mode WHEN 'retrieval' THEN json_extract(v.value, '$.recall')
-            ELSE json_extract(v.value, '$.accuracy') END, 4)
+            ELSE COALESCE(json_extract(v.value, '$.score'), json_extract(v.value, '$.accuracy')) END, 4)
        FROM views v WHERE v.run_id = s.run_id ORDER BY v.position DESC LIMIT 1) AS score,
     (SELECT count(DISTINCT x.question_id) FROM failures x WHERE x.run_id = s.run_id) AS questions_with_failures,
     (SELECT count(*) FROM events c WHERE c.run_id = s.run_id) AS events
@@ -201,7 +205,8 @@ DERIVED_VIEWS: dict[str, tuple[str, str, str, dict[str, str]]] = {
          "judge_model": "The judge model of the run's own scorer.", "protocol": "reference, typed or official.",
          "status": "completed, aborted or unfinished (the last RunFinished).",
          "metric": "What score measures.",
-         "score": "accuracy (0-1, over judged questions, the run's own scorer at finish) or recall@k; "
+         "score": "accuracy (0-1, over judged questions, the run's own scorer at finish), the benchmark's "
+                  "own overall number (0-1; metric says which), or recall@k; "
                   "`benchledger runs` shows the current default scorer's.",
          "questions_with_failures": "Questions with any operational failure, resolved or not.",
          "events": "Events the run holds."}),

@@ -30,7 +30,7 @@ from benchledger.projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES,
 __all__ = ["PROJECTION_VERSIONS", "REPORT_VERSION", "FailureRow", "SegmentRow", "Report", "Section", "SectionFold",
            "build_report", "report_from_state"]
 
-REPORT_VERSION = 4
+REPORT_VERSION = 5
 PROJECTION_VERSIONS = {
     "fold": FOLD_VERSION, "corpus_state": CORPUS_STATE_VERSION, "publishable": PUBLISHABLE_VERSION,
     "report": REPORT_VERSION,
@@ -82,6 +82,11 @@ class Section(BaseModel):
     """The numbers, for --json and exports."""
     lines: list[str]
     """The section as printed (the official printout where the benchmark has one)."""
+    headline: float | None = None
+    """The benchmark's own overall number for this scorer (0-1), where it is not the share of
+    correct verdicts: LoCoMo's mean token F1 over every category, Memora's FAMA / 100."""
+    headline_metric: str | None = None
+    """What `headline` measures, in a few words ("LoCoMo token F1", "Memora FAMA")."""
 
 
 SectionFold = Callable[[RunState, "str | None"], "Section | None"]
@@ -99,7 +104,14 @@ class Report(BaseModel):
     status: Literal["publishable", "diagnostic"]
     publishable: bool
     conditions: list[Condition]
+    score: float | None = None
+    """The run's headline number (what `runs` lists): the benchmark's own overall number for the
+    scorer where its adapter declares one (a section's `headline`), else `accuracy`."""
+    metric: str = "accuracy"
+    """What `score` measures: "accuracy" (over judged questions) or the section's `headline_metric`."""
     accuracy: float | None
+    """Correct verdicts over judged questions (for a graded scorer such as LoCoMo's token F1, a
+    verdict is correct only at the full score; `score` is then the benchmark's own number)."""
     ci_low: float | None
     ci_high: float | None
     strict_accuracy: float | None
@@ -190,6 +202,9 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
     fama = _fama(state, scorer)
     judge_model = state.scorers[scorer].judge_model if scorer in state.scorers else (cfg.judge_model if cfg else None)
     finished = state.finished
+    folded = [section for fold in sections if (section := fold(state, scorer)) is not None]
+    headline = next((section for section in folded
+                     if section.scorer_id == scorer and section.headline is not None), None)
     return Report(
         run_id=state.run_id,
         benchmark=cfg.benchmark if cfg else None,
@@ -198,6 +213,8 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
         status="publishable" if publishable else "diagnostic",
         publishable=publishable,
         conditions=met,
+        score=overall.accuracy if headline is None else headline.headline,
+        metric="accuracy" if headline is None else headline.headline_metric or headline.name,
         accuracy=overall.accuracy, ci_low=overall.ci_low, ci_high=overall.ci_high,
         strict_accuracy=overall.strict_accuracy,
         total=overall.planned, answered=overall.answered, judged=overall.judged,
@@ -236,7 +253,7 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
                                   for item in q.recalled.items if item.verbatim is False),
         discarded_verdicts=sum(len(q.discarded) for q in state.questions.values()),
         fama=fama,
-        sections=[section for fold in sections if (section := fold(state, scorer)) is not None] or None,
+        sections=folded or None,
     )
 
 

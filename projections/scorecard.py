@@ -52,6 +52,10 @@ def render_scorecard(report: Report) -> str:
                  f"{report.corpus_state.documents_ingested}/{report.corpus_state.documents_expected} documents, "
                  f"{report.corpus_state.pending_chunks} pending")
     lines.append("")
+    if report.metric != "accuracy":
+        score = "n/a" if report.score is None else f"{100 * report.score:.1f}%"
+        lines += [f"  score {score}  {report.metric}, the benchmark's own overall number (scorer {report.scorer_id});",
+                  "  the table counts verdicts, and a verdict is correct only at the full score", ""]
     overall = KindTally(planned=report.total, answered=report.answered, judged=report.judged,
                         correct=report.correct, incorrect=report.incorrect, unclear=report.unclear,
                         failed=report.failed, pending=report.pending, accuracy=report.accuracy,

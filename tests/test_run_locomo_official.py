@@ -109,6 +109,14 @@ def test_the_report_prints_the_official_statistics_and_recall_beside_the_llm_jud
     assert section["values"]["overall"]["count"] == 30
     assert section["values"]["recall_overall"] == expected.recall_overall
     assert "Overall accuracy:" in output and "Overall recall accuracy:" in output
+    # the headline is the official overall number (mean score, category 5 included), not the share of
+    # verdicts at F1 = 1, and `runs` lists the same
+    assert report["score"] == pytest.approx(expected.overall.mean, rel=1e-12) and report["metric"] == "LoCoMo token F1"
+    assert report["score"] != report["accuracy"]
+    assert f"score {100 * expected.overall.mean:.1f}%  LoCoMo token F1" in output
+    assert f"LoCoMo token F1 {100 * expected.overall.mean:.1f}%" in invoke("runs").output
+    assert invoke("export", report["run_id"], "--format", "html", "--out", "r.html").exit_code == 0
+    assert f'class="big">{100 * expected.overall.mean:.1f}%<small>LoCoMo token F1' in Path("r.html").read_text()
     judge = next(s for s in report["sections"] if s["name"] == "locomo.llm_judge")
     assert judge["scorer_id"] == "s2" and not judge["official"] and "not LoCoMo's official scorer" in judge["title"]
     started = {e.scorer_id: e for e in events if e.type == "ScorerStarted"}

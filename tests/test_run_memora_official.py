@@ -92,6 +92,9 @@ def test_answer_and_judge_calls_are_the_model_tracks_and_three_judges_vote(serve
     assert section["values"]["overall"]["fama"] == pytest.approx(
         sum(e.score for e in judged.values()) / 3 * 100, rel=1e-12)
     assert "Table 3" in "\n".join(section["lines"])
+    assert report["metric"] == "Memora FAMA"
+    assert report["score"] == pytest.approx(section["values"]["overall"]["fama"] / 100, rel=1e-12)
+    assert f"Memora FAMA {section['values']['overall']['fama']:.1f}%" in invoke("runs").output
     assert set(section["values"]["table3"]["loopback-agent"]) == {"Remembering", "Reasoning", "Recommending"}
 
 

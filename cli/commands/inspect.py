@@ -42,7 +42,9 @@ def _score(row: RunRow) -> str:
         return "-"
     if row.metric == "accuracy":
         return f"{100 * row.score:.1f}%"
-    return f"{row.metric} {row.score:.3f}"
+    if row.metric.startswith("recall@"):
+        return f"{row.metric} {row.score:.3f}"
+    return f"{row.metric} {100 * row.score:.1f}%"  # the benchmark's own number (LoCoMo token F1, Memora FAMA)
 
 
 def render_runs(rows: list[RunRow]) -> str:

@@ -102,7 +102,8 @@ def official_section(state: RunState, report_scorer: str | None) -> Section | No
     if rag and not all_released:
         lines.append("recall uses benchledger's normalised evidence: this run did not record the released labels")
     return Section(name="locomo.official", title=f"{title}, scorer {scorer}", scorer_id=scorer, official=True,
-                   values={**_values(result), "scored": len(items), "planned": planned}, lines=lines)
+                   values={**_values(result), "scored": len(items), "planned": planned}, lines=lines,
+                   headline=result.overall.mean, headline_metric="LoCoMo token F1")
 
 
 def llm_judge_section(state: RunState, report_scorer: str | None) -> Section | None:

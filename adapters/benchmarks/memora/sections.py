@@ -136,7 +136,7 @@ def fama_section(state: RunState, report_scorer: str | None) -> Section | None:
                 "failures_excluded": {"label": excluded.label, "excluded": dict(excluded.excluded),
                                       "fama": excluded.report["overall_metrics"]["fama"]},
                 "answer_failures": answer_failures, "not_scored": unscored, "table3": table},
-        lines=lines)
+        lines=lines, headline=overall["fama"] / 100 if ordered else None, headline_metric="Memora FAMA")
 
 
 def _user_turns_left_out(state: RunState) -> int:
