@@ -206,6 +206,10 @@ class SqlEventReader:
                 raise LedgerError(f"view {name} v{version} of run {run_id} cannot be read: {exc}") from None
         return views
 
+    def schema_problem(self) -> str | None:
+        """What differs from the schema the applied migrations declare (None: nothing)."""
+        return self._locked(self._conn.check_schema)
+
     def verify(self, run_id: str | None = None, *, refold: Refold | None = None,
                expect_head: str | None = None) -> VerifyResult:
         """Check the ledger or one run (see `ledger.verify`); with expect_head, pin a head."""

@@ -25,12 +25,12 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from benchledger.errors import BadInput, NotALedger
+from benchledger.errors import BadInput, LedgerError, NotALedger
 from benchledger.ledger import migrations, writer_lock
 from benchledger.ledger.cache import CacheEntry
 from benchledger.ledger.connection import holds_data, open_reader, open_writer
@@ -156,9 +156,18 @@ class Ledger:
         """Store a body if absent; return its sha256 hex digest."""
         return self._writer.put_blob(data)
 
-    def run_writer(self, run_id: str) -> AbstractContextManager[None]:
-        """Hold the run's writer lock for a `with` block; RunBusy if another writer holds it."""
-        return self._writer.run_writer(run_id)
+    @contextmanager
+    def run_writer(self, run_id: str) -> Iterator[None]:
+        """Hold the run's writer lock for a `with` block; RunBusy if another writer holds it.
+
+        A ledger whose schema is not what its migrations made (a guard trigger dropped, a table
+        rebuilt) is refused here, before a run writes to it: its events would not be protected."""
+        with self._writer.run_writer(run_id):
+            problem = self._reader.schema_problem()
+            if problem:
+                raise LedgerError(f"the ledger at {self.where} is not as its schema should be, so nothing is "
+                                  f"written to it: {problem}; see `benchledger verify`")
+            yield
 
     def cache_put(self, key: str, response: Mapping[str, Any], *, model: str) -> None:
         """Deprecated: pass `append(..., cache=[CacheEntry(...)])` with the recording event.

@@ -59,6 +59,9 @@ def test_a_question_file_that_is_a_symbolic_link_loop_is_bad_input_not_an_absent
     path.symlink_to(path.name)  # links to itself
     line = refused("run", "groupmem", str(release), "--domain", "Demo")
     assert str(path) in line and "symbolic link" in line
+    checked = CliRunner().invoke(cli, ["check", "groupmem", str(release), "--domain", "Demo"])
+    assert checked.exit_code == 2 and "symbolic link that leads nowhere" in checked.output
+    assert "no questions file for kind 'temporal'" not in checked.output
 
 
 def test_a_memory_store_that_is_not_an_evaluation_store_is_refused_untouched(tmp_path):

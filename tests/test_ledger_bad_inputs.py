@@ -154,10 +154,31 @@ def test_commands_that_print_a_run_refuse_one_that_does_not_verify(tmp_path):
     for sql in GUARD_TRIGGERS.values():
         conn.execute(sql)
     for args in (["show", run_id], ["show", run_id, "--json"], ["export", run_id, "--format", "json", "--out", str(tmp_path / "x.json")],
-                 ["replay", run_id], ["diff", run_id, run_id], ["agreement", run_id]):
+                 ["replay", run_id], ["diff", run_id, run_id], ["agreement", run_id], ["combine", run_id],
+                 ["questions", run_id], ["question", run_id, "temporal_1"], ["failures", run_id]):
         line = one_line(invoke("--ledger", str(path), *args), 1)
         assert f"does not verify at seq {target}" in line, (args, line)
     assert not (tmp_path / "x.json").exists()
+
+
+@pytest.mark.slow
+def test_nothing_is_written_to_a_ledger_whose_guards_were_dropped(tmp_path):
+    """An unguarded ledger would take a run's events without protecting them: run, resume,
+    rejudge and purge (every writer of a run takes its lock) refuse it before writing, naming
+    the missing guard."""
+    path = _finished(tmp_path)
+    with Ledger.open(path, create=False) as ledger:
+        run_id, events = ledger.runs()[0].run_id, len(ledger.events(ledger.runs()[0].run_id))
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("DROP TRIGGER events_no_update")
+    conn.close()
+    for args in (["run", "groupmem", str(MINI), "--domain", "Demo", "--question-limit", "1"],
+                 ["resume", run_id], ["rejudge", run_id], ["purge", run_id]):
+        line = one_line(invoke("--ledger", str(path), *args), 1)
+        assert "is not as its schema should be, so nothing is written" in line, (args, line)
+        assert "guard trigger events_no_update is missing" in line, (args, line)
+    with Ledger.open(path, create=False) as ledger:
+        assert [r.run_id for r in ledger.runs()] == [run_id] and len(ledger.events(run_id)) == events
 
 
 @pytest.mark.slow

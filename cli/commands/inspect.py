@@ -142,7 +142,7 @@ def failures(app: AppContext, run_ref: str, stage: str | None, group_by: str | N
     """List a run's operational failures: stage, question, error, and whether a retry resolved it."""
     with open_ledger(app, create=False) as ledger:
         run_id = ledger.resolve_run(run_ref)
-        entries = failure_entries(fold_run(run_id, ledger.events(run_id)), stage=stage)
+        entries = failure_entries(fold_run(run_id, checked_events(ledger, run_id)), stage=stage)
     if as_json:
         echo_json([e.model_dump() for e in entries] if not group_by else
                   [{"error_class": err, "count": n, "questions": q} for err, n, q in group_failures(entries)])
@@ -174,7 +174,7 @@ def questions(app: AppContext, run_ref: str, kinds: tuple[str, ...], verdict: st
     """List a run's question ids with kind and verdict (status, or recall for a retrieval run)."""
     with open_ledger(app, create=False) as ledger:
         run_id = ledger.resolve_run(run_ref)
-        state = fold_run(run_id, ledger.events(run_id))
+        state = fold_run(run_id, checked_events(ledger, run_id))
     rows = question_rows(state, kinds=kinds, verdict=verdict, scorer_id=scorer_id)
     if as_json:
         echo_json([row.model_dump() for row in rows])
@@ -203,7 +203,7 @@ def question(app: AppContext, run_ref: str, question_id: str, as_json: bool) -> 
     """Show one question: recalled context with scores, answer, verdicts and reasons, tokens, timings."""
     with open_ledger(app, create=False) as ledger:
         run_id = ledger.resolve_run(run_ref)
-        state = fold_run(run_id, ledger.events(run_id))
+        state = fold_run(run_id, checked_events(ledger, run_id))
         if question_id not in state.questions:
             raise BadInput(f"run {run_id} has no question {question_id!r}; list them with "
                            f"`benchledger questions {run_id}`", field="question_id")
