@@ -71,15 +71,19 @@ def recorded_provenance(state: RunState, overall: KindTally, scorer: str | None)
     """Every counted answer and verdict came from a segment that recorded its endpoint, and one
     memory system served every segment."""
     unrecorded: set[str] = set()
+    used: dict[str, set[str]] = {"answers": set(), "verdicts": set()}
     for question in state.questions.values():
         if scorer is None or scorer not in question.judged:
             continue
-        for index in (question.answered_in, question.judged_in.get(scorer)):
+        for role, index in (("answers", question.answered_in), ("verdicts", question.judged_in.get(scorer))):
             segment = state.segments[index] if index is not None else None
             if segment is None:
                 unrecorded.add("an unattributed segment")
             elif segment.endpoint is None and not segment.offline:
                 unrecorded.add(segment.label)
+            else:
+                used[role].add("offline" if segment.endpoint is None else
+                               segment.endpoint.base_url or "the openai SDK's default endpoint")
     problems = [f"answers or verdicts came from an endpoint that was not recorded ({', '.join(sorted(unrecorded))})"] \
         if unrecorded else []
     start = state.segments[0].memory if state.segments else None
@@ -93,8 +97,11 @@ def recorded_provenance(state: RunState, overall: KindTally, scorer: str | None)
                             f"not the run's {start.name} {start.version}")
     if problems:
         return Condition(name="recorded_provenance", met=False, reason="; ".join(problems))
+    # naming the endpoints lets a reader see a verdict asked somewhere other than the answers were
+    where = "; ".join(f"{role} from {', '.join(sorted(urls))}" for role, urls in used.items() if urls)
     return Condition(name="recorded_provenance", met=True,
-                     reason="every counted answer and verdict came from a recorded endpoint; one memory system")
+                     reason="every counted answer and verdict came from a recorded endpoint"
+                            f"{f' ({where})' if where else ''}; one memory system")
 
 
 def complete_run(state: RunState, overall: KindTally, scorer: str | None) -> Condition:

@@ -71,7 +71,9 @@ def test_a_rejudge_records_its_endpoint_and_every_segment_is_shown(key, tmp_path
     report = json.loads(invoke("show", run_id, "--json").output)
     assert [(s["label"], s["endpoint"]) for s in report["segments"]] == [
         ("start", first_url), ("scorer s2", other_url)]
-    assert {c["name"]: c["met"] for c in report["conditions"]}["recorded_provenance"]
+    provenance = next(c for c in report["conditions"] if c["name"] == "recorded_provenance")
+    # met, and it names where the counted answers and the counted verdicts were asked
+    assert provenance["met"] and f"(answers from {first_url}; verdicts from {other_url})" in provenance["reason"]
     invoke("export", run_id, "--format", "html", "--out", "r.html")
     assert other_url in Path("r.html").read_text()
     ledger_bytes = (tmp_path / "ledger.db").read_bytes()
