@@ -8,12 +8,23 @@ is there first, so CI never skips them.
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from pg_server import postgres_server  # noqa: F401  (the session's throwaway PostgreSQL server)
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def wait_until(condition: Callable[[], bool], *, within: float, what: str) -> None:
+    """Poll `condition` until it holds (a loaded machine takes longer, a fixed sleep guesses);
+    fail naming `what` after `within` seconds."""
+    deadline = time.monotonic() + within
+    while not condition():
+        assert time.monotonic() < deadline, f"waited {within} s for {what}"
+        time.sleep(0.01)
 
 
 def shared_data_dir() -> Path | None:

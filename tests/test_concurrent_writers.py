@@ -12,11 +12,11 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 
 from benchledger.ledger.store import Ledger
+from conftest import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -27,10 +27,13 @@ _WRITER = textwrap.dedent("""
     from benchledger.ledger.events import Failed
     from benchledger.ledger.store import Ledger
 
-    target, index, each, start_at = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+    from pathlib import Path
+    target, index, each, gate = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4])
     with Ledger.open(target) as ledger:
         ledger.runs()  # connected and ready before the start
-        time.sleep(max(0.0, start_at - time.time()))
+        (gate / f"ready-{index}").touch()
+        while not (gate / "go").exists():
+            time.sleep(0.002)
         for n in range(each):
             event = lambda qid: Failed(stage="answer", question_id=qid, error_class="E", message=str(n))
             ledger.append(f"writer-{index}", [event(f"q{n}")])
@@ -47,10 +50,14 @@ def target(request, tmp_path) -> str:
     return request.getfixturevalue("postgres_server").new_ledger()
 
 
-def test_concurrent_writers_lose_nothing_and_keep_one_chain(target):
-    start_at = time.time() + 4.0  # every process imported and connected by then
-    procs = [subprocess.Popen([sys.executable, "-c", _WRITER, target, str(index), str(EACH), str(start_at)],
+def test_concurrent_writers_lose_nothing_and_keep_one_chain(target, tmp_path):
+    gate = tmp_path / "gate"  # every writer connects, says it is ready, and waits for "go"
+    gate.mkdir()
+    procs = [subprocess.Popen([sys.executable, "-c", _WRITER, target, str(index), str(EACH), str(gate)],
                               stderr=subprocess.PIPE, text=True) for index in range(WRITERS)]
+    wait_until(lambda: len(list(gate.glob("ready-*"))) == WRITERS or any(p.poll() is not None for p in procs),
+               within=120, what="every writer connected")
+    (gate / "go").touch()
     for proc in procs:
         _, err = proc.communicate(timeout=300)
         assert proc.returncode == 0, err[-2000:]

@@ -28,6 +28,7 @@ from benchledger.adapters.memory.http_client import HttpMemory
 from benchledger.adapters.memory.http_protocol import scope_path
 from benchledger.adapters.memory.http_server import MemoryServer
 from benchledger.adapters.memory.registry import open_memory
+from conftest import wait_until
 from memory_contract import SCOPE, contract_corpus
 
 TOKEN = "mtok-limits-4c2e9a7b1d"
@@ -152,7 +153,7 @@ def test_a_trickled_request_is_cut_off_by_the_request_timeout(guarded: MemorySer
 def test_connections_over_the_cap_get_a_fast_503_and_the_client_retries(tmp_path: Path) -> None:
     with MemoryServer(open_memory("sqlite", tmp_path / "s.db"), max_connections=2, read_timeout=5) as server:
         holders = [connect(server.url) for _ in range(2)]
-        time.sleep(0.2)  # both accepted and holding a slot
+        wait_until(lambda: server.open_connections == 2, within=10, what="both holders accepted, holding a slot")
         started = time.monotonic()
         with httpx2.Client(base_url=server.url, timeout=5) as http:
             busy = http.get("/v1/info")

@@ -333,22 +333,39 @@ class _Server(ThreadingHTTPServer):
     def limit_connections(self, max_connections: int) -> None:
         self._slots = threading.BoundedSemaphore(max_connections)
         self._busy = _busy_reply(max_connections)
+        self._open, self._open_lock = 0, threading.Lock()
+
+    @property
+    def open_connections(self) -> int:
+        return self._open
+
+    def _take_slot(self) -> bool:
+        if not self._slots.acquire(blocking=False):
+            return False
+        with self._open_lock:
+            self._open += 1
+        return True
+
+    def _free_slot(self) -> None:
+        with self._open_lock:
+            self._open -= 1
+        self._slots.release()
 
     def process_request(self, request, client_address) -> None:
-        if not self._slots.acquire(blocking=False):
+        if not self._take_slot():
             self._refuse_busy(request)
             return
         try:
             super().process_request(request, client_address)  # starts the connection's thread
         except BaseException:
-            self._slots.release()
+            self._free_slot()
             raise
 
     def process_request_thread(self, request, client_address) -> None:
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self._slots.release()
+            self._free_slot()
 
     def _refuse_busy(self, request: socket.socket) -> None:
         """Answer 503 without blocking the accepting thread, and close."""
@@ -399,6 +416,11 @@ class MemoryServer:
         self._server.read_timeout, self._server.request_timeout = read_timeout, request_timeout
         self._server.limit_connections(max_connections)
         self._thread: threading.Thread | None = None
+
+    @property
+    def open_connections(self) -> int:
+        """Connections accepted and being served right now (at most `max_connections`)."""
+        return self._server.open_connections
 
     @property
     def url(self) -> str:
