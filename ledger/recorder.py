@@ -37,7 +37,11 @@ class EventWriter(Protocol):
         ...
 
     def run_writer(self, run_id: str) -> AbstractContextManager[None]:
-        """The run's writer lock for a `with` block; RunBusy when another writer holds it."""
+        """The run's writer lock for a `with` block; RunBusy when another writer holds it.
+
+        One writer per run: idempotency keys stop a stage from being recorded twice, but two
+        processes on one run would both pay for each model call, and one could judge an answer
+        the other recorded. Run, resume, rejudge and purge hold it while they work."""
         ...
 
 

@@ -13,7 +13,6 @@ from benchledger.ledger.events import Failed, ScopePurged
 from benchledger.ledger.recorder import Recorder
 from benchledger.redaction import safe_message
 from benchledger.orchestration.leases import ScopeLeases
-from benchledger.orchestration.ownership import run_writer
 from benchledger.orchestration.resume import recorded_settings
 from benchledger.projections.state import fold_run
 
@@ -60,5 +59,5 @@ def _purge_run(ledger: Recorder, run_id: str, *, redact: Redact = no_redaction) 
 
 def purge_run(ledger: Recorder, run_id: str, *, redact: Redact = no_redaction) -> list[ScopePurged]:
     """Purge every scope of the run not purged yet, holding the run's writer lock."""
-    with run_writer(ledger, run_id):
+    with ledger.run_writer(run_id):
         return _purge_run(ledger, run_id, redact=redact)

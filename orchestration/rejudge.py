@@ -27,7 +27,6 @@ from benchledger.errors import BadInput, ConcurrencyConflict
 from benchledger.ledger.events import ScorerContinued
 from benchledger.ledger.recorder import Recorder
 from benchledger.orchestration.asker import QuestionAsker, QuestionJob
-from benchledger.orchestration.ownership import run_writer
 from benchledger.orchestration.scorers import scorer_started
 from benchledger.orchestration.session import endpoint_of
 from benchledger.projections.state import RunState, fold_run
@@ -176,5 +175,5 @@ def _rejudge_run(ledger: Recorder, run_id: str, *, judge_model: str | None = Non
 
 def rejudge_run(ledger: Recorder, run_id: str, **kwargs: object) -> str:
     """Append a scorer's verdicts on every recorded answer, holding the run's writer lock."""
-    with run_writer(ledger, run_id):
+    with ledger.run_writer(run_id):
         return _rejudge_run(ledger, run_id, **kwargs)  # type: ignore[arg-type]

@@ -23,7 +23,6 @@ from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.errors import BadInput, CorpusChanged
 from benchledger.ledger.events import MemoryIdentity, RunResumed
 from benchledger.ledger.recorder import Recorder
-from benchledger.orchestration.ownership import run_writer
 from benchledger.orchestration.prepare import scope_names
 from benchledger.orchestration.rejudge import dataset_from_plan, recorded_templates
 from benchledger.orchestration.runner import RunParts, execute
@@ -139,7 +138,7 @@ def _resume_run(ledger: Recorder, run_id: str, *, redact: Redact = no_redaction,
 
 def resume_run(ledger: Recorder, run_id: str, **kwargs: Any) -> ResumeOutcome:
     """Continue an interrupted run (see the module docstring), holding the run's writer lock."""
-    with run_writer(ledger, run_id):
+    with ledger.run_writer(run_id):
         return _resume_run(ledger, run_id, **kwargs)
 
 

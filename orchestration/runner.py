@@ -32,7 +32,6 @@ from benchledger.ledger.events import (
 from benchledger.ledger.recorder import Recorder
 from benchledger.orchestration.asker import QuestionAsker, QuestionJob
 from benchledger.orchestration.leases import ScopeLeases
-from benchledger.orchestration.ownership import run_writer
 from benchledger.orchestration.prepare import (
     fingerprint_event, prepare_scopes, purge_scopes, scope_names, verify_scopes,
 )
@@ -216,7 +215,7 @@ def start_run(ledger: Recorder, parts: RunParts, *, run_id: str | None = None) -
     prompts = ([p.encode() for p in (dataset.prompts.agent_system, dataset.prompts.judge_system)]
                if dataset.prompts else [])
     prompts += [text.encode("utf-8") for text in (parts.models.templates.values() if parts.models else ())]
-    with run_writer(ledger, run_id):
+    with ledger.run_writer(run_id):
         ledger.append(run_id, plan_events(parts), blobs=prompts)
         log.info("run started", run_id=run_id, benchmark=dataset.benchmark, subset=dataset.subset,
                  mode=parts.settings.mode, documents=dataset.document_count, questions=len(dataset.questions))
