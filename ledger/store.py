@@ -207,7 +207,8 @@ class Ledger:
     def copy_in(self, copy: RunCopy) -> int:
         """Append the rows of a run copied from another ledger that this one lacks (see
         `ledger.copies`), holding the run's writer lock; how many events were appended."""
-        return self._writer.copy_in(copy)
+        with self.run_writer(copy.run_id):
+            return self._writer.copy_in(copy)
 
     # -- reader ---------------------------------------------------------------------------
 

@@ -116,10 +116,9 @@ class SqlEventWriter:
                                                      cache, expected_position))
 
     def copy_in(self, copy: RunCopy) -> int:
-        """Append the rows of a run copied from another ledger that this one lacks (`copies`)."""
-        with self.run_writer(copy.run_id):
-            return self.in_write_transaction(f"copy run {copy.run_id} into",
-                                             lambda conn: write_run(conn, copy))
+        """Append the rows of a run copied from another ledger that this one lacks (`copies`);
+        the caller holds the run's writer lock."""
+        return self.in_write_transaction(f"copy run {copy.run_id} into", lambda conn: write_run(conn, copy))
 
     def in_write_transaction(self, action: str, work: Callable[[LedgerConnection], T]) -> T:
         """`work(conn)` inside a write transaction, committed; retried on a constraint conflict."""

@@ -218,6 +218,19 @@ def test_the_target_being_written_is_refused(tmp_path):
                 copy_run(a, other_handle, "run")
 
 
+def test_a_target_whose_guards_were_dropped_takes_nothing(tmp_path):
+    with Ledger.open(tmp_path / "a.db") as a, Ledger.open(tmp_path / "b.db") as b:
+        a.append("run", [failed("q1")])
+        b.append("other", [failed("q0")])
+    conn = sqlite3.connect(tmp_path / "b.db", isolation_level=None)
+    conn.execute("DROP TRIGGER events_no_update")
+    conn.close()
+    with Ledger.open(tmp_path / "a.db") as a, Ledger.open(tmp_path / "b.db") as b:
+        with pytest.raises(LedgerError, match="guard trigger events_no_update is missing"):
+            copy_run(a, b, "run")
+        assert [r.run_id for r in b.runs()] == ["other"]
+
+
 def test_pull_from_a_missing_ledger_or_run_is_one_line(tmp_path):
     result = invoke("pull", "latest", "--from", str(tmp_path / "nowhere.db"), code=2)
     assert "no ledger at" in result.stderr
