@@ -15,7 +15,6 @@ import click
 from benchledger.cli.common import AppContext, checked_events, open_ledger, pass_app
 from benchledger.errors import BadInput
 from benchledger.files import write_atomic
-from benchledger.orchestration.analysis_db import export_analysis_db
 from benchledger.orchestration.reports import folds_of
 from benchledger.projections.export import FORMATS, export_run
 from benchledger.projections.state import fold_run
@@ -50,6 +49,8 @@ def export(app: AppContext, run_refs: tuple[str, ...], fmt: str | None, out: Pat
     with open_ledger(app, create=False) as ledger:
         run_ids = list(dict.fromkeys(ledger.resolve_run(ref) for ref in run_refs))
         if fmt == "sqlite":
+            from benchledger.orchestration.analysis_db import export_analysis_db  # sqlite-utils: only here
+
             counts = export_analysis_db(ledger, run_ids, out)
             click.echo(f"wrote {len(run_ids)} run(s) to {out}: " + ", ".join(f"{n} {t}" for t, n in counts.items()))
             return

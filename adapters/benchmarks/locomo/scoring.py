@@ -30,9 +30,9 @@ import string
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 import regex
-from nltk.stem.porter import PorterStemmer
 
 __all__ = [
     "CATEGORIES", "Score", "normalize_answer", "f1_score", "multi_answer_f1", "category5_score",
@@ -44,7 +44,18 @@ Score = int | float
 _PUNCTUATION = frozenset(string.punctuation)
 _ARTICLES = regex.compile(r"\b(a|an|the|and)\b")
 _ABSTAINED = ("no information available", "not mentioned")
-_stem = lru_cache(maxsize=65536)(PorterStemmer().stem)
+
+
+@lru_cache(maxsize=1)
+def _porter() -> Any:
+    from nltk.stem.porter import PorterStemmer  # imported when first scored: nltk costs ~0.2 s at start-up
+
+    return PorterStemmer()
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    return str(_porter().stem(word))
 
 
 def normalize_answer(text: str) -> str:
