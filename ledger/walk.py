@@ -19,7 +19,6 @@ under version 2 alone: its own rows, in order, and nothing else.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from hashlib import sha256
 from typing import Any
 
 from benchledger.ledger.chain import CHAIN_RUN, GENESIS, batch_linker, ledger_link
@@ -132,8 +131,7 @@ class ChainWalk:
             seq, run_id, position, _, _, _, _, _, stored_prev, stored_hash, chain, link = row
             last_position, last_hash = heads.get(run_id, (0, GENESIS))
             if chain == CHAIN_RUN:
-                holds = (link == sha256((value + stored_hash).encode()).hexdigest()
-                         and stored_prev == last_hash)
+                holds = link == ledger_link(value, stored_hash) and stored_prev == last_hash
             else:
                 holds = stored_prev == value
             if not (holds and seq == last_seq + 1 and position == last_position + 1
