@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
 from benchledger.adapters.memory.evalstore import (
-    APPLICATION_ID, MARKER_TABLE, STORE_KIND, is_evaluation_store, open_eval_store, purge_scope,
-    reset, transaction,
+    APPLICATION_ID, MARKER_TABLE, STORE_KIND, check_store_path, is_evaluation_store, open_eval_store,
+    purge_scope, reset, transaction,
 )
 from benchledger.adapters.memory.sqlite_fts import SqliteMemory
 from benchledger.errors import NotAnEvaluationStore
@@ -53,6 +55,49 @@ def test_an_empty_sqlite_file_is_adopted(tmp_path: Path) -> None:
     conn = open_eval_store(path)
     assert is_evaluation_store(conn)
     conn.close()
+
+
+def test_a_sqlite_file_with_pages_but_no_tables_is_not_refused_by_the_early_check(tmp_path: Path) -> None:
+    """What a reader sees while another process is creating the store: a header page, no schema yet."""
+    path = tmp_path / "being-made.db"
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+    conn.execute("VACUUM")  # writes page 1 and nothing else
+    conn.close()
+    assert path.stat().st_size > 0
+    check_store_path(path)
+    store = open_eval_store(path)
+    assert is_evaluation_store(store)
+    store.close()
+    with pytest.raises(NotAnEvaluationStore, match="not a benchledger evaluation store"):
+        check_store_path(_plain_sqlite_file(tmp_path / "other.db"))
+
+
+def _create_store(path: str, go) -> None:
+    go.wait()
+    open_eval_store(path).close()
+
+
+def test_checking_a_store_while_another_process_creates_it_never_refuses_it(tmp_path: Path) -> None:
+    """Two runs given one new --memory-store: the second checks the file while the first marks it."""
+    ctx = multiprocessing.get_context("spawn")
+    refusals = []
+    for attempt in range(12):
+        path = tmp_path / f"store-{attempt}.db"
+        go = ctx.Event()
+        creator = ctx.Process(target=_create_store, args=(str(path), go))
+        creator.start()
+        go.set()
+        deadline = time.monotonic() + 30
+        while creator.is_alive() and time.monotonic() < deadline:
+            try:
+                check_store_path(path)
+            except NotAnEvaluationStore as refusal:
+                refusals.append(str(refusal))
+        creator.join(timeout=30)
+        assert creator.exitcode == 0
+        check_store_path(path)
+    assert refusals == []
 
 
 def test_create_false_refuses_a_missing_file_and_creates_nothing(tmp_path: Path) -> None:

@@ -28,8 +28,8 @@ from pathlib import Path
 from benchledger.clock import now_iso
 from benchledger.errors import NotAnEvaluationStore
 
-__all__ = ["check_store_path", 
-    "APPLICATION_ID", "MARKER_TABLE", "STORE_KIND", "open_eval_store", "is_evaluation_store",
+__all__ = [
+    "check_store_path", "APPLICATION_ID", "MARKER_TABLE", "STORE_KIND", "open_eval_store", "is_evaluation_store",
     "require_evaluation_store", "transaction", "purge_scope", "reset", "reclaim",
 ]
 
@@ -90,7 +90,15 @@ def check_store_path(path: Path | str) -> None:
     except sqlite3.Error as err:
         raise NotAnEvaluationStore(f"{path}: cannot be opened ({err})") from None
     try:
-        if not is_evaluation_store(conn):
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        # One read transaction, so the marks and the schema are read from the same snapshot. A file
+        # with no tables yet is one another process is creating this moment: it becomes a store.
+        conn.execute("BEGIN")
+        try:
+            foreign = not is_evaluation_store(conn) and _has_user_tables(conn)
+        finally:
+            conn.execute("COMMIT")
+        if foreign:
             raise NotAnEvaluationStore(f"{path}: this file is not a benchledger evaluation store; point the "
                                        "memory store at a new file")
     except sqlite3.DatabaseError as err:
@@ -104,10 +112,7 @@ def _mark_if_empty(conn: sqlite3.Connection, path: Path, *, create: bool) -> Non
     with transaction(conn):
         if is_evaluation_store(conn):  # another process marked it while we waited
             return
-        user_tables = conn.execute(
-            "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
-        ).fetchone()[0]
-        if user_tables or not create:
+        if _has_user_tables(conn) or not create:
             raise NotAnEvaluationStore(
                 f"{path}: this SQLite file is not a benchledger evaluation store and holds other "
                 "data; point the memory store at a new file"
@@ -118,6 +123,12 @@ def _mark_if_empty(conn: sqlite3.Connection, path: Path, *, create: bool) -> Non
             f"INSERT INTO {MARKER_TABLE} (key, value) VALUES (?, ?)",
             [("kind", STORE_KIND), ("format", FORMAT_VERSION), ("created_at", now_iso())],
         )
+
+
+def _has_user_tables(conn: sqlite3.Connection) -> bool:
+    return conn.execute(
+        "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+    ).fetchone()[0] > 0
 
 
 def is_evaluation_store(conn: sqlite3.Connection) -> bool:
