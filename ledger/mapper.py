@@ -7,26 +7,21 @@ upcasters one version at a time (`UPCASTERS[(type, from_version)]`, a pure dict 
 function, `benchledger.ledger.upcasts`) before it is validated; the row itself is never
 rewritten, so its hash still holds.
 
-`rows_to_stored` maps many rows at once. Most of the cost of reading a long run is not
-validation but the cycle collector rescanning the hundreds of thousands of young objects the
-typed events are made of, generation after generation, while they are built (70% of a 50,000
-event read). Those objects are immutable and acyclic, so the collector is paused while they are
-built and they are then moved straight to the oldest generation (`gc.freeze` then
-`gc.unfreeze`, skipped when the program froze objects itself); they stay collectable, and are
-scanned at the next full collection like any long-lived object. A row that cannot be read
-(an unknown type, a payload that does not validate, such as a number too long for Python to
-convert) raises LedgerError naming its seq, never a traceback from the parser.
+`rows_to_stored` maps many rows at once, with the cycle collector paused while the typed events
+are built (`benchledger.collector`: most of the cost of reading a long run is otherwise the
+collector rescanning them). A row that cannot be read (an unknown type, a payload that does not
+validate, such as a number too long for Python to convert) raises LedgerError naming its seq,
+never a traceback from the parser.
 """
 
 from __future__ import annotations
 
-import gc
 import json
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from benchledger.collector import building_long_lived
 from benchledger.errors import LedgerError
 from benchledger.ledger.events import EVENT_TYPES, AnyEvent, Event, any_event_adapter
 from benchledger.ledger.upcasts import UPCASTERS
@@ -127,22 +122,6 @@ def row_to_stored(row: Row) -> StoredEvent:
                         event)
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Build many long-lived, acyclic objects without the cycle collector rescanning them."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        if gc.get_freeze_count() == 0:  # never unfreeze what the program froze itself
-            gc.freeze()
-            gc.unfreeze()
-        gc.enable()
-
-
 def rows_to_stored(rows: Iterable[Row]) -> list[StoredEvent]:
     """Many rows -> StoredEvents, in the order given (see the module docstring for the cost).
 
@@ -153,7 +132,7 @@ def rows_to_stored(rows: Iterable[Row]) -> list[StoredEvent]:
     # Each row's class is known from its type column: its own validator skips the union's dispatch.
     validators = {name: cls.__pydantic_validator__.validate_json for name, cls in EVENT_TYPES.items()}
     stored: list[StoredEvent] = []
-    with _collector_paused():
+    with building_long_lived():
         for row in rows:
             seq, run_id, position, type_, version, recorded_at, key, payload, prev_hash, hash_ = row
             if current.get(type_) == version:

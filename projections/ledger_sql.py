@@ -18,9 +18,8 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel
-
 from benchledger.ledger.events import EVENT_TYPES, Provenance, RecalledItem, RunConfig
+from benchledger.ledger.events.base import fields_of
 from benchledger.settings import RunSettings
 from benchledger.values import Question, Usage
 
@@ -54,13 +53,14 @@ class PayloadColumn:
     name: str
     path: str
     """JSON path into the payload, or an SQL expression over `e.payload` when `sql` is set."""
-    model: type[BaseModel]
+    model: type
+    """The model (or validated dataclass) that declares the field."""
     field: str
     sql: bool = False
 
     @property
     def description(self) -> str:
-        info = self.model.model_fields[self.field]
+        info = fields_of(self.model)[self.field]
         return " ".join((info.description or "").split())
 
     def expression(self) -> str:
@@ -84,7 +84,7 @@ class PayloadView:
         return {**_ROW_COLUMNS, **{c.name: c.description for c in self.columns}}
 
 
-def _cols(event_type: str, *names: str | tuple[str, str, type[BaseModel], str] | tuple[str, str, type[BaseModel], str, bool]) -> tuple[PayloadColumn, ...]:
+def _cols(event_type: str, *names: str | tuple[str, str, type, str] | tuple[str, str, type, str, bool]) -> tuple[PayloadColumn, ...]:
     model = EVENT_TYPES[event_type]
     columns = []
     for spec in names:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from benchledger.collector import building_long_lived
 from benchledger.errors import BadInput
 from benchledger.ledger.events import (
     ChunkExtracted, ContextRecalled, CorpusFingerprinted, Failed, Judged, MessagesIngested,
@@ -172,13 +173,18 @@ class RunState:
 
 
 def fold_run(run_id: str, stored_events: Iterable[Any]) -> RunState:
-    """Fold stored events (in position order) into a RunState. Pure."""
+    """Fold stored events (in position order) into a RunState. Pure.
+
+    The state of a long run is many small objects that live as long as it does: they are built
+    with the cycle collector paused (`benchledger.collector`).
+    """
     state = RunState(run_id=run_id)
-    for stored in stored_events:
-        _apply(state, stored.event)
-        state.head = stored.hash
-        state.last_seq = stored.seq
-        state.events += 1
+    with building_long_lived():
+        for stored in stored_events:
+            _apply(state, stored.event)
+            state.head = stored.hash
+            state.last_seq = stored.seq
+            state.events += 1
     return state
 
 

@@ -134,3 +134,33 @@ def test_the_interrupted_old_longmemeval_run_resumes_to_completion(old_ledger: P
     resumed = [e.event for e in events if e.type == "RunResumed"]
     assert len(resumed) == 1 and resumed[0].reprepared  # no memory store was kept with the fixture
     assert _invoke(old_ledger, "verify").exit_code == 0
+
+
+def _keeps(stored: object, written: object) -> bool:
+    """`written` holds every value `stored` holds (it may add fields introduced since, with defaults)."""
+    if isinstance(stored, dict):
+        return isinstance(written, dict) and all(k in written and _keeps(v, written[k]) for k, v in stored.items())
+    if isinstance(stored, list):
+        return isinstance(written, list) and len(stored) == len(written) and all(map(_keeps, stored, written))
+    return stored == written
+
+
+def test_rows_read_and_written_again_keep_every_stored_value(old_ledger: Path) -> None:
+    """The event models may change how they are built (recalled items became a validated
+    dataclass), never the values they write: every current-version row, read and written again,
+    keeps every value it stored (fields added since appear with their defaults)."""
+    import sqlite3
+
+    from benchledger.ledger.events import EVENT_TYPES
+    from benchledger.ledger.mapper import event_row, row_to_stored
+
+    conn = sqlite3.connect(old_ledger)
+    rows = conn.execute("SELECT seq, run_id, position, type, schema_version, recorded_at, idempotency_key, "
+                        "CAST(payload AS BLOB), prev_hash, hash FROM events ORDER BY seq").fetchall()
+    conn.close()
+    current = [row for row in rows if row[4] == EVENT_TYPES[row[3]].schema_version]
+    recalls = [row for row in current if row[3] == "ContextRecalled"]
+    assert len(recalls) > 10 and {"QuestionAnswered", "Judged"} <= {row[3] for row in current}
+    for row in current:
+        written = event_row(row_to_stored(row).event)[3]
+        assert _keeps(json.loads(row[7]), json.loads(written)), f"seq {row[0]} ({row[3]}) lost a stored value"

@@ -13,9 +13,8 @@ import typing
 from collections.abc import Iterator
 from typing import Any
 
-from pydantic import BaseModel
-
 from benchledger.ledger.events import EVENT_CLASSES
+from benchledger.ledger.events.base import fields_of, is_validated_type
 
 __all__ = ["render_events_markdown", "documented_models", "undocumented_fields"]
 
@@ -37,23 +36,23 @@ def _type_name(annotation: Any) -> str:
     return text.replace("NoneType", "None").replace("|", "\\|")
 
 
-def _nested(annotation: Any) -> Iterator[type[BaseModel]]:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+def _nested(annotation: Any) -> Iterator[type]:
+    if is_validated_type(annotation):
         yield annotation
     for arg in typing.get_args(annotation):
         yield from _nested(arg)
 
 
-def documented_models() -> list[type[BaseModel]]:
+def documented_models() -> list[type]:
     """The event classes, then every model nested in them, each once, in first-seen order."""
-    seen: dict[type[BaseModel], None] = {}
-    todo: list[type[BaseModel]] = list(EVENT_CLASSES)
+    seen: dict[type, None] = {}
+    todo: list[type] = list(EVENT_CLASSES)
     while todo:
         model = todo.pop(0)
         if model in seen:
             continue
         seen[model] = None
-        for field in model.model_fields.values():
+        for field in fields_of(model).values():
             todo.extend(_nested(field.annotation))
     return list(seen)
 
@@ -61,16 +60,16 @@ def documented_models() -> list[type[BaseModel]]:
 def undocumented_fields() -> list[str]:
     """`Model.field` of every field with no docstring."""
     return [f"{model.__name__}.{name}" for model in documented_models()
-            for name, field in model.model_fields.items() if not field.description]
+            for name, field in fields_of(model).items() if not field.description]
 
 
-def _section(model: type[BaseModel]) -> list[str]:
+def _section(model: type) -> list[str]:
     doc = (model.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
     version = getattr(model, "schema_version", None)
     heading = f"## {model.__name__}" + (f" (schema {version})" if version is not None and
                                          model.__name__ in {c.__name__ for c in EVENT_CLASSES} else "")
     lines = [heading, "", doc, "", "| field | type | required | meaning |", "|---|---|---|---|"]
-    for name, field in model.model_fields.items():
+    for name, field in fields_of(model).items():
         description = (field.description or "").replace("\n", " ").replace("|", "\\|")
         lines.append(f"| `{name}` | {_type_name(field.annotation)} | {'yes' if field.is_required() else 'no'} "
                      f"| {description} |")

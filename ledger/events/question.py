@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+from pydantic.dataclasses import dataclass
 
 from benchledger.ledger.events.base import Event, Usage
 from benchledger.ledger.events.endpoints import Endpoint
@@ -19,10 +20,14 @@ Stage = Literal["prepare", "verify", "recall", "answer", "judge", "purge", "run"
 STAGES: tuple[Stage, ...] = ("prepare", "verify", "recall", "answer", "judge", "purge", "run")
 
 
-class RecalledItem(BaseModel):
-    """One candidate a memory system recalled."""
+@dataclass(frozen=True, slots=True, config=ConfigDict(use_attribute_docstrings=True))
+class RecalledItem:
+    """One candidate a memory system recalled.
 
-    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
+    A validated dataclass rather than a model: a run holds ten per question, and a slotted
+    dataclass is one object where a model is three (instance, `__dict__`, fields-set), which makes
+    a checked read of a long run a sixth faster. Its JSON is the same.
+    """
 
     doc_id: str
     """The recalled document's id as the release names it."""
