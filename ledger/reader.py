@@ -8,7 +8,9 @@ appended since. `verified_events` is the read that checks: in one snapshot it ru
 checks of `verify.check_run` (schema, the run's chain segment, the tail, an optional pinned
 head), maps the run's rows (reusing cached typed events whose row hash is unchanged) and checks
 that every blob they name is stored, then hands the events out, or raises VerificationFailed
-naming the first bad seq. Any database error becomes a typed error naming the ledger.
+naming the first bad seq. Any database error becomes a typed error naming the ledger. Both reads
+fetch and type with the cycle collector paused (`benchledger.collector`): in a process that holds
+much else, a full collection set off by a long run's rows would otherwise walk all of it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
+from benchledger.collector import building_long_lived
 from benchledger.errors import LedgerError, VerificationFailed
 from benchledger.ledger import blobs as blob_table
 from benchledger.ledger.backend import LedgerConnection
@@ -80,7 +83,7 @@ class SqlEventReader:
     def events(self, run_id: str, *, types: Iterable[str] | None = None,
                until_seq: int | None = None) -> list[StoredEvent]:
         """A run's events in position order, optionally only some types or up to a seq."""
-        with self._lock:
+        with self._lock, building_long_lived():
             try:
                 rows = self._conn.execute(
                     f"SELECT {ROW_COLUMNS} FROM events WHERE run_id = ? AND position > ? "
@@ -97,7 +100,7 @@ class SqlEventReader:
         Raises VerificationFailed (naming the first bad seq) instead of returning events from a
         ledger that does not verify; see the module docstring for what is checked.
         """
-        with self._lock:
+        with self._lock, building_long_lived():  # the rows, then the events typed from them
             try:
                 self._conn.begin_read()
                 try:

@@ -9,6 +9,7 @@ import sqlite3
 import pytest
 
 from benchledger.bench.fold_bench import run_events
+from benchledger.bench.synthetic import BODY
 from benchledger.collector import building_long_lived
 from benchledger.ledger.mapper import ROW_COLUMNS, rows_to_stored
 from benchledger.ledger.store import Ledger
@@ -77,3 +78,16 @@ def test_typing_and_folding_a_long_run_run_no_collection_while_they_build(tmp_pa
         gc.callbacks.pop()
     assert len(stored) == 6_000 and state.events == 6_000
     assert typing_collections == [] and fold_collections == []
+
+
+def test_a_checked_read_of_a_long_run_runs_no_collection_from_fetch_to_typed_events(tmp_path) -> None:
+    with Ledger.open(tmp_path / "ledger.db") as ledger:
+        ledger.append("long", run_events(6_000), blobs=[BODY])
+    collections: list[int] = []
+    with Ledger.open(tmp_path / "ledger.db", create=False) as ledger:
+        gc.callbacks.append(lambda phase, info: phase == "start" and collections.append(info["generation"]))
+        try:
+            checked = ledger.verified_events("long")
+        finally:
+            gc.callbacks.pop()
+    assert len(checked) == 6_000 and collections == []
