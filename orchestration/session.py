@@ -31,7 +31,7 @@ from benchledger.redaction import strip_url_credentials
 from benchledger.settings import RunSettings
 
 __all__ = [
-    "run_dataset", "run_with", "open_models", "open_run_memory", "resolved_settings", "endpoint_of", "official_of",
+    "run_dataset", "run_with", "open_models", "probe_run_endpoint", "open_run_memory", "resolved_settings", "endpoint_of", "official_of",
     "settings_context", "read_official_templates",
 ]
 
@@ -77,24 +77,26 @@ def endpoint_of(settings: RunSettings) -> Endpoint:
                     api_key_env=settings.api_key_env)
 
 
-def settings_context(ledger: Recorder, settings: RunSettings, *, judge_model: str | None = None,
+def settings_context(ledger: Recorder | None, settings: RunSettings, *, judge_model: str | None = None,
                      judge_models: tuple[str, ...] | None = None) -> ModelContext:
-    """The model names and shared client the settings ask for."""
+    """The model names and shared client the settings ask for (replies cached in `ledger`, if any)."""
     return model_context(
         agent_model=settings.agent_model, judge_model=judge_model or settings.judge_model,
         judge_models=settings.judge_models if judge_models is None else judge_models,
-        base_url=settings.base_url, api_key_env=settings.api_key_env, cache=ledger_cache(ledger),
+        base_url=settings.base_url, api_key_env=settings.api_key_env,
+        cache=ledger_cache(ledger) if ledger is not None else None,
         timeout=settings.timeout, max_attempts=settings.max_attempts, backoff_base=settings.backoff_base)
 
 
-def open_models(ledger: Recorder, settings: RunSettings, dataset: Dataset, *, benchmark: Benchmark,
-                templates: Mapping[str, str] | None = None) -> Models:
+def open_models(ledger: Recorder | None, settings: RunSettings, dataset: Dataset, *, benchmark: Benchmark,
+                templates: Mapping[str, str] | None = None, probe: bool = True) -> Models:
     """The answer and judge models the settings name (offline ones when none is named).
 
     Under the official protocol `templates` are the official ones (read from the prompts folder
     when not given), and the benchmark's declaration opens its answer model and its scorers. When
-    any of them asks an endpoint, the endpoint is probed first: one cheap call that stops the run
-    (exit 2) when it is unreachable or refuses the key, before anything is spent.
+    any of them asks an endpoint, the endpoint is probed first (unless `probe` is False because the
+    caller did, see `probe_run_endpoint`): one cheap call that stops the run (exit 2) when it is
+    unreachable or refuses the key, before anything is spent. Without a `ledger` nothing is cached.
     """
     if settings.protocol == "official":
         official = official_of(benchmark)
@@ -108,13 +110,24 @@ def open_models(ledger: Recorder, settings: RunSettings, dataset: Dataset, *, be
         answer, judge = build_models(
             agent_model=settings.agent_model, judge_model=settings.judge_model,
             protocol=settings.protocol or "typed",
-            base_url=settings.base_url, api_key_env=settings.api_key_env, cache=ledger_cache(ledger),
+            base_url=settings.base_url, api_key_env=settings.api_key_env,
+            cache=ledger_cache(ledger) if ledger is not None else None,
             timeout=settings.timeout, max_attempts=settings.max_attempts, backoff_base=settings.backoff_base,
             prompts=dataset.prompts)
         models = Models(answer=answer, judge=judge)
-    if not models.answer.offline or any(judge_asks_model(judge) for judge in models.judges):
+    if probe and (not models.answer.offline or any(judge_asks_model(judge) for judge in models.judges)):
         probe_endpoint(settings.base_url, settings.api_key_env)
     return models
+
+
+def probe_run_endpoint(settings: RunSettings, dataset: Dataset, *, benchmark: Benchmark) -> None:
+    """Probe the endpoint the run's models would ask, before a ledger is opened or created.
+
+    The CLI calls it first, so a dead endpoint or a refused key leaves no ledger file behind; it
+    then passes `probed=True` to `run_dataset`. Settings as `resolved_settings` returns them.
+    """
+    if settings.mode == "qa":
+        open_models(None, settings, dataset, benchmark=benchmark)
 
 
 def open_run_memory(settings: RunSettings) -> MemorySystem:
@@ -125,14 +138,17 @@ def open_run_memory(settings: RunSettings) -> MemorySystem:
 
 
 def run_dataset(ledger: Recorder, dataset: Dataset, settings: RunSettings, *,
-                redact: Redact = no_redaction, progress: Progress = no_progress, run_id: str | None = None) -> str:
+                redact: Redact = no_redaction, progress: Progress = no_progress, run_id: str | None = None,
+                probed: bool = False) -> str:
     """Run `dataset` against the memory (and models, in qa mode) the settings name; returns the run id.
 
-    `run_id` names the new run (default: a fresh id), so a caller knows it even if the run is interrupted.
+    `run_id` names the new run (default: a fresh id), so a caller knows it even if the run is
+    interrupted. `probed` says the caller already probed the endpoint (`probe_run_endpoint`).
     """
     benchmark = benchmark_named(dataset.benchmark)
     settings = resolved_settings(benchmark, settings, source=Path(dataset.source))
-    models = open_models(ledger, settings, dataset, benchmark=benchmark) if settings.mode == "qa" else None
+    models = open_models(ledger, settings, dataset, benchmark=benchmark, probe=not probed) \
+        if settings.mode == "qa" else None
     memory = open_run_memory(settings)
     try:
         return run_with(ledger, dataset, settings, memory, models=models, redact=redact, progress=progress,

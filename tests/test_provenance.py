@@ -146,8 +146,7 @@ def test_a_dead_endpoint_stops_the_run_before_anything_is_spent(key, tmp_path):
                     expect=2)
     assert "cannot be reached" in result.output and len(result.output.strip().splitlines()) == 1
     assert not (tmp_path / "ledger.memory").exists()  # nothing ingested
-    with Ledger.open(tmp_path / "ledger.db") as ledger:
-        assert ledger.runs() == []
+    assert not (tmp_path / "ledger.db").exists()  # and no ledger made
 
 
 def test_a_refused_key_stops_the_run_before_anything_is_spent(monkeypatch, tmp_path):
@@ -158,6 +157,19 @@ def test_a_refused_key_stops_the_run_before_anything_is_spent(monkeypatch, tmp_p
                         "--base-url", endpoint.url + "/v1", expect=2)
     assert "refused the key in $OPENAI_API_KEY" in result.output and "sk-wrong" not in result.output
     assert endpoint.count("/chat/completions") == 0
+    assert endpoint.count("/models") == 1 and not (tmp_path / "ledger.db").exists()
+
+
+def test_a_live_endpoint_is_probed_once_before_the_ledger_is_made(monkeypatch, tmp_path):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0000")
+    with Remote() as endpoint:
+        endpoint.script = lambda method, path, body: (
+            (200, b'{"object": "list", "data": []}') if path.endswith("/models")
+            else (500, b'{"error": {"message": "down for the test"}}'))
+        invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--question-limit", "1", "--agent-model", "gpt-5",
+               "--base-url", endpoint.url + "/v1", "--max-attempts", "1", expect=3)
+    assert endpoint.count("/models") == 1 and endpoint.count("/chat/completions") >= 1
+    assert (tmp_path / "ledger.db").exists()
 
 
 def test_out_is_checked_before_the_run(tmp_path):

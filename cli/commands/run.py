@@ -27,7 +27,7 @@ from benchledger.cli.render import report_for, require_every_question_judged, sh
 from benchledger.clock import new_run_id
 from benchledger.errors import RunAborted
 from benchledger.files import check_writable
-from benchledger.orchestration.session import resolved_settings, run_dataset
+from benchledger.orchestration.session import probe_run_endpoint, resolved_settings, run_dataset
 from benchledger.redaction import redact, register_secret_env
 
 __all__ = ["COMMANDS", "run", "source_argument", "interrupted_run"]
@@ -52,11 +52,12 @@ def _execute_run(app: AppContext, benchmark: Benchmark, source: Path, opts: dict
     # refused before any write, official templates included
     settings = resolved_settings(benchmark, settings_from_options(app, opts), source=source)
     register_secret_env(settings.api_key_env)
+    probe_run_endpoint(settings, dataset, benchmark=benchmark)  # before a ledger file is made
     progress = make_progress(app.log_format)
     run_id = new_run_id()
     with open_ledger(app) as ledger:
         try:
-            run_dataset(ledger, dataset, settings, redact=redact, progress=progress, run_id=run_id)
+            run_dataset(ledger, dataset, settings, redact=redact, progress=progress, run_id=run_id, probed=True)
         except RunAborted as err:
             if err.run_id:
                 show_report(report_for(ledger, err.run_id), out=opts.get("out"))
