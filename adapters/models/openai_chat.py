@@ -28,7 +28,6 @@ import threading
 from collections.abc import Callable
 from typing import Any, cast
 
-import openai
 from pydantic import BaseModel, ConfigDict
 
 from benchledger.adapters.models.base import (
@@ -89,6 +88,8 @@ class ChatClient:
                                  max_retry_after=max_retry_after)
         self.cache = cache
         self._secrets = (api_key,)
+        import openai  # imported on first use: the SDK is a large share of every command's start-up
+
         self._sdk = openai.OpenAI(api_key=api_key, base_url=self.base_url, timeout=timeout, max_retries=0)
         self._lock = threading.Lock()
         self.stats = {"calls": 0, "attempts": 0, "retries": 0, "cache_hits": 0, "failures": 0}
@@ -140,6 +141,8 @@ class ChatClient:
         return text, answered_by, usage, attempts
 
     def _request_once(self, model: str, messages: list[dict], params: dict) -> tuple[str, str, Usage]:
+        import openai  # already loaded by __init__; a dictionary lookup
+
         self._count(attempts=1)
         try:
             # messages are plain role/content dicts, built per protocol; the SDK's TypedDicts add nothing here

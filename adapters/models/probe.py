@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import os
 
-import openai
-
 from benchledger.adapters.models.openai_chat import DEFAULT_BASE_URL
 from benchledger.errors import BadInput
 from benchledger.redaction import safe_message, strip_url_credentials
@@ -24,6 +22,8 @@ PROBE_TIMEOUT = 10.0
 
 def probe_endpoint(base_url: str | None, api_key_env: str, *, timeout: float = PROBE_TIMEOUT) -> None:
     """BadInput (one line, exit 2) when the endpoint is unreachable or refuses the key."""
+    import openai  # imported on first use, like the chat client
+
     api_key = os.environ.get(api_key_env, "")
     if not api_key:
         raise BadInput(f"set the environment variable {api_key_env} to the endpoint's API key", field=api_key_env)
