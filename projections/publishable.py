@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pydantic import BaseModel, ConfigDict
 
 from benchledger.ledger.events import RunConfig
-from benchledger.projections.state import RunState
+from benchledger.projections.state import RunState, Segment
 from benchledger.projections.tallies import KindTally
 from benchledger.values import Question
 
@@ -58,6 +58,21 @@ def run_config(state: RunState) -> RunConfig:
     return state.started.config
 
 
+OFFLINE_MODELS = "offline models"
+"""Where a segment's answers or verdicts came from when it asked no endpoint."""
+SCORING_RULE = "a scoring rule that asks no model"
+
+
+def _source(segment: Segment, role: str, *, rule_scorer: bool) -> str:
+    """Where a segment's answers or verdicts were asked: an offline model, a rule, or its endpoint."""
+    if role == "verdicts" and (rule_scorer or segment.model_free):
+        return SCORING_RULE
+    model = segment.agent_model if role == "answers" else segment.judge_model
+    if segment.endpoint is None or (model or "").startswith("offline-"):
+        return OFFLINE_MODELS
+    return segment.endpoint.base_url or "the openai SDK's default endpoint"
+
+
 def judge_of(state: RunState, scorer: str | None) -> tuple[str, bool, str]:
     """(judge model, offline, protocol) of a scorer, or of the run's own judge."""
     cfg = run_config(state)
@@ -72,6 +87,8 @@ def recorded_provenance(state: RunState, overall: KindTally, scorer: str | None)
     memory system served every segment."""
     unrecorded: set[str] = set()
     used: dict[str, set[str]] = {"answers": set(), "verdicts": set()}
+    started = state.scorers.get(scorer) if scorer is not None else None
+    rule_scorer = bool(started and started.model_free)
     for question in state.questions.values():
         if scorer is None or scorer not in question.judged:
             continue
@@ -82,8 +99,7 @@ def recorded_provenance(state: RunState, overall: KindTally, scorer: str | None)
             elif segment.endpoint is None and not segment.offline:
                 unrecorded.add(segment.label)
             else:
-                used[role].add("offline" if segment.endpoint is None else
-                               segment.endpoint.base_url or "the openai SDK's default endpoint")
+                used[role].add(_source(segment, role, rule_scorer=rule_scorer))
     problems = [f"answers or verdicts came from an endpoint that was not recorded ({', '.join(sorted(unrecorded))})"] \
         if unrecorded else []
     start = state.segments[0].memory if state.segments else None
@@ -97,11 +113,15 @@ def recorded_provenance(state: RunState, overall: KindTally, scorer: str | None)
                             f"not the run's {start.name} {start.version}")
     if problems:
         return Condition(name="recorded_provenance", met=False, reason="; ".join(problems))
-    # naming the endpoints lets a reader see a verdict asked somewhere other than the answers were
+    # naming the sources lets a reader see a verdict asked somewhere other than the answers were
+    sources = set().union(*used.values())
     where = "; ".join(f"{role} from {', '.join(sorted(urls))}" for role, urls in used.items() if urls)
-    return Condition(name="recorded_provenance", met=True,
-                     reason="every counted answer and verdict came from a recorded endpoint"
-                            f"{f' ({where})' if where else ''}; one memory system")
+    if sources and sources <= {OFFLINE_MODELS, SCORING_RULE}:
+        reason = f"no counted answer or verdict asked an endpoint ({where}); one memory system"
+    else:
+        reason = ("every endpoint the counted answers and verdicts came from is recorded"
+                  f"{f' ({where})' if where else ''}; one memory system")
+    return Condition(name="recorded_provenance", met=True, reason=reason)
 
 
 def complete_run(state: RunState, overall: KindTally, scorer: str | None) -> Condition:

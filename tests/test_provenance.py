@@ -177,3 +177,28 @@ def test_out_is_checked_before_the_run(tmp_path):
     result = invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--out", "afile/report.json", expect=2)
     assert "is a file, not a folder" in result.output and len(result.output.strip().splitlines()) == 1
     assert not (tmp_path / "ledger.db").exists()
+
+
+def _provenance_reason(run_id: str) -> str:
+    report = json.loads(invoke("show", run_id, "--json").output)
+    condition = next(c for c in report["conditions"] if c["name"] == "recorded_provenance")
+    assert condition["met"], condition
+    return condition["reason"]
+
+
+def test_an_offline_run_says_it_asked_no_endpoint():
+    invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--question-limit", "2", "--out", "r.json")
+    reason = _provenance_reason(json.loads(Path("r.json").read_text())["run_id"])
+    assert reason == ("no counted answer or verdict asked an endpoint (answers from offline models; verdicts "
+                      "from offline models); one memory system")
+
+
+def test_verdicts_of_a_scoring_rule_are_named_as_such_beside_the_answers_endpoint(key, shared_data):
+    with LoopbackOpenAI() as endpoint:
+        invoke("run", "locomo", str(shared_data / "locomo" / "locomo-dev.json"), "--conversations", "conv-26",
+               "--question-limit", "2", "--agent-model", "gpt-4o-mini", "--base-url", endpoint.base_url,
+               "--out", "r.json")
+        url = endpoint.base_url
+    reason = _provenance_reason(json.loads(Path("r.json").read_text())["run_id"])
+    assert f"(answers from {url}; verdicts from a scoring rule that asks no model)" in reason
+    assert reason.startswith("every endpoint the counted answers and verdicts came from is recorded")
