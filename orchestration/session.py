@@ -31,8 +31,8 @@ from benchledger.redaction import strip_url_credentials
 from benchledger.settings import RunSettings
 
 __all__ = [
-    "run_dataset", "run_with", "open_models", "probe_run_endpoint", "open_run_memory", "resolved_settings", "endpoint_of", "official_of",
-    "settings_context", "read_official_templates",
+    "run_dataset", "run_with", "open_models", "probe_run_endpoint", "open_run_memory", "resolved_settings",
+    "endpoint_of", "official_of", "settings_context", "read_official_templates",
 ]
 
 
