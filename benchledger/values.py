@@ -7,7 +7,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Usage", "Criterion", "Question"]
+__all__ = ["Usage", "Criterion", "Question", "OFFLINE_MODEL_PREFIX", "is_offline_model"]
+
+OFFLINE_MODEL_PREFIX = "offline-"
+"""How the deterministic offline models' names begin, as runs record them."""
+
+
+def is_offline_model(name: str | None) -> bool:
+    """True for a recorded offline model name: a model that asked no endpoint."""
+    return bool(name) and str(name).startswith(OFFLINE_MODEL_PREFIX)
 
 
 class Usage(BaseModel):

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from benchledger.values import is_offline_model
+
 __all__ = ["Upcaster", "UPCASTERS"]
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
@@ -25,7 +27,7 @@ _V1_EVIDENCE_LEVEL = {"LoCoMo": "document", "LongMemEval": "session", "Memora": 
 
 def _model_or_none(name: str, mode: str) -> str | None:
     """A schema-1 recorded model name as a setting: offline models and "none" were not asked for."""
-    return None if mode == "retrieval" or name.startswith("offline-") or name == "none" else name
+    return None if mode == "retrieval" or is_offline_model(name) or name == "none" else name
 
 
 def _run_started_1_to_2(payload: dict[str, Any]) -> dict[str, Any]:

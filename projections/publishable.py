@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from benchledger.ledger.events import RunConfig
 from benchledger.projections.state import RunState, Segment
 from benchledger.projections.tallies import KindTally
-from benchledger.values import Question
+from benchledger.values import Question, is_offline_model
 
 __all__ = [
     "PUBLISHABLE_VERSION", "Condition", "Check", "evaluate_conditions", "complete_run",
@@ -68,7 +68,7 @@ def _source(segment: Segment, role: str, *, rule_scorer: bool) -> str:
     if role == "verdicts" and (rule_scorer or segment.model_free):
         return SCORING_RULE
     model = segment.agent_model if role == "answers" else segment.judge_model
-    if segment.endpoint is None or (model or "").startswith("offline-"):
+    if segment.endpoint is None or is_offline_model(model):
         return OFFLINE_MODELS
     return segment.endpoint.base_url or "the openai SDK's default endpoint"
 
@@ -241,7 +241,7 @@ def official_prompts(pins: Mapping[str, str], benchmark: str) -> Check:
         if cfg.settings.protocol != "official":
             problems.append(f"the answers came from the {cfg.settings.protocol} protocol (benchledger's own "
                             f"prompts), not {benchmark}'s official prompts")
-        elif cfg.offline_models and cfg.agent_model.startswith("offline-"):
+        elif cfg.offline_models and is_offline_model(cfg.agent_model):
             problems.append(f"the offline answerer ({cfg.agent_model}) answered, not a model given the official prompt")
         elif wrong := sorted(name for name, digest in pins.items() if cfg.prompt_hashes.get(name) != digest):
             problems.append(f"templates not the official ones: {', '.join(wrong)}")

@@ -17,7 +17,7 @@ from benchledger.ledger.events import (
     Endpoint, MemoryIdentity, QuestionAnswered, QuestionsPlanned, RunFinished, RunResumed, RunStarted,
     ScopePurged, ScopeVerified, ScorerContinued, ScorerStarted,
 )
-from benchledger.values import Question
+from benchledger.values import Question, is_offline_model
 
 __all__ = ["FOLD_VERSION", "QuestionState", "RunState", "Segment", "fold_run", "QUESTION_STAGES"]
 
@@ -208,8 +208,7 @@ def _start_segment(state: RunState, event: RunStarted) -> None:
 
 
 def _resume_segment(state: RunState, event: RunResumed) -> None:
-    offline = bool(event.agent_model and event.agent_model.startswith("offline-")
-                   and (event.judge_model or "").startswith("offline-"))
+    offline = is_offline_model(event.agent_model) and is_offline_model(event.judge_model)
     state.answer_segment = _segment(
         state, "resume", f"resume {event.attempt}", endpoint=event.endpoint, offline=offline,
         agent_model=event.agent_model, judge_model=event.judge_model, memory=event.memory)

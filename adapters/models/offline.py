@@ -44,6 +44,7 @@ from benchledger.adapters.models.abstention import ABSTENTION_ANSWER, ABSTENTION
 from benchledger.adapters.models.base import Answer, Verdict, Verdict_
 from benchledger.adapters.models.criteria import CriterionJudgment, combine_judgments
 from benchledger.adapters.models.quantities import quantities
+from benchledger.values import OFFLINE_MODEL_PREFIX
 
 __all__ = [
     "OFFLINE_ANSWERER", "OFFLINE_JUDGE", "OfflineExtractiveAnswerer", "OfflineLexicalJudge",
@@ -51,8 +52,8 @@ __all__ = [
     "MIN_OVERLAP", "MIN_CONTAINMENT", "MIN_F1", "MAX_INVENTED", "MIN_CRITERION_COVERAGE",
 ]
 
-OFFLINE_ANSWERER = "offline-extractive/1"
-OFFLINE_JUDGE = "offline-lexical-judge/1"
+OFFLINE_ANSWERER = f"{OFFLINE_MODEL_PREFIX}extractive/1"
+OFFLINE_JUDGE = f"{OFFLINE_MODEL_PREFIX}lexical-judge/1"
 MIN_OVERLAP = 0.3
 MIN_CONTAINMENT = 0.6
 MIN_F1 = 0.5

@@ -32,6 +32,7 @@ from benchledger.adapters.benchmarks.memora.table3 import aggregate_table3, prin
 from benchledger.adapters.benchmarks.sections import scorer_of_method
 from benchledger.projections.report import Section
 from benchledger.projections.state import QuestionState, RunState
+from benchledger.values import is_offline_model
 
 __all__ = ["fama_section"]
 
@@ -142,7 +143,7 @@ def fama_section(state: RunState, report_scorer: str | None) -> Section | None:
 def _user_turns_left_out(state: RunState) -> int:
     """Recalled turns of speakers the official history does not render, in runs under the official protocol."""
     if state.started is None or state.started.config.settings.protocol != "official" \
-            or state.started.config.agent_model.startswith("offline-"):
+            or is_offline_model(state.started.config.agent_model):
         return 0
     return sum(1 for q in state.questions.values() if q.recalled is not None
                for item in q.recalled.items if item.author not in ("user", "ai_agent", None))
