@@ -20,7 +20,10 @@ from typing import Any, Protocol
 
 from benchledger.errors import LedgerError
 
-__all__ = ["Cursor", "LedgerConnection"]
+__all__ = ["Cursor", "LedgerConnection", "KEY_CHUNK", "select_in"]
+
+KEY_CHUNK = 500
+"""Keys per `IN (...)` list: well under both databases' limits on parameters."""
 
 
 class Cursor(Protocol):
@@ -101,3 +104,15 @@ class LedgerConnection(Protocol):
     def is_damaged(self, exc: Exception) -> bool:
         """Whether the error says the storage is damaged (verify reports it, one line)."""
         ...
+
+
+def select_in(conn: LedgerConnection, sql: str, keys: Sequence[Any], *,
+              before: Sequence[Any] = ()) -> Iterator[Any]:
+    """The rows of `sql` for all `keys`, asked KEY_CHUNK keys at a time.
+
+    `{marks}` in `sql` stands for the placeholders of one chunk's `IN (...)` list; `before` are
+    the parameters that come ahead of it.
+    """
+    for start in range(0, len(keys), KEY_CHUNK):
+        chunk = keys[start:start + KEY_CHUNK]
+        yield from conn.execute(sql.format(marks=",".join("?" * len(chunk))), (*before, *chunk))

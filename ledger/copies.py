@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from benchledger.errors import BadInput, LedgerError, VerificationFailed
-from benchledger.ledger.backend import LedgerConnection
+from benchledger.ledger.backend import LedgerConnection, select_in
 from benchledger.ledger.cache import INSERT_SQL as INSERT_RESPONSE
 from benchledger.ledger.chain import GENESIS, link_hash, ledger_link
 from benchledger.ledger.mapper import rows_to_stored
@@ -36,7 +36,6 @@ __all__ = ["RunCopy", "read_run", "write_run"]
 CopiedRow = tuple[str, int, str, int, str, "str | None", str, str, str]
 """(run_id, position, type, schema_version, recorded_at, idempotency_key, payload, prev_hash, hash)."""
 
-_KEY_CHUNK = 500
 _INSERT_BLOB = ("INSERT INTO blobs (digest, size, encoding, body) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT (digest) DO NOTHING")
 _INSERT_VIEW = """INSERT INTO views (run_id, name, version, position, value) VALUES (?, ?, ?, ?, ?)
@@ -91,12 +90,8 @@ def read_run(conn: LedgerConnection, run_id: str) -> RunCopy:
     if refusal:
         raise BadInput(refusal)
     digests = sorted({digest for _, digest in blob_references(rows_to_stored(checked))})
-    blob_rows: list[tuple[str, int, str, bytes]] = []
-    for start in range(0, len(digests), _KEY_CHUNK):
-        chunk = digests[start:start + _KEY_CHUNK]
-        blob_rows += [(digest, size, encoding, bytes(body)) for digest, size, encoding, body in conn.execute(
-            f"SELECT digest, size, encoding, body FROM blobs WHERE digest IN ({','.join('?' * len(chunk))}) "
-            "ORDER BY digest", chunk)]
+    blob_rows = [(digest, size, encoding, bytes(body)) for digest, size, encoding, body in select_in(
+        conn, "SELECT digest, size, encoding, body FROM blobs WHERE digest IN ({marks}) ORDER BY digest", digests)]
     responses = [(str(digest), str(text), str(text_digest), str(model), str(run), str(key), str(at))
                  for digest, text, text_digest, model, run, key, at in conn.execute(
                      "SELECT request_digest, response, response_digest, model, run_id, idempotency_key, "

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from benchledger.collector import building_long_lived
 from benchledger.errors import LedgerError, VerificationFailed
 from benchledger.ledger import blobs as blob_table
-from benchledger.ledger.backend import LedgerConnection
+from benchledger.ledger.backend import LedgerConnection, select_in
 from benchledger.ledger.cache import cached_response
 from benchledger.ledger.copies import RunCopy, read_run
 from benchledger.ledger.mapper import ROW_COLUMNS, Row, StoredEvent, rows_to_stored
@@ -35,7 +35,6 @@ from benchledger.ledger.verify import Problem, Refold, VerifyResult, check_run, 
 __all__ = ["SqlEventReader"]
 
 _PAGE = 2000
-_KEY_CHUNK = 500  # bound the IN (...) list well under the databases' parameter limits
 
 T = TypeVar("T")
 
@@ -138,11 +137,8 @@ class SqlEventReader:
     def _missing_blob(self, events: list[StoredEvent]) -> Problem | None:
         named = list(blob_references(events))
         wanted = sorted({digest for _, digest in named})
-        stored: set[str] = set()
-        for start in range(0, len(wanted), _KEY_CHUNK):
-            chunk = wanted[start:start + _KEY_CHUNK]
-            stored.update(digest for (digest,) in self._conn.execute(
-                f"SELECT digest FROM blobs WHERE digest IN ({','.join('?' * len(chunk))})", chunk))
+        stored = {digest for (digest,) in select_in(self._conn, "SELECT digest FROM blobs WHERE digest IN ({marks})",
+                                                    wanted)}
         for seq, digest in named:
             if digest not in stored:
                 return seq, f"seq {seq} names blob {digest}, which is not in the ledger (its body was deleted)"

@@ -35,7 +35,7 @@ from pydantic_core import to_json
 from benchledger import clock
 from benchledger.errors import BadInput, ConcurrencyConflict, LedgerError
 from benchledger.ledger import blobs as blob_table
-from benchledger.ledger.backend import LedgerConnection
+from benchledger.ledger.backend import LedgerConnection, select_in
 from benchledger.ledger.cache import INSERT_SQL as INSERT_CACHE, CacheEntry, cache_rows
 from benchledger.ledger.chain import batch_linker, ledger_link
 from benchledger.ledger.copies import RunCopy, write_run
@@ -46,7 +46,6 @@ from benchledger.ledger.tails import INSERT_EVENT, ledger_tail, run_tail
 __all__ = ["SqlEventWriter", "MAX_APPEND_ATTEMPTS"]
 
 MAX_APPEND_ATTEMPTS = 5
-_KEY_CHUNK = 500  # bound the IN (...) list well under the databases' parameter limits
 
 _UPSERT_VIEW = """INSERT INTO views (run_id, name, version, position, value) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (run_id, name, version) DO UPDATE SET position = excluded.position,
@@ -213,11 +212,6 @@ def _rollback(conn: LedgerConnection) -> None:
 
 
 def _recorded_among(conn: LedgerConnection, run_id: str, keys: list[str]) -> set[str]:
-    found: set[str] = set()
-    for start in range(0, len(keys), _KEY_CHUNK):
-        chunk = keys[start:start + _KEY_CHUNK]
-        marks = ",".join("?" * len(chunk))
-        found.update(key for (key,) in conn.execute(
-            f"SELECT idempotency_key FROM events WHERE run_id = ? AND idempotency_key IN ({marks})",
-            (run_id, *chunk)))
-    return found
+    return {key for (key,) in select_in(
+        conn, "SELECT idempotency_key FROM events WHERE run_id = ? AND idempotency_key IN ({marks})", keys,
+        before=(run_id,))}

@@ -73,6 +73,16 @@ def test_recorded_idempotency_keys_are_skipped_within_and_across_batches(ledger)
     assert len(ledger.append("run-b", [failed("q1")])) == 1
 
 
+def test_recorded_keys_are_found_past_one_in_list_of_keys(ledger):
+    """More keys than one `IN (...)` list holds (backend.KEY_CHUNK): every recorded one is still seen."""
+    from benchledger.ledger.backend import KEY_CHUNK
+
+    count = 2 * KEY_CHUNK + 7
+    ledger.append("run-a", [failed(f"q{i}") for i in range(count)])
+    again = [failed(f"q{i}") for i in range(count)] + [failed("new")]
+    assert [e.idempotency_key for e in ledger.append("run-a", again)] == ["failed:answer:-:new:1"]
+
+
 def test_recorded_at_comes_from_the_frozen_clock(ledger):
     with freeze_time("2025-03-04T05:06:07.123456Z"):
         (row,) = ledger.append("run-a", [failed("q1")])
