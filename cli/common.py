@@ -2,6 +2,10 @@
 
 Option blocks are defined once here and applied as decorators, so flag names match the library's
 argument names and never drift between commands.
+
+Every `--out` is an `OutputFile`: the path is checked as it is parsed, after the group chose the
+ledger and before the command does any work, and refused when it would land on the ledger or on
+any SQLite file (`benchledger.files.check_output`).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from typing import Any, Callable
 
 import click
 __all__ = ["AppContext", "open_ledger", "checked_events", "pass_app", "json_option", "echo_json",
-           "run_argument"]
+           "run_argument", "OutputFile"]
 
 
 @dataclass
@@ -48,6 +52,23 @@ class AppContext:
 
 
 pass_app = click.make_pass_decorator(AppContext)
+
+
+class OutputFile(click.Path):
+    """A file an output is written to, never the ledger nor any SQLite database (exit 2 at parse)."""
+
+    def __init__(self, *, allow_analysis: bool = False) -> None:
+        super().__init__(dir_okay=False, path_type=Path)
+        self.allow_analysis = allow_analysis
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from benchledger.files import check_output
+
+        path = Path(super().convert(value, param, ctx))
+        app = ctx.find_object(AppContext) if ctx is not None else None
+        ledger = app.ledger_path if app is not None and app.ledger_url is None else None
+        check_output(path, ledger=ledger, allow_analysis=self.allow_analysis)
+        return path
 
 
 def open_ledger(ctx_or_app: click.Context | AppContext, *, create: bool = True):

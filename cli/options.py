@@ -19,7 +19,7 @@ import click
 from pydantic.fields import FieldInfo
 
 from benchledger.adapters.benchmarks.registry import Benchmark
-from benchledger.cli.common import AppContext
+from benchledger.cli.common import AppContext, OutputFile
 from benchledger.errors import BadInput
 from benchledger.settings import Mode, RunSettings, Selection, setting_default
 from benchledger.redaction import register_secret_env
@@ -87,7 +87,7 @@ run_options = _stack(
     click.option("--prepare/--no-prepare", default=setting_default("prepare"), show_default=True,
                  help=_help("prepare")),
     keep_option,
-    click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    click.option("--out", type=OutputFile(), default=None,
                  help="Write the report JSON here."),
 )
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import sqlite_utils
 
+from benchledger.files import check_output
 from benchledger.ledger.store import Ledger
 from benchledger.orchestration.reports import report_of
 from benchledger.projections.analysis import ANALYSIS_TABLES, ANALYSIS_VERSION, analysis_rows
@@ -65,6 +66,7 @@ def export_analysis_db(ledger: Ledger, run_ids: Sequence[str], out: Path) -> dic
         finally:
             db.close()
         os.chmod(tmp, 0o644)  # an export is meant to be shared
+        check_output(out, ledger=ledger.path, allow_analysis=True)  # it may have become a ledger since the command's check
         os.replace(tmp, out)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -12,9 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from benchledger.cli.common import AppContext, checked_events, open_ledger, pass_app
+from benchledger.cli.common import AppContext, OutputFile, checked_events, open_ledger, pass_app
 from benchledger.errors import BadInput
-from benchledger.files import write_atomic
+from benchledger.files import check_output, is_sqlite_file, write_atomic
 from benchledger.orchestration.reports import folds_of
 from benchledger.projections.export import FORMATS, export_run
 from benchledger.projections.state import fold_run
@@ -29,7 +29,7 @@ _SUFFIXES = {"db": "sqlite", "sqlite": "sqlite", "sqlite3": "sqlite", "htm": "ht
 @click.argument("run_refs", metavar="RUN...", nargs=-1, required=True)
 @click.option("--format", "fmt", type=click.Choice(ALL_FORMATS), default=None,
               help="Output format [default: from the --out suffix]; sqlite takes several runs.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="File to write.")
+@click.option("--out", type=OutputFile(allow_analysis=True), required=True, help="File to write.")
 @click.option("--scorer", "scorer_id", default=None,
               help="Scorer id to export [default: the newest complete official one, else the newest complete].")
 @pass_app
@@ -40,6 +40,8 @@ def export(app: AppContext, run_refs: tuple[str, ...], fmt: str | None, out: Pat
     if fmt not in ALL_FORMATS:
         raise BadInput(f"cannot tell the format from {out.name!r}; pass --format {'|'.join(ALL_FORMATS)}",
                        field="format")
+    if fmt != "sqlite" and is_sqlite_file(out):  # only an analysis export replaces an analysis export
+        check_output(out)
     if fmt != "sqlite" and len(run_refs) > 1:
         raise BadInput(f"--format {fmt} exports one run; pass one RUN, or use --format sqlite for several",
                        field="format")

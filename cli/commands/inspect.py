@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from benchledger.cli.common import AppContext, checked_events, echo_json, json_option, open_ledger, pass_app, run_argument
+from benchledger.cli.common import AppContext, OutputFile, checked_events, echo_json, json_option, open_ledger, pass_app, run_argument
 from benchledger.cli.render import show_report, show_retrieval
 from benchledger.errors import BadInput
 from benchledger.ledger.events import EVENT_TYPES, STAGES
@@ -74,7 +74,7 @@ def runs(app: AppContext, as_json: bool) -> None:
               help="Scorer id to report [default: the newest complete official one, else the newest complete].")
 @click.option("--scoring-rule", type=click.Choice([str(rule) for rule in SCORING_RULES]), default=None,
               help="Scoring rule version [default: current]: " + "; ".join(f"{k} = {v}" for k, v in SCORING_RULES.items()))
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also write the report JSON here.")
+@click.option("--out", type=OutputFile(), default=None, help="Also write the report JSON here.")
 @json_option
 @pass_app
 def show(app: AppContext, run_ref: str, scorer_id: str | None, scoring_rule: str | None, out: Path | None,
