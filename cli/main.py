@@ -20,6 +20,7 @@ import click
 import benchledger.cli.commands as command_modules
 from benchledger.cli.common import AppContext
 from benchledger.cli.logging_setup import configure_logging
+from benchledger.cli.streams import guard_standard_streams
 from benchledger.errors import BenchledgerError
 from benchledger.redaction import redact
 
@@ -89,6 +90,7 @@ class BenchledgerGroup(click.Group):
 @click.pass_context
 def cli(ctx: click.Context, ledger_target: str, log_format: str, verbose: int) -> None:
     """Run memory benchmarks and keep every stage on an append-only ledger."""
+    guard_standard_streams()  # a closed pipe (`| head`) drops output; it never stops paid work
     configure_logging(log_format, verbose)
     ctx.obj = AppContext.for_ledger(ledger_target, log_format=log_format, verbosity=verbose)
 

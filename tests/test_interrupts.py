@@ -119,3 +119,49 @@ def test_ctrl_c_during_run_and_rejudge_names_the_command_that_finishes_it(tmp_pa
         final = json.loads(subprocess.run(_cli("--ledger", str(ledger), "show", run_id, "--json"), env=_env(),
                                           capture_output=True, text=True, cwd=tmp_path).stdout)
         assert final["scorer_id"] == "s2" and final["judged"] == 40
+
+
+def test_ctrl_c_during_resume_names_the_resume_command_and_exits_130(tmp_path):
+    ledger = tmp_path / "runs.db"
+    with LoopbackOpenAI(latency=0.5) as server:
+        base = ("--ledger", str(ledger))
+        run = subprocess.Popen(_cli(*base, "run", "groupmem", str(MINI), "--domain", "Demo", "--agent-model", "gpt-5",
+                                    "--base-url", server.base_url, "--concurrency", "1"),
+                               env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                               preexec_fn=_as_at_a_terminal)
+        code, stderr = _interrupt_when(run, ledger, "Judged", 2)
+        assert code == 130, stderr
+        run_id = stderr.strip().splitlines()[-1].split()[2]
+        resume = subprocess.Popen(_cli(*base, "resume", run_id, "--concurrency", "1"), env=_env(),
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                                  preexec_fn=_as_at_a_terminal)
+        code, stderr = _interrupt_when(resume, ledger, "Judged", 5)
+        assert code == 130, stderr
+        assert "Aborted!" not in stderr
+        line = stderr.strip().splitlines()[-1]
+        assert line == (f"interrupted: run {run_id} stopped; what finished is on the ledger. Continue it with: "
+                        f"benchledger --ledger {ledger} resume {run_id}")
+        server.latency = 0.0
+        finished = subprocess.run(_typed(line.split("Continue it with: ")[1]), env=_env(), capture_output=True,
+                                  text=True, cwd=tmp_path, timeout=300)
+        assert finished.returncode == 0, finished.stderr
+
+
+def test_a_closed_pipe_never_stops_the_paid_work(tmp_path):
+    """`run ... 2>&1 | head -3`: the reader goes after three lines, the run still asks and judges
+    every question, records it, and ends as it would have (exit 0), with no traceback."""
+    ledger = tmp_path / "runs.db"
+    with LoopbackOpenAI(latency=0.0) as server:
+        command = shlex.join(_cli("--ledger", str(ledger), "run", "groupmem", str(MINI), "--domain", "Demo",
+                                  "--agent-model", "gpt-5", "--base-url", server.base_url, "--concurrency", "2"))
+        piped = subprocess.run(["bash", "-o", "pipefail", "-c", f"{command} 2>&1 | head -3"], env=_env(),
+                               capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert len(piped.stdout.splitlines()) == 3
+    assert piped.returncode == 0, piped.stdout + piped.stderr  # pipefail: the run's own exit code
+    with Ledger.open(ledger, create=False) as opened:
+        (run,) = opened.runs()
+        assert len(opened.events(run.run_id, types=["Judged"])) == 40
+        assert len(opened.events(run.run_id, types=["RunFinished"])) == 1
+    shown = subprocess.run(_cli("--ledger", str(ledger), "show", "latest", "--json"), env=_env(),
+                           capture_output=True, text=True, cwd=tmp_path)
+    assert json.loads(shown.stdout)["run_status"] == "completed"

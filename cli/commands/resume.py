@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from benchledger.cli.common import AppContext, open_ledger, pass_app, run_argument
+from benchledger.cli.hints import interrupted, suggest
 from benchledger.cli.progress import make_progress
 from benchledger.cli.render import report_for, require_every_question_judged, show_report
 from benchledger.errors import RunAborted
@@ -47,6 +48,9 @@ def resume(app: AppContext, run_ref: str, concurrency: int | None, max_attempts:
         except RunAborted:
             show_report(report_for(ledger, run_id))
             raise
+        except KeyboardInterrupt:
+            raise interrupted(f"run {run_id} stopped; what finished is on the ledger. Continue it with: "
+                              f"{suggest(app, 'resume', run_id)}") from None
         if outcome.pending == 0 and not outcome.reprepared:
             click.echo(f"run {run_id} is already complete; nothing to resume", err=True)
         else:
