@@ -10,12 +10,15 @@ table sits inside an indented report.
 
 from __future__ import annotations
 
+import os
+import shutil
+import sys
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
 from tabulate import SEPARATING_LINE, tabulate
 
-__all__ = ["render_table", "SEPARATOR", "Align"]
+__all__ = ["render_table", "fit_columns", "output_width", "SEPARATOR", "Align"]
 
 Align = Literal["left", "right", "center"]
 SEPARATOR = SEPARATING_LINE
@@ -30,3 +33,34 @@ def render_table(rows: Iterable[Sequence[object] | str], headers: Sequence[str],
     text = tabulate(rows, headers=list(headers), tablefmt="simple", colalign=colalign,
                     disable_numparse=True)
     return "\n".join(indent + line.rstrip() for line in text.splitlines())
+
+
+def output_width() -> int | None:
+    """The width tables must fit: the terminal's, else $COLUMNS, else None (a pipe or file gets all)."""
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size().columns
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) > 0 else None
+
+
+def fit_columns(rows: Sequence[Sequence[object]], headers: Sequence[str], *, width: int | None,
+                drop_order: Sequence[str], align: Sequence[Align] | None = None,
+                indent: str = "") -> str:
+    """`render_table`, leaving out columns in `drop_order` (by header) until the table fits `width`.
+
+    Columns not named in `drop_order` are always shown; a table that still does not fit is printed
+    whole rather than cut mid-cell (`--wide` callers pass width=None to keep every column).
+    """
+    keep = list(range(len(headers)))
+    aligns = list(align) if align is not None else ["left"] + ["right"] * (len(headers) - 1)
+    pending = [headers.index(name) for name in drop_order if name in headers]
+
+    def render() -> str:
+        return render_table([[row[i] for i in keep] for row in rows], [headers[i] for i in keep],
+                            align=[aligns[i] for i in keep], indent=indent)
+
+    text = render()
+    while width is not None and pending and max(map(len, text.splitlines()), default=0) > width:
+        keep.remove(pending.pop(0))
+        text = render()
+    return text

@@ -50,6 +50,9 @@ class RunRow(BaseModel):
     score: float | None
     scorer_id: str | None
     """The scorer `score` comes from (None for a retrieval run)."""
+    strict_accuracy: float | None = None
+    """Correct over planned questions (None for a retrieval run): what an unfinished run shows, so a
+    partial run cannot look better than it is."""
     failed: int
     """Questions with an unresolved operational failure (a retrieval run: questions not recalled)."""
     events: int
@@ -59,7 +62,7 @@ def _from_scorecard(summary: RunSummary, value: dict[str, Any]) -> dict[str, Any
     return {"k": value.get("k"), "agent_model": value.get("agent_model"), "judge_model": value.get("judge_model"),
             "protocol": value.get("protocol"), "status": value.get("run_status", "unfinished"),
             "metric": value.get("metric", "accuracy"), "score": value.get("score", value.get("accuracy")),
-            "scorer_id": value.get("scorer_id"),
+            "scorer_id": value.get("scorer_id"), "strict_accuracy": value.get("strict_accuracy"),
             "failed": value.get("failed", 0)}
 
 

@@ -20,7 +20,7 @@ from benchledger.projections.inspect import (
 )
 from benchledger.projections.state import fold_run
 from benchledger.projections.tallies import SCORING_RULES
-from benchledger.tables import Align, render_table
+from benchledger.tables import Align, fit_columns, output_width, render_table
 
 __all__ = ["COMMANDS"]
 
@@ -38,6 +38,8 @@ def _models(row: RunRow) -> str:
 
 
 def _score(row: RunRow) -> str:
+    if row.status == "unfinished" and row.mode != "retrieval":  # over planned: a partial run never looks better
+        return "-" if row.strict_accuracy is None else f"{100 * row.strict_accuracy:.1f}% strict"
     if row.score is None:
         return "-"
     if row.metric == "accuracy":
@@ -47,25 +49,30 @@ def _score(row: RunRow) -> str:
     return f"{row.metric} {100 * row.score:.1f}%"  # the benchmark's own number (LoCoMo token F1, Memora FAMA)
 
 
-def render_runs(rows: list[RunRow]) -> str:
-    """The runs as a table, one row each, newest first."""
+_RUNS_DROP_ORDER = ("protocol", "started", "models", "subset", "failed", "memory", "k")
+"""The columns `runs` leaves out, first to last, until the table fits the terminal."""
+
+
+def render_runs(rows: list[RunRow], *, width: int | None = None) -> str:
+    """The runs as a table, one row each, newest first, fitted to `width` (None: every column)."""
     cells = [(r.run_id, r.started_at[:16].replace("T", " "), r.benchmark, r.subset, r.memory, r.k, _models(r),
               r.protocol, r.status, _score(r), r.failed) for r in rows]
     align: list[Align] = ["left", "left", "left", "left", "left", "right", "left", "left", "left", "right", "right"]
-    return render_table(cells, _RUN_HEADERS, align=align)
+    return fit_columns(cells, _RUN_HEADERS, width=width, drop_order=_RUNS_DROP_ORDER, align=align)
 
 
 @click.command("runs")
 @json_option
+@click.option("--wide", is_flag=True, help="Show every column, however wide the table.")
 @pass_app
-def runs(app: AppContext, as_json: bool) -> None:
+def runs(app: AppContext, as_json: bool, wide: bool) -> None:
     """List the runs on the ledger, newest first: configuration, status and score."""
     with open_ledger(app, create=False) as ledger:
         rows = run_rows(ledger)
     if as_json:
         echo_json([r.model_dump() for r in rows])
         return
-    click.echo(render_runs(rows) if rows else "no runs on this ledger")
+    click.echo(render_runs(rows, width=None if wide else output_width()) if rows else "no runs on this ledger")
 
 
 @click.command("show")

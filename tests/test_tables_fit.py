@@ -1,0 +1,69 @@
+"""Tables fit the terminal: `runs` leaves out its least useful columns until each line fits the
+width (`--wide` shows them all), and an unfinished run shows its strict accuracy, labelled, never
+the accuracy over the few questions it judged.
+
+Real offline runs of the bundled mini release on a real ledger file, through the CLI.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from benchledger.cli.main import cli
+from benchledger.ledger.store import Ledger
+from benchledger.tables import fit_columns
+from conftest import REPO
+
+MINI = REPO / "examples" / "groupmem-mini"
+
+
+def invoke(*args: str, columns: int | None = None):
+    env = {"COLUMNS": str(columns)} if columns else {"COLUMNS": ""}
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False, env=env)
+
+
+def test_fit_columns_drops_named_columns_in_order_until_the_table_fits():
+    rows = [("a" * 10, "b" * 30, "c" * 30)]
+    full = fit_columns(rows, ("id", "wide", "wider"), width=None, drop_order=("wider", "wide"))
+    assert full.splitlines()[0].split() == ["id", "wide", "wider"]
+    one = fit_columns(rows, ("id", "wide", "wider"), width=45, drop_order=("wider", "wide"))
+    assert one.splitlines()[0].split() == ["id", "wide"] and max(map(len, one.splitlines())) <= 45
+    bare = fit_columns(rows, ("id", "wide", "wider"), width=12, drop_order=("wider", "wide"))
+    assert bare.splitlines()[0].split() == ["id"]
+    # a column not named is never dropped, even when the table cannot fit
+    kept = fit_columns(rows, ("id", "wide", "wider"), width=5, drop_order=("wider",))
+    assert kept.splitlines()[0].split() == ["id", "wide"]
+
+
+def test_runs_fits_100_columns_and_wide_shows_every_column():
+    assert invoke("run", "groupmem", str(MINI), "--domain", "Demo").exit_code == 0
+    full = invoke("runs").output.splitlines()
+    assert max(map(len, full)) > 100  # the table as a file or pipe gets it: every column
+    assert full[0].split() == ["id", "started", "benchmark", "subset", "memory", "k", "models", "protocol",
+                               "status", "score", "failed"]
+    narrow = invoke("runs", columns=100).output.splitlines()
+    assert max(map(len, narrow)) <= 100
+    assert narrow[0].split()[0] == "id" and {"status", "score"} <= set(narrow[0].split())
+    assert "protocol" not in narrow[0].split()
+    assert invoke("runs", "--wide", columns=100).output.splitlines() == full
+
+
+def test_an_unfinished_run_shows_its_strict_accuracy_labelled():
+    assert invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--out", "r.json").exit_code == 0
+    run_id = json.loads(Path("r.json").read_text())["run_id"]
+    with Ledger.open("ledger.db" if Path("ledger.db").exists() else "benchledger.db") as ledger:
+        events = [stored.event for stored in ledger.events(run_id)]
+    # the same run cut short: everything up to its eighth verdict, as a crash would leave it
+    judged = [i for i, event in enumerate(events) if event.type == "Judged"]
+    partial = events[:judged[7] + 1]
+    with Ledger.open("partial.db") as ledger:
+        ledger.append(run_id, partial)
+    line = invoke("--ledger", "partial.db", "runs").output.splitlines()[2]
+    assert "unfinished" in line
+    correct = sum(1 for event in partial if event.type == "Judged" and event.verdict == "correct")
+    assert f"{100 * correct / 40:.1f}% strict" in line
+    rows = json.loads(invoke("--ledger", "partial.db", "runs", "--json").output)
+    assert rows[0]["strict_accuracy"] == correct / 40
