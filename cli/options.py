@@ -26,7 +26,7 @@ from benchledger.redaction import register_secret_env
 
 __all__ = [
     "memory_options", "model_options", "run_options", "k_option", "keep_option", "selection_options",
-    "selection_from_options", "memory_from_options", "settings_from_options", "split_csv",
+    "selection_from_options", "memory_from_options", "settings_from_options", "split_csv", "scoring_rule_help",
 ]
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -54,28 +54,40 @@ memory_options = _stack(
                  help="Evaluation store file for the memory system [default: beside the ledger]."),
 )
 
-model_options = _stack(
-    click.option("--agent-model", default=None, help=_help("agent_model")),
-    click.option("--judge-model", default=None, help=_help("judge_model")),
-    click.option("--judge-models", default=None, help=_help("judge_models") + " Comma-separated."),
-    click.option("--prompts-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-                 help=_help("prompts_dir")),
-    click.option("--base-url", default=None, envvar="OPENAI_BASE_URL",
-                 help="OpenAI-compatible endpoint (also $OPENAI_BASE_URL)."),
-    click.option("--api-key-env", default=setting_default("api_key_env"), show_default=True,
-                 help=_help("api_key_env")),
-    click.option("--protocol", type=click.Choice(["reference", "typed", "official"]), default=None,
-                 help="reference: the release's prompts and Final: lines; typed: JSON-schema answers; "
-                      "official: the benchmark's own evaluation protocol [default: the benchmark's]."),
-    click.option("--concurrency", type=click.IntRange(1, 256), default=setting_default("concurrency"),
-                 show_default=True, help=_help("concurrency")),
-    click.option("--timeout", type=click.FloatRange(min=0.1), default=setting_default("timeout"),
-                 show_default=True, help=_help("timeout")),
-    click.option("--max-attempts", type=click.IntRange(1, 20), default=setting_default("max_attempts"),
-                 show_default=True, help=_help("max_attempts")),
-    click.option("--backoff-base", type=click.FloatRange(min=0.01), default=setting_default("backoff_base"),
-                 show_default=True, help=_help("backoff_base")),
-)
+def _protocol_help(benchmark: Benchmark) -> str:
+    meaning = {"reference": "the release's own prompts, passage format and Final: lines",
+               "typed": "benchledger's JSON-schema answers and verdicts (always diagnostic)",
+               "official": "the benchmark's own evaluation protocol"}
+    listed = "; ".join(f"{name}: {meaning[name]}" for name in benchmark.protocols)
+    return f"{listed} [default: {benchmark.default_protocol}]."
+
+
+def model_options(benchmark: Benchmark) -> Decorator:
+    """The model options of `run BENCHMARK`: only those this benchmark reads, its own protocols."""
+    offered = benchmark.model_options_offered
+    return _stack(
+        click.option("--agent-model", default=None, help=_help("agent_model")),
+        click.option("--judge-model", default=None, help=_help("judge_model")),
+        *([click.option("--judge-models", default=None, help=_help("judge_models") + " Comma-separated.")]
+          if "judge_models" in offered else []),
+        *([click.option("--prompts-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                        help=_help("prompts_dir"))] if "prompts_dir" in offered else []),
+        click.option("--base-url", default=None, envvar="OPENAI_BASE_URL",
+                     help="OpenAI-compatible endpoint (also $OPENAI_BASE_URL)."),
+        click.option("--api-key-env", default=setting_default("api_key_env"), show_default=True,
+                     help=_help("api_key_env")),
+        click.option("--protocol", type=click.Choice(list(benchmark.protocols)), default=None,
+                     help=_protocol_help(benchmark)),
+        click.option("--concurrency", type=click.IntRange(1, 256), default=setting_default("concurrency"),
+                     show_default=True, help=_help("concurrency")),
+        click.option("--timeout", type=click.FloatRange(min=0.1), default=setting_default("timeout"),
+                     show_default=True, help=_help("timeout")),
+        click.option("--max-attempts", type=click.IntRange(1, 20), default=setting_default("max_attempts"),
+                     show_default=True, help=_help("max_attempts")),
+        click.option("--backoff-base", type=click.FloatRange(min=0.01), default=setting_default("backoff_base"),
+                     show_default=True, help=_help("backoff_base")),
+    )
+
 
 k_option = click.option("--k", type=click.IntRange(min=1), default=setting_default("k"), show_default=True,
                         help=_help("k"))
@@ -90,6 +102,14 @@ run_options = _stack(
     click.option("--out", type=OutputFile(), default=None,
                  help="Write the report JSON here."),
 )
+
+
+def scoring_rule_help() -> str:
+    """One wording of --scoring-rule for every command that offers it."""
+    from benchledger.projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES
+
+    return (f"Scoring rule version [default: {CURRENT_SCORING_RULE}, the current one]: "
+            + "; ".join(f"{k} = {v}" for k, v in SCORING_RULES.items()))
 
 
 def split_csv(values: tuple[str, ...]) -> list[str]:

@@ -105,7 +105,8 @@ def test_a_protocol_locomo_does_not_declare_is_refused_before_anything_is_writte
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loopback-0000")
     result = invoke("run", "locomo", str(dev_file), "--question-limit", "2", "--agent-model", "gpt-5",
                     "--base-url", "http://127.0.0.1:9/v1", "--protocol", "reference")
-    assert result.exit_code == 2 and "LoCoMo runs under the official or typed protocol, not reference" in result.output
+    # `run locomo --help` offers only LoCoMo's own protocols, so the option itself refuses another
+    assert result.exit_code == 2 and "'reference' is not one of 'official', 'typed'" in result.output
     assert not Path("ledger.db").exists()
 
 

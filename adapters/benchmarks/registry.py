@@ -69,6 +69,9 @@ class Benchmark(ABC):
     official: ClassVar[OfficialProtocol | None] = None
     """The official protocol's templates, answer model and scorers (when "official" is offered)."""
     official_protocol: ClassVar[Protocol] = "official"
+    model_options_offered: ClassVar[frozenset[str]] = frozenset()
+    """Model settings beyond the common ones that `run BENCHMARK` offers as options: `prompts_dir`
+    (official templates read from files), `judge_models` (several official judges)."""
     """The protocol that is the benchmark's official one (`--protocol official` asks for it)."""
     retrieval: ClassVar[bool] = False
     """True when the release labels evidence, so `benchledger retrieval` can score recall."""

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 from benchledger.cli.common import AppContext, OutputFile, checked_events, echo_json, json_option, open_ledger, pass_app, run_argument
+from benchledger.cli.options import scoring_rule_help
 from benchledger.cli.render import show_report, show_retrieval
 from benchledger.errors import BadInput
 from benchledger.ledger.events import EVENT_TYPES, STAGES
@@ -80,7 +81,7 @@ def runs(app: AppContext, as_json: bool, wide: bool) -> None:
 @click.option("--scorer", "scorer_id", default=None,
               help="Scorer id to report [default: the newest complete official one, else the newest complete].")
 @click.option("--scoring-rule", type=click.Choice([str(rule) for rule in SCORING_RULES]), default=None,
-              help="Scoring rule version [default: current]: " + "; ".join(f"{k} = {v}" for k, v in SCORING_RULES.items()))
+              help=scoring_rule_help())
 @click.option("--out", type=OutputFile(), default=None, help="Also write the report JSON here.")
 @json_option
 @pass_app

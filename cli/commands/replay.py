@@ -8,6 +8,7 @@ from __future__ import annotations
 import click
 
 from benchledger.cli.common import AppContext, checked_events, open_ledger, pass_app, run_argument
+from benchledger.cli.options import scoring_rule_help
 from benchledger.cli.render import show_report, show_retrieval
 from benchledger.errors import BadInput
 from benchledger.orchestration.reports import report_of, retrieval_of
@@ -20,8 +21,7 @@ __all__ = ["COMMANDS"]
 @click.command("replay")
 @run_argument
 @click.option("--until", "until_seq", type=click.IntRange(min=1), default=None, help="Fold only events up to this seq.")
-@click.option("--scoring-rule", type=int, default=CURRENT_SCORING_RULE, show_default=True,
-              help="Scoring rule version: " + "; ".join(f"{k} = {v}" for k, v in SCORING_RULES.items()))
+@click.option("--scoring-rule", type=int, default=CURRENT_SCORING_RULE, help=scoring_rule_help())
 @click.option("--scorer", "scorer_id", default=None,
               help="Scorer id [default: the newest complete official one, else the newest complete].")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")

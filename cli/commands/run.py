@@ -87,7 +87,7 @@ def _run_command(benchmark: Benchmark) -> click.Command:
     command.__doc__ = (f"Run {benchmark.name} ({benchmark.summary}) from {benchmark.source_metavar}; "
                        f"protocols: {', '.join(benchmark.protocols)}.")
     decorated = pass_app(source_argument(benchmark)(selection_options(benchmark)(memory_options(
-        model_options(run_options(command))))))
+        model_options(benchmark)(run_options(command))))))
     return click.command(benchmark.command)(decorated)
 
 

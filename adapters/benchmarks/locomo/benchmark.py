@@ -30,6 +30,7 @@ class LoCoMo(Benchmark):
     kind_label = "categories"
     kinds = tuple(CATEGORY_NAMES.values())
     protocols: ClassVar[tuple[Protocol, ...]] = ("official", "typed")
+    model_options_offered: ClassVar[frozenset[str]] = frozenset({"prompts_dir"})
     official = LoCoMoOfficial()
     retrieval = True
     conditions: ClassVar[tuple[Check, ...]] = CONDITIONS

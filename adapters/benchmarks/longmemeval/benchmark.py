@@ -33,6 +33,7 @@ class LongMemEval(Benchmark):
     kind_label = "types"
     kinds = QUESTION_TYPES
     protocols: ClassVar[tuple[Protocol, ...]] = ("official", "typed")
+    model_options_offered: ClassVar[frozenset[str]] = frozenset({"prompts_dir"})
     official = LongMemEvalOfficial()
     retrieval = True
     conditions: ClassVar[tuple[Check, ...]] = CONDITIONS

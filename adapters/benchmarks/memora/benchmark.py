@@ -31,6 +31,7 @@ class Memora(Benchmark):
     kinds = CATEGORIES
     question_limit_means = "the first N questions of each persona in file order"
     protocols: ClassVar[tuple[Protocol, ...]] = ("official", "typed")
+    model_options_offered: ClassVar[frozenset[str]] = frozenset({"prompts_dir", "judge_models"})
     official = MemoraOfficial()
     retrieval = True
     conditions: ClassVar[tuple[Check, ...]] = CONDITIONS
