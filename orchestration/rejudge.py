@@ -32,7 +32,7 @@ from benchledger.orchestration.session import endpoint_of
 from benchledger.projections.state import RunState, fold_run
 from benchledger.settings import Protocol, RunSettings
 
-__all__ = ["dataset_from_plan", "recorded_templates", "rejudge_run"]
+__all__ = ["dataset_from_plan", "judge_of_scorer", "recorded_templates", "rejudge_run"]
 
 log = structlog.get_logger("benchledger.rejudge")
 
@@ -90,6 +90,29 @@ def dataset_from_plan(ledger: Recorder, state: RunState) -> Dataset:
                    release=ReleaseFacts(documents_available=state.corpus.documents_available,
                                         questions_available=state.plan.available,
                                         kinds_available=state.plan.kinds_available))
+
+
+def judge_of_scorer(ledger: Recorder, state: RunState, scorer_id: str, settings: RunSettings,
+                    dataset: Dataset) -> JudgeModel:
+    """The judge of a recorded scorer, rebuilt to ask exactly as it asked: its model (or voting
+    judges), protocol, method and recorded templates, at the endpoint `settings` name."""
+    scorer = state.scorers[scorer_id]
+    assert state.started is not None
+    if scorer.protocol == "official" or scorer.method:
+        benchmark = benchmark_for_run(state.started.config.benchmark)
+        if benchmark is None:
+            raise BadInput(f"run {state.run_id}'s benchmark has no installed adapter to rebuild scorer "
+                           f"{scorer_id}", field="scorer")
+        return _official_scorer(
+            ledger, benchmark, state, settings, judge_model=None if scorer.judge_models else scorer.judge_model,
+            judge_models=scorer.judge_models, prompts_dir=None, method=scorer.method or None,
+            scorer_hashes=scorer.prompt_hashes)
+    _, judge = build_models(
+        agent_model=OFFLINE_ANSWERER, judge_model=scorer.judge_model, protocol=scorer.protocol,  # type: ignore[arg-type]
+        base_url=settings.base_url, api_key_env=settings.api_key_env, cache=ledger_cache(ledger),
+        timeout=settings.timeout, max_attempts=settings.max_attempts, backoff_base=settings.backoff_base,
+        prompts=dataset.prompts)
+    return judge
 
 
 def _rejudge_run(ledger: Recorder, run_id: str, *, judge_model: str | None = None,

@@ -38,11 +38,29 @@ def render_html(report: Report, rows: list[dict[str, Any]], contexts: dict[str, 
     body = "\n".join([
         _hero(report), _facts(report), _conditions(report),
         "<h2>Accuracy by kind</h2>", f'<div class="card">{accuracy_chart(report)}</div>',
-        _kind_table(report), _failures(report), _questions(rows, contexts),
+        _kind_table(report), _judge_audits(report), _failures(report), _questions(rows, contexts),
         f'<footer>Folded from {report.events} events of ledger head <code>{_e(report.ledger_head)}</code>; '
         f'projection versions {_e(report.projection_versions)}.</footer>',
     ])
     return PAGE.substitute(title=_e(title), body=body)
+
+
+def _judge_audits(report: Report) -> str:
+    """Each `audit judge` segment beside the score: the judge's wrong-verdict rate per plant kind."""
+    parts = []
+    for audit in report.judge_audits or ():
+        rows = "".join(
+            f"<tr><td>{_e(row.plant_kind)}</td><td>{_e(row.expected)}</td><td>{_e(row.error)}</td>"
+            f"<td>{row.overall.verdicts}</td><td>{row.overall.wrong}</td><td>{_pct(row.overall.rate)}</td>"
+            f"<td>{_pct(row.overall.ci_low)} – {_pct(row.overall.ci_high)}</td><td>{row.failed}</td></tr>"
+            for row in audit.kinds)
+        parts.append(
+            f'<h2>Judge audit {_e(audit.audit_id)} (not in the score)</h2><div class="card"><p class="sub">scorer '
+            f"{_e(audit.scorer_id)}, judge {_e(audit.judge_model)} at {_e(audit.endpoint)}; plants: "
+            f"{_e(audit.source_label or audit.source)}; {audit.judged} of {audit.planned} judged, {audit.failed} failed"
+            f"</p><table><thead><tr><th>plant</th><th>deserves</th><th>error</th><th>verdicts</th><th>errors</th>"
+            f"<th>rate</th><th>95% CI</th><th>failed</th></tr></thead><tbody>{rows}</tbody></table></div>")
+    return "".join(parts)
 
 
 def _hero(report: Report) -> str:

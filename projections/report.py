@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model
 
 from benchledger.projections.corpus_state import CORPUS_STATE_VERSION, CorpusState, corpus_state
 from benchledger.projections.fama import FAMA_VERSION, aggregate, score_question
+from benchledger.projections.judge_audit import JUDGE_AUDIT_VERSION, JudgeAudit, judge_audits
 from benchledger.projections.publishable import PUBLISHABLE_VERSION, Check, Condition, evaluate_conditions
 from benchledger.projections.state import FOLD_VERSION, RunState, Segment, fold_run
 from benchledger.projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES, KindTally, tally
@@ -167,11 +168,14 @@ class Report(BaseModel):
     """Memora: FAMA overall, `by_category` and per question (`questions`), for this scorer."""
     sections: list[Section] | None = None
     """The benchmark's own statistics (its declared folds); None when it declares none."""
+    judge_audits: list[JudgeAudit] | None = None
+    """`audit judge` segments: per plant kind, the judge's false-accept / false-reject rate (never in
+    the score); None when the run has none."""
 
     @model_serializer(mode="wrap")
     def _leave_out_absent_benchmark_fields(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
-        for name in ("fama", "sections"):
+        for name in ("fama", "sections", "judge_audits"):
             if isinstance(data, dict) and data.get(name, 0) is None:
                 del data[name]
         return data
@@ -203,6 +207,8 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
     judge_model = state.scorers[scorer].judge_model if scorer in state.scorers else (cfg.judge_model if cfg else None)
     finished = state.finished
     folded = [section for fold in sections if (section := fold(state, scorer)) is not None]
+    audits = judge_audits(state.audit_events, {qid: q.planned.kind for qid, q in state.questions.items()}) \
+        if state.audit_events else []
     headline = next((section for section in folded
                      if section.scorer_id == scorer and section.headline is not None), None)
     return Report(
@@ -243,7 +249,8 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
         events=state.events,
         last_seq=state.last_seq,
         projection_versions={**PROJECTION_VERSIONS, "scoring_rule": scoring_rule,
-                             **({"fama": FAMA_VERSION} if fama is not None else {})},
+                             **({"fama": FAMA_VERSION} if fama is not None else {}),
+                             **({"judge_audit": JUDGE_AUDIT_VERSION} if audits else {})},
         segments=[_segment_row(segment) for segment in state.segments],
         answers_from_cache=sum(1 for q in state.questions.values() if q.answered and q.answered.cache_hit),
         verdicts_from_cache=sum(1 for q in state.questions.values()
@@ -254,6 +261,7 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
         discarded_verdicts=sum(len(q.discarded) for q in state.questions.values()),
         fama=fama,
         sections=folded or None,
+        judge_audits=audits or None,
     )
 
 

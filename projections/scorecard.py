@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchledger.projections.judge_audit import JudgeAudit
 from benchledger.projections.report import Report
 from benchledger.projections.tallies import KindTally
 from benchledger.tables import SEPARATOR, render_table
 
-__all__ = ["render_scorecard"]
+__all__ = ["render_scorecard", "render_judge_audit"]
 
 _KIND_HEADERS = ("kind", "planned", "judged", "correct", "unclear", "failed", "pending", "accuracy", "95% CI",
                  "strict")
@@ -66,6 +67,8 @@ def render_scorecard(report: Report) -> str:
         lines += _fama_section(report.fama)
     for section in report.sections or ():
         lines += ["", f"  {section.title}", *(f"    {line}".rstrip() for line in section.lines)]
+    for audit in report.judge_audits or ():
+        lines += render_judge_audit(audit)
     lines.append("")
     lines.append(f"  {report.status}: " + ("every condition met" if report.publishable else
                  ", ".join(c.name for c in report.conditions if not c.met) + " not met"))
@@ -108,6 +111,24 @@ def _provenance_lines(report: Report) -> list[str]:
     if report.discarded_verdicts:
         lines.append(f"  {report.discarded_verdicts} verdict(s) on an answer that was not the recorded one "
                      "were not counted")
+    return lines
+
+
+def render_judge_audit(audit: JudgeAudit) -> list[str]:
+    """One `audit judge` segment: per plant kind, the judge's wrong-verdict rate (never in the score)."""
+    source = audit.source_label or audit.source
+    lines = ["", f"  judge audit {audit.audit_id} (not in the score): scorer {audit.scorer_id}, judge {audit.judge_model}"
+                 f"{' (' + audit.method + ')' if audit.method else ''} at {audit.endpoint}; plants: {source}",
+             f"    {audit.judged} of {audit.planned} plants judged, {audit.failed} failed"
+             + (f", {sum(audit.skipped.values())} skipped" if audit.skipped else "")]
+    scored = any(row.overall.mean_score is not None for row in audit.kinds)
+    rows = [[row.plant_kind, row.expected, row.error, row.overall.verdicts, row.overall.wrong, row.overall.unclear,
+             _pct(row.overall.rate), _ci(row.overall.ci_low, row.overall.ci_high), row.failed,
+             *([_score(row.overall.mean_score)] if scored else [])]
+            for row in audit.kinds]
+    headers = ("plant", "deserves", "error", "verdicts", "errors", "unclear", "rate", "95% CI", "failed",
+               *(("mean score",) if scored else ()))
+    lines += render_table(rows, headers, indent="    ").splitlines()
     return lines
 
 

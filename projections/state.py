@@ -13,7 +13,7 @@ from typing import Any
 from benchledger.collector import building_long_lived
 from benchledger.errors import BadInput
 from benchledger.ledger.events import (
-    ChunkExtracted, ContextRecalled, CorpusFingerprinted, Failed, Judged, MessagesIngested,
+    AuditContinued, AuditStarted, PlantFailed, PlantJudged, ChunkExtracted, ContextRecalled, CorpusFingerprinted, Failed, Judged, MessagesIngested,
     Endpoint, MemoryIdentity, QuestionAnswered, QuestionsPlanned, RunFinished, RunResumed, RunStarted,
     ScopePurged, ScopeVerified, ScorerContinued, ScorerStarted,
 )
@@ -107,6 +107,8 @@ class RunState:
     """The segment answers are recorded in now (the start, or the latest resume)."""
     scorer_segment: dict[str, int] = field(default_factory=dict)
     """scorer_id -> the segment its verdicts are recorded in now."""
+    audit_events: list[AuditStarted | AuditContinued | PlantJudged | PlantFailed] = field(default_factory=list)
+    """Audit segments' events, in order: kept apart from the score (`projections.judge_audit` folds them)."""
     head: str | None = None
     last_seq: int = 0
     events: int = 0
@@ -314,6 +316,10 @@ def _finished(state: RunState, event: RunFinished) -> None:
     state.finished = event
 
 
+def _audited(state: RunState, event: AuditStarted | AuditContinued | PlantJudged | PlantFailed) -> None:
+    state.audit_events.append(event)  # never a question's answer, verdict or failure
+
+
 # One handler per event class, looked up by the event's exact class: a run folds tens of thousands
 # of events, and the common ones would otherwise go through a chain of isinstance checks.
 _HANDLERS: dict[type, Callable[[RunState, Any], None]] = {
@@ -321,7 +327,7 @@ _HANDLERS: dict[type, Callable[[RunState, Any], None]] = {
     MessagesIngested: _ingested, ChunkExtracted: _extracted, ScopeVerified: _verified, ScopePurged: _purged,
     ContextRecalled: _recalled, QuestionAnswered: _answered, ScorerStarted: _scorer_segment,
     ScorerContinued: _scorer_segment, Judged: _verdict, Failed: _failed, RunResumed: _resumed,
-    RunFinished: _finished,
+    RunFinished: _finished, AuditStarted: _audited, AuditContinued: _audited, PlantJudged: _audited, PlantFailed: _audited,
 }
 
 

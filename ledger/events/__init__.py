@@ -6,6 +6,7 @@ from typing import Annotated, Union, get_args
 
 from pydantic import ConfigDict, Field, TypeAdapter
 
+from benchledger.ledger.events.audit import AuditContinued, AuditStarted, PlantFailed, PlantJudged
 from benchledger.ledger.events.base import Event, Usage, cap_message
 from benchledger.ledger.events.corpus import (
     ChunkExtracted, CorpusFingerprinted, MessagesIngested, RunResumed, ScopePurged, ScopeVerified,
@@ -22,7 +23,8 @@ AnyEvent = Annotated[
     Union[
         RunStarted, QuestionsPlanned, CorpusFingerprinted, MessagesIngested, ChunkExtracted,
         ScopeVerified, ContextRecalled, QuestionAnswered, ScorerStarted, Judged, Failed,
-        ScopePurged, RunResumed, ScorerContinued, RunFinished,
+        ScopePurged, RunResumed, ScorerContinued, RunFinished, AuditStarted, AuditContinued, PlantJudged,
+        PlantFailed,
     ],
     Field(discriminator="type"),
 ]
@@ -39,5 +41,5 @@ __all__ = [
     "RunStarted", "RunConfig", "Provenance", "QuestionsPlanned", "RunFinished",
     "CorpusFingerprinted", "MessagesIngested", "ChunkExtracted", "ScopeVerified", "ScopePurged",
     "RunResumed", "ContextRecalled", "RecalledItem", "QuestionAnswered", "ScorerStarted", "ScorerContinued",
-    "Judged", "Failed", "Endpoint", "MemoryIdentity",
+    "Judged", "Failed", "Endpoint", "MemoryIdentity", "AuditStarted", "AuditContinued", "PlantJudged", "PlantFailed",
 ]
