@@ -47,6 +47,8 @@ class LedgerConnection(Protocol):
     """A constraint conflict: another writer took the position or key (an append retries)."""
     bytes_columns: str
     """The event columns (`mapper.ROW_COLUMNS`) with the payload read as its UTF-8 bytes."""
+    blob_encoding: str
+    """How new blob bodies are stored: `zlib` (a file) or `identity` (a server re-hashes them)."""
 
     def execute(self, sql: str, parameters: Sequence[Any] = ..., /) -> Cursor: ...
 

@@ -16,6 +16,10 @@ each row is checked again (its bytes hash to its hash, it links to the run's pre
 given the target's next seq and link, so the run keeps its hashes and the target keeps one chain.
 Blobs and responses are inserted if absent, and a view only over an older one, so copying the
 same run twice writes nothing.
+
+Bodies travel raw: `read_run` inflates each (bounded by its recorded size) and re-hashes it, so
+a run whose body was edited is not pushed; `write_run` re-hashes what it is handed and stores it
+in the target's own encoding (`blobs.insert`), so nothing a copy carries is taken on trust.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from benchledger.errors import BadInput, LedgerError, VerificationFailed
+from benchledger.ledger import blobs as blob_table
 from benchledger.ledger.backend import LedgerConnection, select_in
 from benchledger.ledger.cache import INSERT_SQL as INSERT_RESPONSE
 from benchledger.ledger.chain import GENESIS, link_hash, ledger_link
@@ -36,8 +41,6 @@ __all__ = ["RunCopy", "read_run", "write_run"]
 CopiedRow = tuple[str, int, str, int, str, "str | None", str, str, str]
 """(run_id, position, type, schema_version, recorded_at, idempotency_key, payload, prev_hash, hash)."""
 
-_INSERT_BLOB = ("INSERT INTO blobs (digest, size, encoding, body) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (digest) DO NOTHING")
 _INSERT_VIEW = """INSERT INTO views (run_id, name, version, position, value) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (run_id, name, version) DO UPDATE SET position = excluded.position,
     value = excluded.value WHERE views.position < excluded.position"""
@@ -49,8 +52,8 @@ class RunCopy:
 
     run_id: str
     rows: list[CopiedRow]
-    blobs: list[tuple[str, int, str, bytes]] = field(default_factory=list)
-    """(digest, size, encoding, stored body) of every blob the run's events name."""
+    blobs: list[tuple[str, bytes]] = field(default_factory=list)
+    """(digest, raw body) of every blob the run's events name, each re-hashed when it was read."""
     responses: list[tuple[str, str, str, str, str, str, str]] = field(default_factory=list)
     """Rows of the guarded response cache the run's events recorded."""
     views: list[tuple[str, int, int, str]] = field(default_factory=list)
@@ -90,8 +93,14 @@ def read_run(conn: LedgerConnection, run_id: str) -> RunCopy:
     if refusal:
         raise BadInput(refusal)
     digests = sorted({digest for _, digest in blob_references(rows_to_stored(checked))})
-    blob_rows = [(digest, size, encoding, bytes(body)) for digest, size, encoding, body in select_in(
-        conn, "SELECT digest, size, encoding, body FROM blobs WHERE digest IN ({marks}) ORDER BY digest", digests)]
+    blob_rows = []
+    for digest, size, encoding, body in select_in(
+            conn, "SELECT digest, size, encoding, body FROM blobs WHERE digest IN ({marks}) ORDER BY digest", digests):
+        try:
+            blob_rows.append((str(digest), blob_table.unpack(str(digest), size, encoding, body)))
+        except blob_table.BadBlob as exc:
+            raise VerificationFailed(f"run {run_id} does not verify: {exc}; it is not copied",
+                                     problem=str(exc)) from None
     responses = [(str(digest), str(text), str(text_digest), str(model), str(run), str(key), str(at))
                  for digest, text, text_digest, model, run, key, at in conn.execute(
                      "SELECT request_digest, response, response_digest, model, run_id, idempotency_key, "
@@ -136,8 +145,14 @@ def write_run(conn: LedgerConnection, copy: RunCopy) -> int:
         prev = hash_
     if to_insert:
         conn.executemany(INSERT_EVENT, to_insert)
-    if copy.blobs:
-        conn.executemany(_INSERT_BLOB, copy.blobs)
+    bodies = []
+    for digest, raw in copy.blobs:
+        body = blob_table.encode(raw)
+        if body.digest != digest:
+            raise LedgerError(f"the copy of run {copy.run_id} carries a body under blob {digest} that does not "
+                              "hash to it; nothing was copied")
+        bodies.append(body)
+    blob_table.insert(conn, bodies)
     if copy.responses:
         conn.executemany(INSERT_RESPONSE, copy.responses)
     if copy.views:

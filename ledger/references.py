@@ -21,7 +21,7 @@ from benchledger.ledger.backend import LedgerConnection
 from benchledger.ledger.blobs import EMPTY_DIGEST
 from benchledger.ledger.mapper import StoredEvent
 
-__all__ = ["BLOB_FIELDS", "blob_references", "missing_sql"]
+__all__ = ["BLOB_FIELDS", "blob_references", "missing_sql", "named_sql"]
 
 BLOB_FIELDS: dict[str, tuple[tuple[str, ...], ...]] = {
     "ContextRecalled": (("context_hash",), ("candidates_hash",)),
@@ -92,13 +92,8 @@ def _star_selects(conn: LedgerConnection, where: str) -> Iterator[str]:
                        f"WHERE e.type = '{type_}'{where}")
 
 
-def missing_sql(conn: LedgerConnection, *, one_run: bool) -> tuple[str, int]:
-    """SQL giving (seq, digest) of the first referenced blob that is not stored, in the
-    connection's dialect, and how many times it takes the run id (0 unless `one_run`).
-
-    The plain paths are read in ONE scan of the events (materialised once, then one row per
-    path), however many types and paths name a blob; each `*` path takes a scan of its type.
-    """
+def _refs_sql(conn: LedgerConnection, one_run: bool) -> tuple[str, int]:
+    """(WITH ... SELECT seq, ref of every non-empty digest an event names, how many run ids it takes)."""
     where = " AND e.run_id = ?" if one_run else ""
     scan, width = _plain_scan(conn, where)
     stars = list(_star_selects(conn, where))
@@ -106,6 +101,23 @@ def missing_sql(conn: LedgerConnection, *, one_run: bool) -> tuple[str, int]:
                                    *stars])
     sql = (f"WITH plain_refs AS MATERIALIZED ({scan})\n"
            f"SELECT seq, ref FROM ({union}) AS refs WHERE ref IS NOT NULL AND ref != '' "
-           f"AND ref != '{EMPTY_DIGEST}' AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.digest = ref) "
-           "ORDER BY seq LIMIT 1")
+           f"AND ref != '{EMPTY_DIGEST}'")
     return sql, 1 + len(stars) if one_run else 0
+
+
+def missing_sql(conn: LedgerConnection, *, one_run: bool) -> tuple[str, int]:
+    """SQL giving (seq, digest) of the first referenced blob that is not stored, in the
+    connection's dialect, and how many times it takes the run id (0 unless `one_run`).
+
+    The plain paths are read in ONE scan of the events (materialised once, then one row per
+    path), however many types and paths name a blob; each `*` path takes a scan of its type.
+    """
+    refs, uses = _refs_sql(conn, one_run)
+    return (f"{refs} AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.digest = ref) ORDER BY seq LIMIT 1",
+            uses)
+
+
+def named_sql(conn: LedgerConnection) -> tuple[str, int]:
+    """SQL giving every distinct digest one run's events name (the run id taken that many times)."""
+    refs, uses = _refs_sql(conn, True)
+    return f"SELECT DISTINCT ref FROM ({refs}) AS named", uses

@@ -30,6 +30,7 @@ class SqliteConnection(sqlite3.Connection):
     errors: tuple[type[Exception], ...] = (sqlite3.Error,)
     integrity_errors: tuple[type[Exception], ...] = (sqlite3.IntegrityError,)
     bytes_columns = ROW_COLUMNS.replace("payload", "CAST(payload AS BLOB)")
+    blob_encoding = "zlib"
 
     def begin_read(self) -> None:
         self.execute("BEGIN")

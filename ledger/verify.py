@@ -10,8 +10,8 @@ Every check reads one snapshot (the caller's read transaction) and names the fir
 - a run whose positions are not 1, 2, 3, ... lost or gained an event;
 - the database remembers the largest seq ever issued (SQLite's `sqlite_sequence`, the
   PostgreSQL ledger's `ledger_tail`), so deleting the newest rows shows;
-- every blob an event names (`references`) must be stored, and (whole ledger) every stored
-  blob must hash to its digest;
+- every blob an event names (`references`) must be stored and must hash to its digest (every
+  stored blob, for the whole ledger), inflated no further than its recorded size;
 - every cached response must be vouched for by its recording event (`cache.check_entries`);
 - with `expect_head`, the ledger must still hold the event with that hash (or, for the whole
   ledger, that ledger link: the head `verify` printed): a consistent rewrite of the chain, or a
@@ -233,13 +233,18 @@ def _check_references(conn: LedgerConnection, run_id: str | None) -> Problem | N
     return seq, f"seq {seq} names blob {digest}, which is not in the ledger (its body was deleted)"
 
 
+def _check_run_blobs(conn: LedgerConnection, run_id: str) -> str | None:
+    """Re-hash every body the run's events name (as the whole ledger's check does for all)."""
+    sql, uses = references.named_sql(conn)
+    return blobs.check_digests(conn, [str(ref) for (ref,) in conn.execute(sql, (run_id,) * uses)])
+
+
 def _later_checks(conn: LedgerConnection, run_id: str | None, refold: Refold | None,
                   read_events: Callable[[str], list[StoredEvent]]) -> Iterable[Problem | None]:
     """The checks after the chain, lazily, cheapest first."""
     yield _check_references(conn, run_id)
-    if run_id is None:
-        blob_problem = blobs.check(conn)
-        yield (None, blob_problem) if blob_problem else None
+    blob_problem = blobs.check(conn) if run_id is None else _check_run_blobs(conn, run_id)
+    yield (None, blob_problem) if blob_problem else None
     cache_problem = cache.check_entries(conn, run_id)
     yield (None, cache_problem) if cache_problem else None
     if refold is not None:

@@ -53,7 +53,7 @@ _UPSERT_VIEW = """INSERT INTO views (run_id, name, version, position, value) VAL
 
 EventRow = tuple[str, int, "str | None", bytes]
 ViewRow = tuple[str, int, str]
-BlobRow = tuple[str, int, bytes]
+BlobRow = blob_table.BlobRow
 T = TypeVar("T")
 
 
@@ -89,8 +89,8 @@ class SqlEventWriter:
     def put_blob(self, data: bytes | str) -> str:
         """Store a body if absent; return its sha256 hex digest."""
         row = blob_table.encode(data)
-        self._write("write a blob to", lambda conn: conn.execute(blob_table.INSERT_SQL, row))
-        return row[0]
+        self._write("write a blob to", lambda conn: blob_table.insert(conn, [row]))
+        return row.digest
 
     def append(self, run_id: str, events: Sequence[Event], *, blobs: Iterable[bytes] = (),
                views: Sequence[tuple[str, int, object]] = (), cache: Sequence[CacheEntry] = (),
@@ -189,7 +189,7 @@ class SqlEventWriter:
         if to_insert:
             conn.executemany(INSERT_EVENT, to_insert)
         if blob_rows:
-            conn.executemany(blob_table.INSERT_SQL, blob_rows)
+            blob_table.insert(conn, blob_rows)
         if cached:
             conn.executemany(INSERT_CACHE, cached)
         if view_rows:

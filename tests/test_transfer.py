@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import zlib
 from pathlib import Path
 
 import pytest
@@ -41,8 +42,13 @@ def failed(qid: str) -> Failed:
     return Failed(stage="answer", question_id=qid, error_class="Timeout", message="slow")
 
 
+def raw_body(encoding: str, body: bytes) -> bytes:
+    """A stored body's raw bytes: a file keeps it compressed, a server raw (so it can re-hash it)."""
+    return zlib.decompress(body) if encoding == "zlib" else body
+
+
 def stored(target: str | Path, run_id: str) -> tuple[list[tuple], list[tuple], list[tuple]]:
-    """(event rows as the hash covers them, blob rows, response rows) of a run, read raw."""
+    """(event rows as the hash covers them, blobs as (digest, size, raw body), response rows) of a run."""
     if isinstance(target, Path):
         conn = sqlite3.connect(target)
         rows = lambda sql, *p: [tuple(r) for r in conn.execute(sql, p)]  # noqa: E731
@@ -55,7 +61,7 @@ def stored(target: str | Path, run_id: str) -> tuple[list[tuple], list[tuple], l
         events = rows(f"SELECT {COPIED} FROM events WHERE run_id = ? ORDER BY position", run_id)
         blobs = rows("SELECT digest, size, encoding, body FROM blobs ORDER BY digest")
         responses = rows("SELECT * FROM responses WHERE run_id = ? ORDER BY request_digest", run_id)
-        return events, [(d, s, e, bytes(b)) for d, s, e, b in blobs], responses
+        return events, [(d, s, raw_body(e, bytes(b))) for d, s, e, b in blobs], responses
     finally:
         conn.close()
 
@@ -87,7 +93,7 @@ def test_a_run_round_trips_through_a_shared_ledger_byte_for_byte(postgres_server
     original, in_shared, in_back = stored(path, run_id), stored(shared, run_id), stored(back, run_id)
     assert original[0] == in_shared[0] == in_back[0]  # every event's bytes and hashes
     assert original[2] == in_shared[2] == in_back[2]  # its cached responses (none: offline models)
-    assert set(original[1]) <= set(in_shared[1]) and original[1] == in_back[1]  # the blobs' stored bodies
+    assert set(original[1]) <= set(in_shared[1]) and original[1] == in_back[1]  # the blobs' bodies
     for target in (path, shared, back):
         with Ledger.open(target) as ledger:
             assert ledger.head(run_id) == head and ledger.verify().ok and ledger.verify(run_id).ok
