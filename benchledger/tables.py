@@ -52,7 +52,9 @@ def fit_columns(rows: Sequence[Sequence[object]], headers: Sequence[str], *, wid
     whole rather than cut mid-cell (`--wide` callers pass width=None to keep every column).
     """
     keep = list(range(len(headers)))
-    aligns = list(align) if align is not None else ["left"] + ["right"] * (len(headers) - 1)
+    right: list[Align] = ["right"] * (len(headers) - 1)
+    default: list[Align] = ["left", *right]
+    aligns: list[Align] = list(align) if align is not None else default
     pending = [headers.index(name) for name in drop_order if name in headers]
 
     def render() -> str:

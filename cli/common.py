@@ -11,6 +11,7 @@ any SQLite file (`benchledger.files.check_output`).
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -64,7 +65,7 @@ class OutputFile(click.Path):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         from benchledger.files import check_output
 
-        path = Path(super().convert(value, param, ctx))
+        path = Path(os.fsdecode(super().convert(value, param, ctx)))
         app = ctx.find_object(AppContext) if ctx is not None else None
         ledger = app.ledger_path if app is not None and app.ledger_url is None else None
         check_output(path, ledger=ledger, allow_analysis=self.allow_analysis)
