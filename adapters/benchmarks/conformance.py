@@ -10,6 +10,12 @@ parsers and metric code, and returns a `FixtureResult`: how many cases, how many
 `run_conformance(folder)` finds the fixtures under a folder whatever prefix their files carry and
 runs every check that claims them; `benchledger conformance DIR` prints the table and exits 1 on
 any mismatch.
+
+Every file under a fixture folder must be accounted for, or the folder does not pass: it is claimed
+by a check, or read by one (a check declares the files it reads beside the one it claims: `reads`,
+or a fixture names a companion file in a top-level string), or it is the folder's documentation
+(`README.md`), or it lies in a `release/` folder of released inputs. `unclaimed_files` lists every
+other file; a folder the checks cannot read must not pass.
 """
 
 from __future__ import annotations
@@ -25,11 +31,13 @@ from typing import Any
 
 __all__ = [
     "FLOAT_TOLERANCE", "ConformanceOptions", "FixtureCheck", "FixtureResult", "Comparison",
-    "same_value", "field_pairs", "run_conformance", "all_checks", "unclaimed_files",
+    "same_value", "field_pairs", "run_conformance", "all_checks", "unclaimed_files", "DOCUMENTATION",
 ]
 
 FLOAT_TOLERANCE = 1e-12
-BENCHMARK_PACKAGES = ("groupmem", "locomo", "longmemeval", "memora")
+BENCHMARK_PACKAGES = ("groupmem", "locomo", "longmemeval", "longmemeval_v2", "memora")
+DOCUMENTATION = ("README.md",)
+"""File names that document a fixture folder rather than hold fixtures."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +101,15 @@ class FixtureCheck:
     """A top-level key the JSON object must hold for this check to claim the file."""
     companion: Callable[[Path], Path] | None = None
     """The file the check reads beside the one it claims (Memora's inputs beside its expected outputs)."""
+    reads: Callable[[Path], Iterable[Path]] | None = None
+    """Every other file the check reads or compares for the one it claims (a run's inputs and outputs)."""
+
+    def declared(self, path: Path) -> set[Path]:
+        """The files this check reads for the claimed `path`, besides `path` itself."""
+        found = {self.companion(path)} if self.companion is not None else set()
+        if self.reads is not None:
+            found.update(self.reads(path))
+        return {Path(p).resolve() for p in found}
 
     def claims(self, path: Path) -> bool:
         if not fnmatch.fnmatch(path.name, self.pattern):
@@ -183,11 +200,15 @@ def _named_files(path: Path) -> set[str]:
 
 
 def unclaimed_files(folder: Path, checks: list[FixtureCheck] | None = None) -> list[Path]:
-    """JSON and JSONL fixtures under `folder` that no check claims and no claimed fixture names."""
+    """Files under `folder` that no check claims or reads, no claimed fixture names, and that are not
+    the folder's documentation: each makes `benchledger conformance` fail."""
     checks = all_checks() if checks is None else checks
-    fixtures = [path for path in _files(folder) if path.suffix in (".json", ".jsonl")]
-    claimed = [path for path in fixtures if any(check.claims(path) for check in checks)]
+    files = [path for path in _files(folder) if path.name not in DOCUMENTATION]
+    claims = [(path, check) for path in files for check in checks if check.claims(path)]
+    claimed = {path for path, _check in claims}
     named = set().union(*(_named_files(path) for path in claimed)) if claimed else set()
-    companions = {check.companion(path) for path in claimed for check in checks
-                  if check.companion is not None and check.claims(path)}
-    return [path for path in fixtures if path not in claimed and path.name not in named and path not in companions]
+    declared: set[Path] = set()
+    for path, check in claims:
+        declared |= check.declared(path)
+    return [path for path in files if path not in claimed and path.name not in named
+            and path.resolve() not in declared]

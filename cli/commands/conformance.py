@@ -1,13 +1,16 @@
 """`benchledger conformance DIR`: recompute the official evaluation code's outputs and compare.
 
 One library call (`run_conformance`) and a table: file, check, cases, exact matches, first
-mismatch. A fixture no check claims yet is shown as a "no check" row and is not a failure. Exit 1
-when any case differs or a claimed file could not be checked (its reason is shown); 2 when DIR is
-not a folder.
+mismatch. A file no check claims or reads is a "no check" row and fails the command: a fixture
+folder benchledger cannot read must not pass. Exit 1 when any case differs, a claimed file could
+not be checked (its reason is shown) or a file is unaccounted for (named); 2 when a DIR is not a
+folder. Several DIRs are checked in one table (e.g. `../shared/data/conformance` and
+`../shared/data/longmemeval-v2/conformance`).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -36,28 +39,42 @@ def _row(folder: Path, result: FixtureResult) -> list[object]:
 
 
 @click.command("conformance")
-@click.argument("folder", metavar="DIR", type=click.Path(path_type=Path))
+@click.argument("folders", metavar="DIR...", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--locomo-release", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="The LoCoMo release file (e.g. locomo10.json) the LoCoMo predictions point into.")
 @click.option("--prompts-root", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder holding <benchmark>/prompts/ with the official templates [default: DIR's parent].")
-def conformance(folder: Path, locomo_release: Path | None, prompts_root: Path | None) -> None:
-    """Recompute every official fixture under DIR with benchledger's own code; exit 1 on any mismatch."""
-    if not folder.is_dir():
-        raise BadInput("no such folder (pass the conformance folder, e.g. ../shared/data/conformance)",
-                       file=str(folder))
-    folder = folder.resolve()
+def conformance(folders: tuple[Path, ...], locomo_release: Path | None, prompts_root: Path | None) -> None:
+    """Recompute every official fixture under each DIR with benchledger's own code; exit 1 on any
+    mismatch or on a file no check reads."""
+    for folder in folders:
+        if not folder.is_dir():
+            raise BadInput("no such folder (pass the conformance folder, e.g. ../shared/data/conformance)",
+                           file=str(folder))
+    resolved = [folder.resolve() for folder in folders]
+    base = resolved[0] if len(resolved) == 1 else Path(os.path.commonpath(resolved))
     options = ConformanceOptions(locomo_release=locomo_release, prompts_root=prompts_root)
-    results = run_conformance(folder, options)
-    rows = [_row(folder, result) for result in results]
-    rows += [[path.relative_to(folder), "no check", "", "", ""] for path in unclaimed_files(folder)]
+    results: list[FixtureResult] = []
+    unread: list[Path] = []
+    for folder in resolved:
+        results += run_conformance(folder, options)
+        unread += unclaimed_files(folder)
+    rows = [_row(base, result) for result in results]
+    rows += [[path.relative_to(base), "no check", "", "", "not checked: no check claims or reads this file"]
+             for path in unread]
     rows.sort(key=lambda row: str(row[0]))
     click.echo(tabulate(rows, headers=["file", "check", "cases", "exact", "first mismatch"]))
     failed = [result for result in results if not result.ok]
     cases = sum(result.cases for result in results)
-    if failed:
-        raise CheckFailed(f"{len(failed)} of {len(results)} checked files differ from the official "
-                          f"outputs or could not be checked")
+    if failed or unread:
+        problems = []
+        if failed:
+            problems.append(f"{len(failed)} of {len(results)} checked files differ from the official outputs "
+                            f"or could not be checked")
+        if unread:
+            names = ", ".join(str(path.relative_to(base)) for path in unread[:3])
+            problems.append(f"{len(unread)} file(s) no check reads ({names}{', ...' if len(unread) > 3 else ''})")
+        raise CheckFailed("; ".join(problems))
     click.echo(f"ok: {cases} cases in {len(results)} files match the official outputs exactly")
 
 
