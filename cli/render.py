@@ -32,11 +32,16 @@ def write_json_atomic(path: Path, value) -> None:
     write_atomic(path, json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
-def require_every_question_judged(report: Report, *, next_step: str) -> None:
-    """RunIncomplete (exit 3) unless every planned question was judged: a run with operational
-    failures is never done, and the line says how to finish it."""
+def require_every_question_judged(report: Report, *, next_step: str, run_failures: bool = False) -> None:
+    """RunIncomplete (exit 3) unless every planned question was judged and, for `run_failures`
+    (run and resume, which retry them), no run-level failure such as a failed purge is open: a run
+    with operational failures is never done, and the line says how to finish it."""
+    open_run_level = list(dict.fromkeys(f.stage for f in report.failures if f.question_id is None)) if run_failures else []
     if report.judged >= report.total and report.run_status == "completed":
-        return
+        if not open_run_level:
+            return
+        raise RunIncomplete(f"run {report.run_id}: every question was judged but the {', '.join(open_run_level)} "
+                            f"failed; retry it with `{next_step}`")
     missing = report.total - report.judged
     raise RunIncomplete(f"run {report.run_id}: {missing} of {report.total} planned question(s) not judged "
                         f"({report.failed} failed); finish it with `{next_step}`")

@@ -4,7 +4,8 @@ Resume reads the corpus again with the benchmark's own loader and the recorded s
 refuses it if its fingerprint changed (naming both); it probes the memory system for the prepared
 scope and prepares it again when anything is missing (it never scores against an empty index),
 then runs exactly the stages the ledger does not hold: questions that only have Failed events are
-retried under a new attempt number, recorded stages are skipped. The settings are the recorded
+retried under a new attempt number, recorded stages are skipped. A completed run with an open
+run-level failure (a purge that failed) is resumed too: the failed stage runs again. The settings are the recorded
 ones (a typed model, never re-parsed), with only the overrides the caller names; an official run's
 templates are the ones it recorded (blobs), never re-read from files.
 """
@@ -37,8 +38,11 @@ log = structlog.get_logger("benchledger.resume")
 
 
 class ResumeOutcome:
-    def __init__(self, run_id: str, attempt: int, reprepared: bool, pending: int) -> None:
+    def __init__(self, run_id: str, attempt: int, reprepared: bool, pending: int,
+                 retried: tuple[str, ...] = ()) -> None:
         self.run_id, self.attempt, self.reprepared, self.pending = run_id, attempt, reprepared, pending
+        self.retried = retried
+        """Stages of the open run-level failures this resume retried (a purge that failed)."""
 
 
 def recorded_settings(state: RunState, **overrides: Any) -> RunSettings:
@@ -109,7 +113,9 @@ def _resume_run(ledger: Recorder, run_id: str, *, redact: Redact = no_redaction,
     dataset = _reload(ledger, benchmark, state)
     pending = _pending(state)
     finished = state.finished is not None and state.finished.status == "completed"
-    if finished and pending == 0 and not state.unresolved_run_failures:
+    # a completed run's open failures are run-level ones (a purge): execute retries every stage again
+    retried = tuple(dict.fromkeys(f.stage for f in state.unresolved_run_failures)) if finished else ()
+    if finished and pending == 0 and not retried:
         log.info("nothing to resume", run_id=run_id)
         return ResumeOutcome(run_id, len(state.resumes) + 1, False, 0)
     settings = recorded_settings(state, **overrides)
@@ -127,13 +133,13 @@ def _resume_run(ledger: Recorder, run_id: str, *, redact: Redact = no_redaction,
             judge_model=models.judge.name, memory_changed=changed,
             memory=MemoryIdentity(name=memory.name, version=memory.version,
                                   url=strip_url_credentials(url) if url else None))])
-        log.info("resuming", run_id=run_id, attempt=attempt, reprepare=reprepare, pending=pending)
+        log.info("resuming", run_id=run_id, attempt=attempt, reprepare=reprepare, pending=pending, retried=retried)
         parts = RunParts(dataset=dataset, benchmark=benchmark, settings=settings, memory=memory, models=models,
                          redact=redact, progress=progress)
         execute(ledger, run_id, parts, attempt=attempt, prepare=reprepare)
     finally:
         memory.close()
-    return ResumeOutcome(run_id, attempt, reprepare, pending)
+    return ResumeOutcome(run_id, attempt, reprepare, pending, retried)
 
 
 def resume_run(ledger: Recorder, run_id: str, **kwargs: Any) -> ResumeOutcome:

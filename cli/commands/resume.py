@@ -51,18 +51,19 @@ def resume(app: AppContext, run_ref: str, concurrency: int | None, max_attempts:
         except KeyboardInterrupt:
             raise interrupted(f"run {run_id} stopped; what finished is on the ledger. Continue it with: "
                               f"{suggest(app, 'resume', run_id)}") from None
-        if outcome.pending == 0 and not outcome.reprepared:
+        if outcome.pending == 0 and not outcome.reprepared and not outcome.retried:
             click.echo(f"run {run_id} is already complete; nothing to resume", err=True)
         else:
+            retried = f", retried the failed {', '.join(outcome.retried)}" if outcome.retried else ""
             click.echo(f"resumed run {run_id} (attempt {outcome.attempt}, {outcome.pending} question(s) pending"
-                       + (", memory re-prepared" if outcome.reprepared else "") + ")", err=True)
+                       + (", memory re-prepared" if outcome.reprepared else "") + retried + ")", err=True)
         for scorer, missing in later_scorers_behind(fold_run(run_id, ledger.events(run_id))):
             click.echo(f"scorer {scorer} has {missing} answer(s) it has not judged; finish it with "
                        f"`benchledger rejudge {run_id} --continue {scorer}`", err=True)
         show_report(report_for(ledger, run_id))
         own = fold_run(run_id, ledger.events(run_id, types=["ScorerStarted"])).scorers
         own_report = report_for(ledger, run_id, scorer_id=next(iter(own), None))  # resume judges with it
-    require_every_question_judged(own_report, next_step=f"benchledger resume {run_id}")
+    require_every_question_judged(own_report, next_step=f"benchledger resume {run_id}", run_failures=True)
 
 
 COMMANDS = [resume]

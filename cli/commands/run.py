@@ -66,7 +66,7 @@ def _execute_run(app: AppContext, benchmark: Benchmark, source: Path, opts: dict
             raise interrupted_run(app, ledger, run_id, resumable=True) from None
         report = report_for(ledger, run_id)
         show_report(report, out=opts.get("out"))
-    require_every_question_judged(report, next_step=f"benchledger resume {run_id}")
+    require_every_question_judged(report, next_step=f"benchledger resume {run_id}", run_failures=True)
 
 
 def interrupted_run(app: AppContext, ledger, run_id: str, *, resumable: bool) -> Exception:
