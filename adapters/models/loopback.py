@@ -199,7 +199,7 @@ class _Handler(BaseHTTPRequestHandler):
         completion_tokens = estimate_tokens(text) if text else 0
         self._send_json(200, {
             "id": f"chatcmpl-loopback-{loop.count()}", "object": "chat.completion", "created": int(time.time()),
-            "model": model,
+            "model": fault.text if kind == "other_model" else model,  # type: ignore[union-attr]
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                       "total_tokens": prompt_tokens + completion_tokens},

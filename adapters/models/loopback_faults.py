@@ -19,6 +19,8 @@ Kinds (`FAULT_KINDS`):
   wrong_schema    a typed reply that is JSON but not the requested schema (for an official prompt: the
                   JSON string "yes", valid JSON that is not an object)
   reply           HTTP 200 whose content is exactly `text` (a judge's wording, to test a reading rule)
+  other_model     the usual reply, but the response says model `text` answered (an endpoint that
+                  serves a sibling such as gpt-5-mini when gpt-5 was asked for)
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ __all__ = ["FAULT_KINDS", "Fault", "FaultScript"]
 
 FAULT_KINDS = frozenset({
     "429", "500", "503", "401", "reset", "slow", "malformed_body", "empty", "no_final", "bad_json",
-    "wrong_schema", "reply",
+    "wrong_schema", "reply", "other_model",
 })
 
 
@@ -44,7 +46,7 @@ class Fault:
     model: str | None = None
     contains: str | None = None
     text: str = ""
-    """The content a `reply` fault answers with."""
+    """The content a `reply` fault answers with; the model an `other_model` fault reports."""
 
     def matches(self, *, role: str, model: str, prompt: str) -> bool:
         return ((self.role is None or self.role == role) and (self.model is None or self.model == model)
