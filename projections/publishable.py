@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
@@ -24,10 +25,19 @@ __all__ = [
     "PUBLISHABLE_VERSION", "Condition", "Check", "evaluate_conditions", "complete_run",
     "zero_failures", "recorded_provenance", "complete_corpus", "unsampled_questions", "no_limits", "real_models",
     "models_reported", "unknown_benchmark", "question_set_sha256", "run_config", "judge_of",
-    "official_prompts", "official_scorer", "official_judges",
+    "official_prompts", "official_scorer", "official_judges", "is_model_or_snapshot",
 ]
 
-PUBLISHABLE_VERSION = 4
+PUBLISHABLE_VERSION = 5
+
+_DATED_SNAPSHOT = re.compile(r"-(?:\d{4}-\d{2}-\d{2}|\d{8})")
+"""The suffix a provider gives a dated snapshot of a model (gpt-5-2025-08-07, claude-...-20251001)."""
+
+
+def is_model_or_snapshot(model: str, named: str) -> bool:
+    """`model` is `named` or a dated snapshot of it; never a sibling of the family (gpt-5-mini is not
+    gpt-5, openai/gpt-4.1-mini is not openai/gpt-4.1), nor an undated alias of a dated name."""
+    return model == named or (model.startswith(named) and _DATED_SNAPSHOT.fullmatch(model[len(named):]) is not None)
 
 
 class Condition(BaseModel):
@@ -282,7 +292,7 @@ def official_judges(models: tuple[str, ...], label: str) -> Check:
                                     f"not {label} ({', '.join(models)})")
         _, reported = models_reported(state, scorer)
         each = {model for combined in reported for model in combined.split(" + ")}  # a vote names every judge
-        strays = sorted(m for m in each if not any(m == name or m.startswith(name + "-") for name in models))
+        strays = sorted(m for m in each if not any(is_model_or_snapshot(m, name) for name in models))
         if strays:
             return Condition(name="official_judges", met=False,
                              reason=f"the endpoint reported verdicts from {', '.join(strays)}")

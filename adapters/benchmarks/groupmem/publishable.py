@@ -4,18 +4,17 @@ The five conditions (the seed documents of this project): the complete corpus (n
 unsampled questions (no question limit, every kind, exactly the released question set of the
 domain, pinned by SHA-256), a solvability-filtered domain (Finance or Technology: this project's
 design, following the benchmark's solvability filtering), the reference protocol (k=10, agent and
-judge gpt-5 as requested and as the endpoint reported, the released prompts pinned by SHA-256, a
+judge gpt-5 (or a dated snapshot of it, never a sibling such as gpt-5-mini) as requested and as
+the endpoint reported, the released prompts pinned by SHA-256, a
 reference-protocol scorer, neither model the memory system's own), and zero operational failures.
 """
 
 from __future__ import annotations
 
-import re
-
 from benchledger.adapters.benchmarks.groupmem.schema import KINDS
 from benchledger.projections.publishable import (
-    Check, Condition, complete_corpus, judge_of, models_reported, run_config, unsampled_questions,
-    zero_failures,
+    Check, Condition, complete_corpus, is_model_or_snapshot, judge_of, models_reported, run_config,
+    unsampled_questions, zero_failures,
 )
 from benchledger.projections.state import RunState
 from benchledger.projections.tallies import KindTally
@@ -28,7 +27,6 @@ __all__ = [
 SOLVABILITY_FILTERED_DOMAINS = ("Finance", "Technology")
 REFERENCE_MODEL = "gpt-5"
 REFERENCE_K = 10
-_REFERENCE_SNAPSHOT = re.compile(r"^gpt-5(?:-\d{4}-\d{2}-\d{2})?$")
 
 # SHA-256 of the released GroupMemBench prompts, as files and as the released harness reads them (stripped).
 RELEASED_PROMPTS: dict[str, frozenset[str]] = {
@@ -71,7 +69,7 @@ def reference_protocol(state: RunState, overall: KindTally, scorer: str | None) 
     if cfg.offline_models or judge_offline:
         problems.append("offline deterministic models answered or judged")
     for role, model in (("agent", cfg.agent_model), ("judge", judge_model)):
-        if model != REFERENCE_MODEL:
+        if not is_model_or_snapshot(model, REFERENCE_MODEL):
             problems.append(f"{role} model {model}, not {REFERENCE_MODEL}")
         if cfg.memory_model and model == cfg.memory_model:
             problems.append(f"{role} model is the memory system's own model")
@@ -87,7 +85,7 @@ def reference_protocol(state: RunState, overall: KindTally, scorer: str | None) 
             problems.append(f"scorer {scorer} judged with a judge prompt that is not the released one")
     for role, models in zip(("answers", "verdicts"), models_reported(state, scorer)):
         # Models already named above as not gpt-5 need no second mention.
-        others = sorted(m for m in models if not _REFERENCE_SNAPSHOT.match(m)
+        others = sorted(m for m in models if not is_model_or_snapshot(m, REFERENCE_MODEL)
                         and m not in (cfg.agent_model, judge_model))
         if others:
             problems.append(f"{role} came from {', '.join(others)} as the endpoint reported")
