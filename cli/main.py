@@ -21,6 +21,7 @@ import benchledger.cli.commands as command_modules
 from benchledger.cli.common import AppContext
 from benchledger.cli.logging_setup import configure_logging
 from benchledger.cli.streams import guard_standard_streams
+from benchledger.cli.render import inert, inert_output
 from benchledger.errors import BenchledgerError
 from benchledger.redaction import redact
 
@@ -71,9 +72,10 @@ class BenchledgerGroup(click.Group):
 
     def invoke(self, ctx: click.Context):
         try:
-            return super().invoke(ctx)
+            with inert_output():  # nothing a corpus, model, memory or ledger says reaches the terminal raw
+                return super().invoke(ctx)
         except BenchledgerError as err:
-            exc = click.ClickException(redact(str(err)))
+            exc = click.ClickException(inert(redact(str(err))))
             exc.exit_code = err.exit_code  # type: ignore[misc]  # click reads it per instance
             raise exc from err
 

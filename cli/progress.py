@@ -13,6 +13,8 @@ from typing import Any
 
 import click
 import structlog
+
+from benchledger.cli.render import unfiltered
 __all__ = ["ProgressDisplay", "make_progress"]
 
 log = structlog.get_logger("benchledger.progress")
@@ -21,7 +23,7 @@ log = structlog.get_logger("benchledger.progress")
 class ProgressDisplay:
     def __init__(self, log_format: str, stream=None) -> None:
         self.log_format = log_format
-        self.stream = stream or sys.stderr
+        self.stream = stream or unfiltered(sys.stderr)  # the bar's own controls must reach the terminal
         self._bars: dict[str, Any] = {}  # click progress bars
         self._last_step: dict[str, int] = {}
         self._tty = self.stream.isatty() and log_format == "console"

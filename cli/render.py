@@ -1,10 +1,28 @@
 """Showing a run's report: the scorecard (or a retrieval run's recall metrics) on stdout, the JSON to
---out, written whole or not at all."""
+--out, written whole or not at all; and the one function that makes terminal output inert.
+
+Text from a corpus, a model, a memory system or a ledger may carry terminal controls (a clear
+screen `ESC[2J`, a window title `ESC]0;...`, a clipboard write `ESC]52;...`, BEL, C1 codes such
+as CSI U+009B, bidirectional overrides). `inert(text)` writes every such character as a visible
+`\\uXXXX` escape and keeps only newline and tab; the escape is also valid inside a JSON string,
+so `--json` output stays parseable. Rather than trusting each command to call it, `inert_output()`
+(entered by the command group around every command) puts stdout and stderr behind a filter that
+applies it to everything written, text or bytes, so nothing raw reaches the terminal whichever
+command printed it. `unfiltered(stream)` is the way out for the two writers that must send bytes
+as they are: a progress bar drawing on a terminal, and `blob` writing a body into a file or pipe.
+"""
 
 from __future__ import annotations
 
+import codecs
+import io
 import json
+import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, TextIO
 
 import click
 from benchledger.errors import RunIncomplete
@@ -16,9 +34,79 @@ from benchledger.projections.scorecard import render_scorecard
 from benchledger.tables import SEPARATOR, render_table
 
 __all__ = [
-    "report_for", "show_report", "show_retrieval", "render_metrics", "write_json_atomic",
+    "inert", "inert_output", "unfiltered", "report_for", "show_report", "show_retrieval", "render_metrics", "write_json_atomic",
     "require_every_question_judged",
 ]
+
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def inert(text: str) -> str:
+    """`text` with every terminal control (C0 but newline and tab, DEL, C1, bidi overrides) escaped."""
+    return _CONTROL.sub(_escaped, text)
+
+
+class _InertBytes(io.RawIOBase):
+    """A binary writer that decodes what it is given as UTF-8, makes it inert and passes it on."""
+
+    def __init__(self, target: TextIO) -> None:
+        super().__init__()
+        self.target = target
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        text = self._decoder.decode(bytes(data))
+        if text:
+            self.target.write(inert(text))
+        return len(data)
+
+    def flush(self) -> None:
+        self.target.flush()
+
+    def isatty(self) -> bool:
+        return self.target.isatty()
+
+    def fileno(self) -> int:
+        return self.target.fileno()
+
+
+def _inert_stream(target: TextIO) -> TextIO:
+    wrapper = io.TextIOWrapper(_InertBytes(target), encoding="utf-8", errors="strict", newline="\n",
+                               line_buffering=True, write_through=True)
+    wrapper.unfiltered = target  # type: ignore[attr-defined]
+    return wrapper
+
+
+def unfiltered(stream: TextIO) -> TextIO:
+    """The stream `inert_output` wrapped (the stream itself outside it)."""
+    return getattr(stream, "unfiltered", stream)
+
+
+@contextmanager
+def inert_output() -> Iterator[None]:
+    """Within the block, everything written to stdout and stderr goes through `inert`."""
+    saved = sys.stdout, sys.stderr
+    if hasattr(sys.stdout, "unfiltered"):
+        yield  # already inside (a command invoking another)
+        return
+    sys.stdout, sys.stderr = _inert_stream(sys.stdout), _inert_stream(sys.stderr)
+    try:
+        yield
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        sys.stdout, sys.stderr = saved
 
 
 def report_for(ledger, run_id: str, *, scorer_id: str | None = None, scoring_rule: int | None = None) -> Report:

@@ -1,15 +1,19 @@
 """`benchledger blob DIGEST`: print a stored body (a packed context, a raw model output, a prompt).
 
 Bodies are kept zlib-compressed and content-addressed in the ledger's `blobs` table; events name
-them by SHA-256 (`context_hash`, `raw_hash`, the prompt hashes of RunStarted). This writes the raw
-bytes to stdout unchanged, so `benchledger blob D > context.txt` is the body exactly as stored.
+them by SHA-256 (`context_hash`, `raw_hash`, the prompt hashes of RunStarted). Into a file or a
+pipe this writes the raw bytes unchanged, so `benchledger blob D > context.txt` is the body exactly
+as stored; on a terminal it is made inert like every other output (`cli.render.inert`).
 """
 
 from __future__ import annotations
 
 import re
+import sys
 
 import click
+
+from benchledger.cli.render import unfiltered
 
 from benchledger.cli.common import AppContext, open_ledger, pass_app
 from benchledger.errors import BadInput, LedgerError
@@ -35,7 +39,8 @@ def blob(app: AppContext, digest: str) -> None:
             raise BadInput(f"no blob {digest} in {app.ledger_path}; events name their blobs (see "
                            "`benchledger question RUN QID --json` or `benchledger events RUN`)",
                            field="digest") from None
-    click.echo(body, nl=False)  # bytes go to the binary stream unchanged
+    stdout = sys.stdout if sys.stdout.isatty() else unfiltered(sys.stdout)
+    click.echo(body, nl=False, file=stdout)  # bytes go to the binary stream
 
 
 COMMANDS = [blob]
