@@ -71,8 +71,9 @@ class BenchledgerGroup(click.Group):
         return super().parse_args(ctx, hoist_global_options(list(args)))
 
     def invoke(self, ctx: click.Context):
+        guard_standard_streams()  # a closed pipe (`| head`) drops output; it never stops paid work
         try:
-            with inert_output():  # nothing a corpus, model, memory or ledger says reaches the terminal raw
+            with inert_output():  # nothing from a corpus, model, memory or ledger reaches the terminal raw
                 return super().invoke(ctx)
         except BenchledgerError as err:
             exc = click.ClickException(inert(redact(str(err))))
@@ -92,7 +93,6 @@ class BenchledgerGroup(click.Group):
 @click.pass_context
 def cli(ctx: click.Context, ledger_target: str, log_format: str, verbose: int) -> None:
     """Run memory benchmarks and keep every stage on an append-only ledger."""
-    guard_standard_streams()  # a closed pipe (`| head`) drops output; it never stops paid work
     configure_logging(log_format, verbose)
     ctx.obj = AppContext.for_ledger(ledger_target, log_format=log_format, verbosity=verbose)
 
