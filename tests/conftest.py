@@ -53,6 +53,7 @@ def shared_data() -> Path:
 def _isolated_storage(tmp_path, monkeypatch):
     """Point the default ledger and memory store at this test's tmp_path; no key leaks in."""
     monkeypatch.setenv("BENCHLEDGER_LEDGER", str(tmp_path / "ledger.db"))
+    monkeypatch.setenv("BENCHLEDGER_DATA_DIR", str(tmp_path / "benchledger-data"))  # never the user's releases
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.chdir(tmp_path)

@@ -28,6 +28,7 @@ from pydantic import ValidationError
 
 from benchledger.adapters.benchmarks.base import Dataset
 from benchledger.adapters.benchmarks.official import OfficialProtocol
+from benchledger.adapters.sources.spec import ReleaseSource
 from benchledger.errors import BadInput
 from benchledger.projections.publishable import (
     Check, no_limits, real_models, unknown_benchmark, zero_failures,
@@ -79,6 +80,12 @@ class Benchmark(ABC):
     """The publishable conditions (`benchledger.projections.publishable`); complete_run is added."""
     sections: ClassVar[tuple[SectionFold, ...]] = ()
     """Report sections the benchmark adds: its own statistics for its scorers (`projections.report`)."""
+    source: ClassVar[ReleaseSource | None] = None
+    """Where its release and official prompts come from, pinned (`benchledger fetch`); None: not fetchable."""
+
+    def release_source(self) -> ReleaseSource | None:
+        """The release's sources (a benchmark with a large declaration builds it here, when asked)."""
+        return self.source
 
     @property
     def default_protocol(self) -> Protocol:

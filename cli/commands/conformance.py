@@ -19,6 +19,8 @@ from tabulate import tabulate
 from benchledger.adapters.benchmarks.conformance import (
     ConformanceOptions, FixtureResult, run_conformance, unclaimed_files,
 )
+from benchledger.adapters.sources.receipt import fetched_run_path
+from benchledger.adapters.sources.settings import release_dir
 from benchledger.errors import BadInput, CheckFailed
 
 __all__ = ["COMMANDS", "conformance"]
@@ -38,12 +40,26 @@ def _row(folder: Path, result: FixtureResult) -> list[object]:
     return [Path(result.file).relative_to(folder), result.check, result.cases, result.matches, note]
 
 
+def _fetched_defaults(folder: Path, locomo_release: Path | None,
+                      prompts_root: Path | None) -> tuple[Path | None, Path | None]:
+    """What `benchledger fetch` laid out, where no option names a file and DIR's parent holds none."""
+    if locomo_release is None:
+        locomo_release = fetched_run_path("locomo")
+    fetched = release_dir("locomo").parent
+    if prompts_root is None and fetched.is_dir() and not any(
+            (folder.parent / name / "prompts").is_dir() for name in ("locomo", "longmemeval", "memora")):
+        prompts_root = fetched
+    return locomo_release, prompts_root
+
+
 @click.command("conformance")
 @click.argument("folders", metavar="DIR...", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--locomo-release", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="The LoCoMo release file (e.g. locomo10.json) the LoCoMo predictions point into.")
+              help="The LoCoMo release file (e.g. locomo10.json) the LoCoMo predictions point into "
+                   "[default: the one `benchledger fetch locomo` laid out, if any].")
 @click.option("--prompts-root", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder holding <benchmark>/prompts/ with the official templates [default: DIR's parent].")
+              help="Folder holding <benchmark>/prompts/ with the official templates [default: DIR's parent, "
+                   "or the fetched releases when it holds none].")
 def conformance(folders: tuple[Path, ...], locomo_release: Path | None, prompts_root: Path | None) -> None:
     """Recompute every official fixture under each DIR with benchledger's own code; exit 1 on any
     mismatch or on a file no check reads."""
@@ -53,6 +69,7 @@ def conformance(folders: tuple[Path, ...], locomo_release: Path | None, prompts_
                            file=str(folder))
     resolved = [folder.resolve() for folder in folders]
     base = resolved[0] if len(resolved) == 1 else Path(os.path.commonpath(resolved))
+    locomo_release, prompts_root = _fetched_defaults(resolved[0], locomo_release, prompts_root)
     options = ConformanceOptions(locomo_release=locomo_release, prompts_root=prompts_root)
     results: list[FixtureResult] = []
     unread: list[Path] = []

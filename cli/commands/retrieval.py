@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from benchledger.adapters.benchmarks.registry import Benchmark, available_benchmarks
-from benchledger.cli.commands.run import interrupted_run, source_argument
+from benchledger.cli.commands.run import interrupted_run, source_argument, source_or_fetched
 from benchledger.clock import new_run_id
 from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app
 from benchledger.cli.options import (
@@ -35,8 +35,8 @@ def retrieval() -> None:
     """Score how well a memory system recalls the released evidence (no answer or judge model)."""
 
 
-def _execute(app: AppContext, benchmark: Benchmark, source: Path, opts: dict[str, Any]) -> None:
-    dataset = benchmark.load(source, selection_from_options(benchmark, opts))
+def _execute(app: AppContext, benchmark: Benchmark, source: Path | None, opts: dict[str, Any]) -> None:
+    dataset = benchmark.load(source_or_fetched(benchmark, source), selection_from_options(benchmark, opts))
     settings = resolved_settings(benchmark, settings_from_options(app, opts, mode="retrieval"))
     run_id = new_run_id()
     with open_ledger(app) as ledger:
@@ -55,7 +55,7 @@ def _execute(app: AppContext, benchmark: Benchmark, source: Path, opts: dict[str
 
 
 def _retrieval_command(benchmark: Benchmark) -> click.Command:
-    def command(app: AppContext, source: Path, **opts: Any) -> None:
+    def command(app: AppContext, source: Path | None, **opts: Any) -> None:
         _execute(app, benchmark, source, opts)
 
     command.__doc__ = f"Evidence recall on {benchmark.name} {benchmark.source_metavar} (no model call)."

@@ -1,7 +1,8 @@
 """`benchledger run <benchmark> SOURCE ...`: run a released benchmark against a memory system.
 
 One subcommand per installed benchmark (`benchledger benchmarks` lists them), built from its
-declaration: SOURCE, its selection options, and the memory, model and run option blocks. Each loads
+declaration: SOURCE (optional for a benchmark `benchledger fetch` can fetch: the fetched release is
+then read), its selection options, and the memory, model and run option blocks. Each loads
 its release (bad input exits 2 before anything is written), makes one library call
 (`benchledger.orchestration.session.run_dataset`) and prints the scorecard. A run that aborts still
 prints what the ledger holds, then exits 1; one stopped by Ctrl-C names the run and the `resume`
@@ -24,13 +25,15 @@ from benchledger.cli.options import (
 )
 from benchledger.cli.progress import make_progress
 from benchledger.cli.render import report_for, require_every_question_judged, show_report
+from benchledger.adapters.sources.receipt import fetched_run_path
+from benchledger.adapters.sources.settings import release_dir
 from benchledger.clock import new_run_id
-from benchledger.errors import RunAborted
+from benchledger.errors import BadInput, RunAborted
 from benchledger.files import check_writable
 from benchledger.orchestration.session import probe_run_endpoint, resolved_settings, run_dataset
 from benchledger.redaction import redact, register_secret_env
 
-__all__ = ["COMMANDS", "run", "source_argument", "interrupted_run"]
+__all__ = ["COMMANDS", "run", "source_argument", "source_or_fetched", "interrupted_run"]
 
 
 @click.group()
@@ -39,12 +42,28 @@ def run() -> None:
 
 
 def source_argument(benchmark: Benchmark) -> Any:
+    """SOURCE, optional for a benchmark that can be fetched: then the fetched release is read."""
     kind = click.Path(file_okay=False, path_type=Path) if benchmark.source_is_dir else \
         click.Path(dir_okay=False, path_type=Path)
-    return click.argument("source", metavar=benchmark.source_metavar, type=kind)
+    fetchable = benchmark.release_source() is not None
+    return click.argument("source", metavar=f"[{benchmark.source_metavar}]" if fetchable else benchmark.source_metavar,
+                          type=kind, required=not fetchable)
 
 
-def _execute_run(app: AppContext, benchmark: Benchmark, source: Path, opts: dict[str, Any]) -> None:
+def source_or_fetched(benchmark: Benchmark, source: Path | None) -> Path:
+    """The path given, or the release `benchledger fetch` laid out for this benchmark."""
+    if source is not None:
+        return source
+    fetched = fetched_run_path(benchmark.command)
+    if fetched is None:
+        raise BadInput(f"no {benchmark.source_metavar} given and no fetched {benchmark.name} release in "
+                       f"{release_dir(benchmark.command)}: run `benchledger fetch {benchmark.command}` first, "
+                       f"or pass the {benchmark.source_metavar}", field="source")
+    return fetched
+
+
+def _execute_run(app: AppContext, benchmark: Benchmark, source: Path | None, opts: dict[str, Any]) -> None:
+    source = source_or_fetched(benchmark, source)
     if opts.get("out") is not None:
         check_writable(opts["out"])  # before anything is spent
     selection = selection_from_options(benchmark, opts)
@@ -81,7 +100,7 @@ def interrupted_run(app: AppContext, ledger, run_id: str, *, resumable: bool) ->
 
 
 def _run_command(benchmark: Benchmark) -> click.Command:
-    def command(app: AppContext, source: Path, **opts: Any) -> None:
+    def command(app: AppContext, source: Path | None, **opts: Any) -> None:
         _execute_run(app, benchmark, source, opts)
 
     command.__doc__ = (f"Run {benchmark.name} ({benchmark.summary}) from {benchmark.source_metavar}; "

@@ -18,6 +18,8 @@ from benchledger.adapters.benchmarks.groupmem.schema import KINDS
 from benchledger.adapters.benchmarks.groupmem.sections import combined_section, rules_section
 from benchledger.adapters.benchmarks.groupmem.selection import GroupMemSelection
 from benchledger.adapters.benchmarks.registry import Benchmark
+from benchledger.adapters.benchmarks.groupmem.source import SOURCE
+from benchledger.adapters.sources.spec import ReleaseSource
 from benchledger.projections.publishable import Check
 from benchledger.projections.report import Section, SectionFold
 from benchledger.projections.state import RunState
@@ -39,6 +41,7 @@ class GroupMemBench(Benchmark):
     official_protocol: ClassVar[Protocol] = "reference"
     retrieval = False
     conditions: ClassVar[tuple[Check, ...]] = CONDITIONS
+    source: ClassVar[ReleaseSource | None] = SOURCE
     sections: ClassVar[tuple[SectionFold, ...]] = (rules_section,)
 
     def combine(self, states: Sequence[RunState], scorers: Sequence[str | None]) -> Section:

@@ -13,6 +13,8 @@ from benchledger.adapters.benchmarks.locomo.publishable import CONDITIONS
 from benchledger.adapters.benchmarks.locomo.report import llm_judge_section, official_retrieval, official_section
 from benchledger.adapters.benchmarks.locomo.selection import LoCoMoSelection
 from benchledger.adapters.benchmarks.registry import Benchmark
+from benchledger.adapters.benchmarks.locomo.source import SOURCE
+from benchledger.adapters.sources.spec import ReleaseSource
 from benchledger.projections.publishable import Check
 from benchledger.projections.report import SectionFold
 from benchledger.projections.state import RunState
@@ -34,6 +36,7 @@ class LoCoMo(Benchmark):
     official = LoCoMoOfficial()
     retrieval = True
     conditions: ClassVar[tuple[Check, ...]] = CONDITIONS
+    source: ClassVar[ReleaseSource | None] = SOURCE
     sections: ClassVar[tuple[SectionFold, ...]] = (official_section, llm_judge_section)
 
     def official_retrieval(self, state: RunState, k: int) -> dict | None:

@@ -13,6 +13,8 @@ from benchledger.adapters.benchmarks.longmemeval.publishable import CONDITIONS
 from benchledger.adapters.benchmarks.longmemeval.report import official_retrieval, qa_section
 from benchledger.adapters.benchmarks.longmemeval.selection import LongMemEvalSelection
 from benchledger.adapters.benchmarks.registry import Benchmark
+from benchledger.adapters.benchmarks.longmemeval.source import SOURCE
+from benchledger.adapters.sources.spec import ReleaseSource
 from benchledger.projections.publishable import Check
 from benchledger.projections.report import SectionFold
 from benchledger.projections.state import RunState
@@ -37,6 +39,7 @@ class LongMemEval(Benchmark):
     official = LongMemEvalOfficial()
     retrieval = True
     conditions: ClassVar[tuple[Check, ...]] = CONDITIONS
+    source: ClassVar[ReleaseSource | None] = SOURCE
     sections: ClassVar[tuple[SectionFold, ...]] = (qa_section,)
 
     def official_retrieval(self, state: RunState, k: int) -> dict | None:

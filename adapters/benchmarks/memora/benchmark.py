@@ -13,6 +13,8 @@ from benchledger.adapters.benchmarks.memora.publishable import CONDITIONS
 from benchledger.adapters.benchmarks.memora.sections import fama_section
 from benchledger.adapters.benchmarks.memora.selection import MemoraSelection
 from benchledger.adapters.benchmarks.registry import Benchmark
+from benchledger.adapters.benchmarks.memora.source import release_source
+from benchledger.adapters.sources.spec import ReleaseSource
 from benchledger.projections.publishable import Check
 from benchledger.projections.report import SectionFold
 from benchledger.settings import Protocol, Selection
@@ -36,6 +38,9 @@ class Memora(Benchmark):
     retrieval = True
     conditions: ClassVar[tuple[Check, ...]] = CONDITIONS
     sections: ClassVar[tuple[SectionFold, ...]] = (fama_section,)
+
+    def release_source(self) -> ReleaseSource | None:
+        return release_source()
 
     def load(self, source: Path, selection: Selection) -> Dataset:
         chosen = self.selection_of(selection)
