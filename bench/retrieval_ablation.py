@@ -66,7 +66,7 @@ class Loaded:
 
     def recall(self, scope: str, query: str, asking_user: str | None, k: int) -> list[str]:
         found = self.memory.recall(scope, query, asking_user=asking_user, k=k, token_budget=None)
-        return [c.document.doc_id for c in found]
+        return [doc_id for c in found for doc_id in c.sources[:1]]
 
 
 def _row(label: str, metrics: dict, kinds: list[str]) -> str:

@@ -177,4 +177,10 @@ def show_retrieval(state, metrics: dict, *, as_json: bool = False, out: Path | N
     click.echo(f"  memory {cfg.memory} {cfg.memory_version}  k={metrics['k']}  "
                f"{state.finished.status if state.finished else 'unfinished'}")
     click.echo(render_metrics(metrics, metrics["k"]))
+    if candidates := metrics.get("candidates"):
+        click.echo(f"  {candidates['derived']} of {candidates['recalled']} recalled candidates are derived text "
+                   f"counted toward the documents they name; {candidates['unattributed']} name none and count "
+                   "toward no evidence")
+    if note := metrics.get("diagnostic"):
+        click.echo(f"  DIAGNOSTIC: {note}")
     click.echo(f"  ledger head {state.head}")

@@ -28,7 +28,7 @@ from typing import Any
 
 import structlog
 
-from benchledger.adapters.benchmarks.base import Dataset, Prompts
+from benchledger.adapters.benchmarks.base import Dataset, Document, Prompts
 from benchledger.adapters.memory.protocol import Candidate, MemorySystem, estimate_tokens
 from benchledger.adapters.models.base import Answer, AnswerModel, JudgeModel, Verdict
 from benchledger.clock import monotonic_ms
@@ -246,17 +246,14 @@ class QuestionAsker:
             return None
         latency = monotonic_ms() - started
         ingested = self.documents[question.scope_key]
-        if unknown := [c.document.doc_id for c in candidates if c.document.doc_id not in ingested]:
+        if unknown := [doc_id for c in candidates for doc_id in c.sources if doc_id not in ingested]:
             self.pending.add(self._failed("recall", question.question_id, UnknownDocument(
-                f"the memory returned {len(unknown)} candidate(s) naming documents the scope never ingested "
-                f"({', '.join(unknown[:3])})")))
+                f"the memory returned {len(unknown)} candidate source(s) naming documents the scope never "
+                f"ingested ({', '.join(unknown[:3])})")))
             return None
         context = render_context(candidates).encode()
         returned = _candidates_json(candidates)
-        items = tuple(RecalledItem(doc_id=c.document.doc_id, score=c.score, rank=c.rank, author=c.document.author,
-                                   channel=c.document.channel,
-                                   verbatim=c.document.text in ingested[c.document.doc_id].text)
-                      for c in candidates)
+        items = tuple(_recalled_item(c, ingested) for c in candidates)
         self.pending.add_blob(returned)
         self.pending.add(ContextRecalled(
             question_id=question.question_id, query=question.text, asking_user=question.asking_user,
@@ -274,8 +271,7 @@ class QuestionAsker:
             returned = json.loads(self.job.ledger.get_blob(event.candidates_hash))
             return [Candidate.model_validate(candidate) for candidate in returned]
         docs = self.documents[question.scope_key]
-        return [Candidate(rank=i.rank, score=i.score, document=docs[i.doc_id])
-                for i in event.items if i.doc_id in docs]
+        return [Candidate.of_document(i.rank, i.score, docs[i.doc_id]) for i in event.items if i.doc_id in docs]
 
     # -- the pool -----------------------------------------------------------------------------
 
@@ -346,6 +342,21 @@ class QuestionAsker:
         log.warning("stage failed", stage=stage, question=qid, error=type(err).__name__, message=message)
         return Failed(stage=stage, question_id=qid, scorer_id=scorer, error_class=type(err).__name__,
                       message=message, attempt=self.job.attempt)
+
+
+def _recalled_item(candidate: Candidate, ingested: dict[str, Document]) -> RecalledItem:
+    """What the ledger keeps of one candidate. A document is checked against what was ingested;
+    derived text is attributed to the documents it names and never expected to be verbatim."""
+    if candidate.document is not None:
+        doc = candidate.document
+        return RecalledItem(doc_id=doc.doc_id, score=candidate.score, rank=candidate.rank, author=doc.author,
+                            channel=doc.channel, verbatim=doc.text in ingested[doc.doc_id].text)
+    named = [ingested[doc_id] for doc_id in candidate.sources]
+    first = named[0] if named else None
+    return RecalledItem(doc_id=first.doc_id if first else "", score=candidate.score, rank=candidate.rank,
+                        author=first.author if first else None, channel=first.channel if first else None,
+                        kind=candidate.kind, sources=candidate.sources,
+                        source_channels=tuple(dict.fromkeys(doc.channel or "" for doc in named)))
 
 
 def _candidates_json(candidates: list[Candidate]) -> bytes:

@@ -16,4 +16,4 @@ __all__ = ["render_context"]
 
 def render_context(candidates: Sequence[Candidate]) -> str:
     ordered = sorted(candidates, key=lambda c: c.rank)
-    return "\n\n".join(f"[{i}] {format_passage(c.document)}" for i, c in enumerate(ordered, start=1))
+    return "\n\n".join(f"[{i}] {format_passage(c.passage)}" for i, c in enumerate(ordered, start=1))

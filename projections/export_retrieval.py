@@ -38,7 +38,7 @@ def _hit_ranks(state: RunState, question: QuestionState) -> list[int]:
     session_level = state.started is not None and state.started.config.evidence_level == "session"
     evidence = set(question.planned.evidence)
     return [item.rank for item in sorted(question.recalled.items, key=lambda i: i.rank)
-            if ((item.channel or "") if session_level else item.doc_id) in evidence]
+            if set(item.named_channels() if session_level else item.named()) & evidence]
 
 
 def retrieval_rows(state: RunState, get_blob: Callable[[str], bytes]) -> list[dict[str, Any]]:

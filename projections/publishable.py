@@ -25,7 +25,8 @@ __all__ = [
     "PUBLISHABLE_VERSION", "Condition", "Check", "evaluate_conditions", "complete_run",
     "zero_failures", "recorded_provenance", "complete_corpus", "unsampled_questions", "no_limits", "real_models",
     "models_reported", "unknown_benchmark", "question_set_sha256", "run_config", "judge_of",
-    "official_prompts", "official_scorer", "official_judges", "is_model_or_snapshot",
+    "official_prompts", "official_scorer", "official_judges", "is_model_or_snapshot", "ORACLE_MEMORY",
+    "ORACLE_NOTE",
 ]
 
 PUBLISHABLE_VERSION = 5
@@ -59,7 +60,15 @@ def evaluate_conditions(state: RunState, overall: KindTally, scorer: str | None,
     """The benchmark's conditions, then the ones every run must meet: provenance and completeness."""
     if state.started is None:
         return [Condition(name="complete_run", met=False, reason="the run has no RunStarted event")]
-    return [check(state, overall, scorer) for check in (*checks, recorded_provenance, complete_run)]
+    conditions = [check(state, overall, scorer) for check in (*checks, recorded_provenance, complete_run)]
+    if state.started.config.memory == ORACLE_MEMORY:
+        conditions.append(Condition(name="no_evidence_labels", met=False, reason=ORACLE_NOTE))
+    return conditions
+
+
+ORACLE_MEMORY = "oracle"
+ORACLE_NOTE = "the oracle reads the evidence labels"
+"""Why a run recalled by the `oracle` memory is always diagnostic: it is handed the gold evidence."""
 
 
 def run_config(state: RunState) -> RunConfig:

@@ -31,7 +31,7 @@ from benchledger.projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES,
 __all__ = ["PROJECTION_VERSIONS", "REPORT_VERSION", "FailureRow", "SegmentRow", "Report", "Section", "SectionFold",
            "build_report", "report_from_state"]
 
-REPORT_VERSION = 6  # bumped whenever a saved scorecard would read differently; verify compares same-version views only
+REPORT_VERSION = 7  # bumped whenever a saved scorecard would read differently; verify compares same-version views only
 PROJECTION_VERSIONS = {
     "fold": FOLD_VERSION, "corpus_state": CORPUS_STATE_VERSION, "publishable": PUBLISHABLE_VERSION,
     "report": REPORT_VERSION,
@@ -161,7 +161,11 @@ class Report(BaseModel):
     recalled_items: int = 0
     """Candidates recalled across the run's questions."""
     recalled_not_verbatim: int = 0
-    """Recalled candidates whose text does not occur in the ingested document they name."""
+    """Recalled document candidates whose text does not occur in the ingested document they name."""
+    recalled_derived: int = 0
+    """Recalled candidates of derived text (fact, summary, ...), attributed to the documents they name."""
+    recalled_unattributed: int = 0
+    """Derived candidates naming no document: they count toward no evidence."""
     discarded_verdicts: int = 0
     """Verdicts on an answer other than the recorded one (a writer that lost a race); never counted."""
     fama: dict[str, Any] | None = None
@@ -258,6 +262,10 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
         recalled_items=sum(len(q.recalled.items) for q in state.questions.values() if q.recalled),
         recalled_not_verbatim=sum(1 for q in state.questions.values() if q.recalled
                                   for item in q.recalled.items if item.verbatim is False),
+        recalled_derived=sum(1 for q in state.questions.values() if q.recalled
+                             for item in q.recalled.items if item.kind != "document"),
+        recalled_unattributed=sum(1 for q in state.questions.values() if q.recalled
+                                  for item in q.recalled.items if not item.named()),
         discarded_verdicts=sum(len(q.discarded) for q in state.questions.values()),
         fama=fama,
         sections=folded or None,

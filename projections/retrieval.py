@@ -1,11 +1,16 @@
 """Evidence retrieval metrics: did recall bring back what the release labels as evidence?
 
-Per question, from its evidence ids and the ranked ids the memory system recalled:
+Per question, from its evidence ids and what each ranked candidate names (a stored document names
+itself; derived text such as a fact names the documents it came from, none, one or several):
 
-- recall@k: the fraction of evidence items found in the top k;
-- recall_all@k: 1 when every evidence item is in the top k, else 0;
-- NDCG@k: binary relevance; an evidence item counts once, at its first rank, and the ideal
-  ranking puts min(|evidence|, k) relevant items first.
+- recall@k: the fraction of evidence items named by the top k candidates;
+- recall_all@k: 1 when every evidence item is named in the top k, else 0;
+- NDCG@k: binary relevance per candidate: a candidate is relevant when it names an evidence item
+  no higher candidate named; the ideal ranking puts min(|evidence|, k) relevant candidates first
+  (so a fact naming three evidence documents at rank 1 scores no more than a perfect ranking).
+
+A candidate naming no document counts toward none: a system that returns unattributed text gets no
+evidence recall for it, and the report says how many recalled candidates named nothing.
 
 Evidence is per document (LoCoMo dia_ids) or per session (LongMemEval, Memora), as the run's
 `RunStarted.config.evidence_level` says; at session level a recalled document stands for
@@ -19,10 +24,11 @@ numbers under "official" (LoCoMo's evidence recall with its population, LongMemE
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from benchledger.projections.publishable import ORACLE_MEMORY, ORACLE_NOTE
 from benchledger.projections.state import RunState, fold_run
 
 __all__ = [
@@ -30,7 +36,8 @@ __all__ = [
     "question_scores", "retrieval_metrics_of",
 ]
 
-RETRIEVAL_VERSION = 2
+RETRIEVAL_VERSION = 3
+"""3: a candidate counts toward every document it names (derived candidates name several)."""
 
 RetrievalFold = Callable[[RunState, int], "dict[str, Any] | None"]
 """(run state, k) -> a benchmark's official retrieval numbers (with a "lines" printout), or None."""
@@ -43,8 +50,11 @@ class QuestionRetrieval:
     ndcg: float
 
 
-def score_question(evidence: Iterable[str], ranked: Sequence[str], k: int) -> QuestionRetrieval | None:
-    """Scores of one question at k; None when it has no evidence (it cannot be scored)."""
+def score_question(evidence: Iterable[str], ranked: Sequence[str | Collection[str]],
+                   k: int) -> QuestionRetrieval | None:
+    """Scores of one question at k; None when it has no evidence (it cannot be scored).
+
+    Each ranked entry is the unit a candidate names, or the units it names (several, or none)."""
     if k < 1:
         raise ValueError("k must be at least 1")
     wanted = set(evidence)
@@ -52,10 +62,11 @@ def score_question(evidence: Iterable[str], ranked: Sequence[str], k: int) -> Qu
         return None
     seen: set[str] = set()
     dcg = 0.0
-    for rank, unit in enumerate(ranked[:k]):
-        if unit in wanted and unit not in seen:
+    for rank, entry in enumerate(ranked[:k]):
+        units = (entry,) if isinstance(entry, str) else entry
+        if any(unit in wanted and unit not in seen for unit in units):
             dcg += 1.0 / math.log2(rank + 2)
-        seen.add(unit)
+        seen.update(units)
     hits = len(wanted & seen)
     ideal = sum(1.0 / math.log2(rank + 2) for rank in range(min(len(wanted), k)))
     return QuestionRetrieval(
@@ -113,7 +124,7 @@ def question_scores(state: RunState, k: int | None = None) -> dict[str, tuple[st
         if question.recalled is None:
             continue
         items = sorted(question.recalled.items, key=lambda item: item.rank)
-        ranked = [(item.channel or "") if session_level else item.doc_id for item in items]
+        ranked = [item.named_channels() if session_level else item.named() for item in items]
         scores[question.planned.question_id] = (question.planned.kind,
                                                 score_question(question.planned.evidence, ranked, k))
     return scores
@@ -131,6 +142,12 @@ def retrieval_metrics_of(state: RunState, *, k: int | None = None,
         "evidence_level": "session" if state.started.config.evidence_level == "session" else "document"}
     if official is not None and (numbers := official(state, k)) is not None:
         metrics["official"] = numbers
+    items = [item for q in state.questions.values() if q.recalled for item in q.recalled.items]
+    if derived := sum(1 for item in items if item.kind != "document"):
+        metrics["candidates"] = {"recalled": len(items), "derived": derived,
+                                 "unattributed": sum(1 for item in items if not item.named())}
+    if state.started.config.memory == ORACLE_MEMORY:
+        metrics["diagnostic"] = ORACLE_NOTE
     return metrics
 
 

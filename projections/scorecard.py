@@ -108,6 +108,10 @@ def _provenance_lines(report: Report) -> list[str]:
         share = 100 * report.recalled_not_verbatim / report.recalled_items
         lines.append(f"  recall: {report.recalled_not_verbatim} of {report.recalled_items} recalled texts "
                      f"({share:.1f}%) do not occur in the document they name")
+    if report.recalled_derived:
+        lines.append(f"  recall: {report.recalled_derived} of {report.recalled_items} recalled candidates are derived "
+                     f"text (facts, summaries) counted toward the documents they name; "
+                     f"{report.recalled_unattributed} name no document and count toward no evidence")
     if report.discarded_verdicts:
         lines.append(f"  {report.discarded_verdicts} verdict(s) on an answer that was not the recorded one "
                      "were not counted")

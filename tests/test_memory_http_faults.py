@@ -155,8 +155,8 @@ def test_negative_counts_and_foreign_info_are_malformed(bare: Remote, tmp_path: 
 
 
 def test_another_protocol_version_is_refused(bare: Remote, tmp_path: Path) -> None:
-    bare.script = lambda m, path, b: (200, json.dumps({"name": "x", "version": "1", "protocol": "2"}).encode())
-    with pytest.raises(ProtocolMismatch, match="protocol '2'"):
+    bare.script = lambda m, path, b: (200, json.dumps({"name": "x", "version": "1", "protocol": "3"}).encode())
+    with pytest.raises(ProtocolMismatch, match="protocol '3'"):
         client(bare.url, tmp_path)
 
 

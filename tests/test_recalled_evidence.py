@@ -65,6 +65,7 @@ def _rewrite_recall(remote: Remote, question_text: str, rewrite) -> None:
 def test_a_candidate_naming_a_document_never_ingested_fails_that_question(remote, tmp_path):
     def invent(reply: dict) -> None:
         reply["candidates"][0]["document"]["doc_id"] = "Msg_999999"
+        reply["candidates"][0]["sources"] = ["Msg_999999"]  # consistent, as a lying server would be
 
     _rewrite_recall(remote, VICTIM.text, invent)
     invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--question-limit", "1", "--memory", "http",
@@ -79,7 +80,7 @@ def test_text_the_memory_invented_is_recorded_as_returned_and_counted(remote, tm
     invented = f"Decision: {VICTIM.gold} (INVENTED-BY-THE-MEMORY)"
 
     def tamper(reply: dict) -> None:
-        reply["candidates"][0]["document"]["text"] = invented
+        reply["candidates"][0]["document"]["text"] = reply["candidates"][0]["text"] = invented
 
     _rewrite_recall(remote, VICTIM.text, tamper)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-evidence-test-0000")

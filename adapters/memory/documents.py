@@ -6,8 +6,9 @@ the text, the full `Document` as JSON (so every structural field comes back unch
 the same file never see each other's rows. One document is one chunk, and its chunk id is the
 doc_id.
 
-`pack_candidates` turns a ranked list into `Candidate`s under the protocol's rule: at most k,
-in rank order, stopping at the first passage that would push the estimated tokens past the budget.
+`pack_ranked` keeps the protocol's rule over candidates of any kind: at most k, in rank order,
+stopping at the first whose text would push the estimated tokens past the budget, ranks renumbered
+1..n. `pack_candidates` does it for ranked stored documents.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from benchledger.adapters.benchmarks.base import Document
 from benchledger.adapters.memory.evalstore import transaction
 from benchledger.adapters.memory.protocol import Candidate, estimate_tokens
 
-__all__ = ["DocumentTable", "StoredDocument", "pack_candidates"]
+__all__ = ["DocumentTable", "StoredDocument", "pack_candidates", "pack_ranked"]
 
 StoredDocument = tuple[int, Document]
 """(row id, document): the row id is stable for the life of the scope."""
@@ -103,18 +104,26 @@ class DocumentTable:
         return {row_id: Document.model_validate_json(body) for row_id, body in rows}
 
 
-def pack_candidates(ranked: Iterable[tuple[float, Document]], *, k: int,
-                    token_budget: int | None) -> list[Candidate]:
-    """At most k candidates in rank order, stopping before the first that would exceed the budget."""
+def pack_ranked(ranked: Iterable[Candidate], *, k: int, token_budget: int | None) -> list[Candidate]:
+    """At most k candidates in the given order, stopping before the first that would exceed the
+    budget; ranks become 1..n."""
     candidates: list[Candidate] = []
     used = 0
-    for score, document in ranked:
+    for candidate in ranked:
         if len(candidates) >= k:
             break
         if token_budget is not None:
-            cost = estimate_tokens(document.text)
+            cost = estimate_tokens(candidate.text)
             if used + cost > token_budget:
                 break
             used += cost
-        candidates.append(Candidate(rank=len(candidates) + 1, score=score, document=document))
+        rank = len(candidates) + 1
+        candidates.append(candidate if candidate.rank == rank else candidate.model_copy(update={"rank": rank}))
     return candidates
+
+
+def pack_candidates(ranked: Iterable[tuple[float, Document]], *, k: int,
+                    token_budget: int | None) -> list[Candidate]:
+    """Ranked (score, stored document) pairs as document candidates, packed by `pack_ranked`."""
+    return pack_ranked((Candidate.of_document(0, score, document) for score, document in ranked),
+                       k=k, token_budget=token_budget)

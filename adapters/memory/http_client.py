@@ -33,7 +33,7 @@ from pydantic import BaseModel, ValidationError
 
 from benchledger.adapters.benchmarks.base import Document
 from benchledger.adapters.memory.http_protocol import (
-    PREFIX, PROTOCOL_VERSION, BuildReply, BuildRequest, ErrorReply, Info, IngestReply, IngestRequest,
+    ACCEPTED_PROTOCOLS, PREFIX, PROTOCOL_VERSION, BuildReply, BuildRequest, ErrorReply, Info, IngestReply, IngestRequest,
     PurgeReply, RecallReply, RecallRequest, StateReply, scope_path,
 )
 from benchledger.adapters.memory.protocol import Candidate, MemoryError_, ScopeState
@@ -125,10 +125,10 @@ class HttpMemory:
         except BaseException:
             self._client.close()
             raise
-        if info.protocol != PROTOCOL_VERSION:
+        if info.protocol not in ACCEPTED_PROTOCOLS:
             self._client.close()
             raise ProtocolMismatch(f"{self.shown_url} speaks memory protocol {info.protocol!r}; "
-                                   f"this client speaks {PROTOCOL_VERSION!r}")
+                                   f"this client speaks {' or '.join(map(repr, ACCEPTED_PROTOCOLS))}")
         self.remote_name, self.model = info.name, info.model
         self.name, self.version = f"http:{info.name}", info.version
 

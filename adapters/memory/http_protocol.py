@@ -1,4 +1,10 @@
-"""The memory HTTP protocol, version 1: JSON over HTTP, the same five operations as `MemorySystem`.
+"""The memory HTTP protocol, version 2: JSON over HTTP, the same five operations as `MemorySystem`.
+
+Version 2 changes one thing: a recalled candidate is its text, the ids of the ingested documents it
+came from (`sources`), a `kind` and a score (see `adapters.memory.protocol.Candidate`), so a server
+can return facts and summaries, not only stored documents. A version 1 server is still accepted:
+its candidates (`rank`, `score`, `document`) validate as document candidates. The routes did not
+change, so they stay under `/v1` (the path names the route set, `Info.protocol` the body shapes).
 
 Both sides validate every body with these models: the server validates requests (unknown fields
 are refused, so a typo is a 400, not a silently ignored option), the client validates replies
@@ -28,13 +34,15 @@ from benchledger.adapters.benchmarks.base import Document
 from benchledger.adapters.memory.protocol import Candidate
 
 __all__ = [
-    "PROTOCOL_VERSION", "PREFIX", "ErrorType", "ERROR_STATUS", "ErrorBody", "ErrorReply", "Info",
+    "PROTOCOL_VERSION", "ACCEPTED_PROTOCOLS", "PREFIX", "ErrorType", "ERROR_STATUS", "ErrorBody", "ErrorReply", "Info",
     "IngestRequest", "IngestReply", "BuildRequest", "BuildReply", "StateReply", "RecallRequest",
     "RecallReply", "PurgeReply", "scope_path",
 ]
 
-PROTOCOL_VERSION = "1"
-PREFIX = f"/v{PROTOCOL_VERSION}"
+PROTOCOL_VERSION = "2"
+ACCEPTED_PROTOCOLS = ("1", "2")
+"""Versions a client accepts from a server: 1 servers return document candidates only."""
+PREFIX = "/v1"
 
 ErrorType = Literal[
     "bad_request", "unauthorized", "not_found", "method_not_allowed", "payload_too_large",
@@ -74,7 +82,7 @@ class Info(_Reply):
     """The served system's registered name (e.g. "sqlite")."""
     version: str = Field(min_length=1)
     protocol: str
-    """Protocol version the server speaks ("1")."""
+    """Protocol version the server speaks ("2"; "1" servers are still accepted)."""
     model: str | None = None
     """The model the memory system itself uses, if any."""
 
@@ -119,7 +127,7 @@ class RecallRequest(_Request):
 
 class RecallReply(_Reply):
     candidates: list[Candidate]
-    """At most k, ranked 1..n, best first."""
+    """At most k, ranked 1..n, best first; each a document or derived text naming its sources."""
 
 
 class PurgeReply(_Reply):

@@ -5,6 +5,22 @@ its state, recalls ranked candidates for a query asked by a given user within k 
 and purges a scope. The harness never shows it gold answers or evidence labels: `recall` receives
 only the question text, the asking user and the question time.
 
+Real systems return what they extracted, not stored documents, so a `Candidate` is its text, the
+ids of the ingested documents it came from (`sources`: none, one or several), a `kind` and a
+score. Per kind (docs/memory-candidates.md):
+
+- `document`: a stored document returned whole. It carries the `document` with every structural
+  field, its one source is that document, its text is the document's. The recall check compares it
+  with what was ingested (`verbatim`, structural fields).
+- `fact`, `summary`, `entity`, `episode`: text the system derived. It carries no document; its
+  sources are the documents it says it came from (checked to be ingested), and it may say when it
+  held (`timestamp`). Evidence recall counts it toward the documents it names; one naming none
+  counts toward none. It is never checked for being verbatim.
+
+The token budget and packing apply to every kind alike, over `text`. A candidate in the shape of
+protocol 1 (`rank`, `score`, `document`) still validates, as a `document` candidate, so recorded
+candidates and servers of the first HTTP protocol keep working.
+
 Every implementation opens an evaluation store (a file marked for evaluation, see
 `adapters.memory.evalstore`) and must pass `tests/memory_contract.py`.
 """
@@ -13,25 +29,86 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from datetime import datetime
-from typing import Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from benchledger.adapters.benchmarks.base import Document
 
-__all__ = ["Candidate", "ScopeState", "MemorySystem", "estimate_tokens", "MemoryError_"]
+__all__ = [
+    "Candidate", "CandidateKind", "CANDIDATE_KINDS", "ScopeState", "MemorySystem", "estimate_tokens",
+    "MemoryError_",
+]
+
+CandidateKind = Literal["document", "fact", "summary", "entity", "episode"]
+"""What a candidate is: a stored document, or text the memory system derived from documents."""
+CANDIDATE_KINDS: tuple[CandidateKind, ...] = ("document", "fact", "summary", "entity", "episode")
 
 
 class Candidate(BaseModel):
-    """One recalled unit, ranked, with its structure."""
+    """One recalled unit, ranked: its text, the ingested documents it came from, its kind."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     rank: int
     """1-based rank in the recall."""
     score: float
-    document: Document
-    """The stored document with every structural field."""
+    """The system's own score (higher ranks first)."""
+    kind: CandidateKind = "document"
+    """A stored `document`, or text the system derived (`fact`, `summary`, `entity`, `episode`)."""
+    text: str
+    """What the answer model is shown, and what the token budget counts."""
+    sources: tuple[str, ...] = ()
+    """doc_ids of the ingested documents it came from: exactly the document's for kind=document;
+    none, one or several for derived text."""
+    document: Document | None = None
+    """kind=document only: the stored document with every structural field."""
+    timestamp: datetime | None = None
+    """Derived kinds only, optional: when the system says the text held (a fact's valid time)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_document(cls, data: Any) -> Any:
+        """A document candidate may be given by its document alone (protocol 1's shape)."""
+        if isinstance(data, dict) and data.get("document") is not None and "text" not in data:
+            document = data["document"]
+            if isinstance(document, dict):
+                document = Document.model_validate(document)
+            if isinstance(document, Document):
+                data = {"kind": "document", **data, "document": document, "text": document.text,
+                        "sources": data.get("sources", (document.doc_id,))}
+        return data
+
+    @model_validator(mode="after")
+    def _kind_fits(self) -> Candidate:
+        if self.kind == "document":
+            if self.document is None:
+                raise ValueError("a document candidate carries its document")
+            if self.sources != (self.document.doc_id,):
+                raise ValueError(f"a document candidate's sources are its own doc_id, not {list(self.sources)}")
+            if self.text != self.document.text:
+                raise ValueError("a document candidate's text is its document's text")
+            if self.timestamp is not None:
+                raise ValueError("a document candidate's time is its document's timestamp")
+        elif self.document is not None:
+            raise ValueError(f"a {self.kind} candidate carries no document (only kind=document does)")
+        if len(set(self.sources)) != len(self.sources):
+            raise ValueError("a candidate names each source once")
+        return self
+
+    @property
+    def passage(self) -> Document:
+        """What a prompt shows: the document itself, or the derived text as a passage naming its
+        sources as its id (comma-separated) and carrying its time."""
+        if self.document is not None:
+            return self.document
+        return Document(doc_id=",".join(self.sources), text=self.text, timestamp=self.timestamp)
+
+    @classmethod
+    def of_document(cls, rank: int, score: float, document: Document) -> Candidate:
+        """A stored document returned whole."""
+        return cls(rank=rank, score=score, kind="document", text=document.text,
+                   sources=(document.doc_id,), document=document)
 
 
 class ScopeState(BaseModel):

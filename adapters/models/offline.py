@@ -171,7 +171,7 @@ class OfflineExtractiveAnswerer:
     prompt_hashes: dict[str, str] = {}
 
     def answer(self, question: Question, context: list[Candidate], prompts: Prompts | None) -> Answer:
-        passages = [candidate.document.text for candidate in sorted(context, key=lambda c: c.rank)]
+        passages = [candidate.text for candidate in sorted(context, key=lambda c: c.rank)]
         final = extractive_answer(question.text, passages)
         abstained = final == ABSTENTION_ANSWER
         raw = f"Offline extractive answer from {len(passages)} recalled passages.\nFinal: {final}"

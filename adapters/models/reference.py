@@ -75,7 +75,7 @@ def format_passage(document: Document) -> str:
 
 
 def agent_user_prompt(question: Question, context: list[Candidate]) -> str:
-    passages = [format_passage(candidate.document) for candidate in sorted(context, key=lambda c: c.rank)]
+    passages = [format_passage(candidate.passage) for candidate in sorted(context, key=lambda c: c.rank)]
     return build_agent_user_prompt(question.text, question.asking_user, passages)
 
 

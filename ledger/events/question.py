@@ -41,7 +41,23 @@ class RecalledItem:
     """Its channel or session, if the document says."""
     verbatim: bool | None = None
     """True when the text the memory returned occurs in the ingested document (a summarising
-    memory may paraphrase; an inventing one shows here); None on rows before it was checked."""
+    memory may paraphrase; an inventing one shows here); None on rows before it was checked and
+    for derived text (a fact, a summary), which is never expected to be verbatim."""
+    kind: str = "document"
+    """The candidate's kind: a stored `document`, or derived text (`fact`, `summary`, ...)."""
+    sources: tuple[str, ...] | None = None
+    """The doc_ids a derived candidate names (none, one or several; `doc_id` is the first, or '');
+    None for a document candidate, whose one source is `doc_id`."""
+    source_channels: tuple[str, ...] | None = None
+    """The channels (sessions) of `sources`, in order, for session-level evidence; None as `sources`."""
+
+    def named(self) -> tuple[str, ...]:
+        """The documents this candidate counts toward in evidence recall."""
+        return (self.doc_id,) if self.sources is None else self.sources
+
+    def named_channels(self) -> tuple[str, ...]:
+        """The sessions this candidate counts toward at session level."""
+        return ((self.channel or ""),) if self.source_channels is None else self.source_channels
 
 
 class ContextRecalled(Event):

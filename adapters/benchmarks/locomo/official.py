@@ -81,8 +81,8 @@ class LoCoMoAnswerModel:
 
     def query(self, question: Question, context: list[Candidate]):
         """The official query for a question over its recalled turns (prompt and category-5 options)."""
-        retrieved = [(format_session_datetime(c.document.timestamp) if c.document.timestamp else "",
-                      Turn(c.document.author or "", c.document.text))
+        retrieved = [(format_session_datetime(c.passage.timestamp) if c.passage.timestamp else "",
+                      Turn(c.passage.author or "", c.passage.text))
                      for c in sorted(context, key=lambda c: c.rank)]
         return build_query(rag_dialog_context(retrieved), question.text, category_of(question),
                            question.extra.get(CAT5_ANSWER, ""), self.strings,

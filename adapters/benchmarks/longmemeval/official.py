@@ -54,7 +54,8 @@ def recalled_chunks(context: list[Candidate], scope: tuple[Document, ...]) -> li
     by_place = {place: doc for doc in scope if (place := haystack_position(doc.doc_id)) is not None}
     chunks = []
     for candidate in sorted(context, key=lambda c: c.rank):
-        place = haystack_position(candidate.document.doc_id)
+        # Derived text (a fact) is no haystack turn: the official chunking has no place for it.
+        place = haystack_position(candidate.document.doc_id) if candidate.document is not None else None
         if place is None:
             continue
         pair = [doc for turn in (place[1], place[1] + 1) if (doc := by_place.get((place[0], turn))) is not None]

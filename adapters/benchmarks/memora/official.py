@@ -60,8 +60,8 @@ MAJORITY_METHOD = "memora-majority"
 def recalled_sessions(context: list[Candidate]) -> list[dict]:
     """The recalled turns as the official loader's session dicts, in session order, turns in order."""
     sessions: dict[str, dict] = {}
-    for candidate in sorted(context, key=lambda c: c.document.position):
-        doc = candidate.document
+    for candidate in sorted(context, key=lambda c: c.passage.position):
+        doc = candidate.passage
         channel = doc.channel or ""
         session_id: int | str = int(channel.removeprefix("session_")) if channel.removeprefix("session_").isdigit() \
             else channel
