@@ -121,7 +121,7 @@ def _resume_run(ledger: Recorder, run_id: str, *, redact: Redact = no_redaction,
     settings = recorded_settings(state, **overrides)
     models = open_models(ledger, settings, dataset, benchmark=benchmark,
                          templates=recorded_templates(ledger, benchmark, state))
-    memory = open_run_memory(settings)
+    memory = open_run_memory(settings, dataset)
     try:
         changed = _check_memory(state, memory, allow_change=allow_memory_change)
         reprepare = not _scope_complete(memory, dataset)

@@ -17,7 +17,8 @@ from benchledger.adapters.benchmarks.official import OfficialProtocol
 from benchledger.adapters.benchmarks.registry import Benchmark, benchmark_named
 from benchledger.adapters.memory.evalstore import check_store_path
 from benchledger.adapters.memory.protocol import MemorySystem
-from benchledger.adapters.memory.registry import open_memory
+from benchledger.adapters.memory.oracle import EvidenceLabels
+from benchledger.adapters.memory.registry import load_memory_class, open_memory
 from benchledger.adapters.models.base import judge_asks_model
 from benchledger.adapters.models.factory import ModelContext, build_models, model_context
 from benchledger.adapters.models.probe import probe_endpoint
@@ -26,6 +27,7 @@ from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.errors import BadInput
 from benchledger.ledger.events import Endpoint
 from benchledger.ledger.recorder import Recorder
+from benchledger.orchestration.prepare import scope_names
 from benchledger.orchestration.runner import Models, RunParts, start_run
 from benchledger.redaction import strip_url_credentials
 from benchledger.settings import RunSettings
@@ -130,11 +132,23 @@ def probe_run_endpoint(settings: RunSettings, dataset: Dataset, *, benchmark: Be
         open_models(None, settings, dataset, benchmark=benchmark)
 
 
-def open_run_memory(settings: RunSettings) -> MemorySystem:
-    """The memory system under test on its evaluation store."""
+def open_run_memory(settings: RunSettings, dataset: Dataset | None = None) -> MemorySystem:
+    """The memory system under test on its evaluation store.
+
+    A system whose class says `reads_evidence_labels` (the `oracle`, the one labelled exception,
+    always diagnostic) is handed the dataset's evidence labels; no other system ever sees them.
+    """
     assert settings.memory_store is not None
     settings.memory_store.parent.mkdir(parents=True, exist_ok=True)
-    return open_memory(settings.memory, settings.memory_store, **settings.memory_options)
+    options: dict[str, object] = dict(settings.memory_options)
+    if getattr(load_memory_class(settings.memory), "reads_evidence_labels", False) and dataset is not None:
+        if not any(q.evidence for q in dataset.questions):
+            raise BadInput(f"--memory {settings.memory} recalls the evidence labels, and {dataset.benchmark} "
+                           "labels no evidence for these questions", field="memory")
+        scopes = scope_names(dataset)
+        options["labels"] = EvidenceLabels.of(dataset.release.evidence_level, (
+            (scopes[q.scope_key], q.text, q.evidence) for q in dataset.questions))
+    return open_memory(settings.memory, settings.memory_store, **options)
 
 
 def run_dataset(ledger: Recorder, dataset: Dataset, settings: RunSettings, *,
@@ -149,7 +163,7 @@ def run_dataset(ledger: Recorder, dataset: Dataset, settings: RunSettings, *,
     settings = resolved_settings(benchmark, settings, source=Path(dataset.source))
     models = open_models(ledger, settings, dataset, benchmark=benchmark, probe=not probed) \
         if settings.mode == "qa" else None
-    memory = open_run_memory(settings)
+    memory = open_run_memory(settings, dataset)
     try:
         return run_with(ledger, dataset, settings, memory, models=models, redact=redact, progress=progress,
                         run_id=run_id)
