@@ -289,12 +289,12 @@ def official_scorer(method: str, label: str) -> Check:
 
 
 def official_judges(models: tuple[str, ...], label: str) -> Check:
-    """The report's scorer asked exactly the judge models the benchmark names, and the endpoint says
-    they answered (a snapshot of a named model counts as it)."""
+    """The report's scorer asked exactly the judge models the benchmark names (in any order), and the
+    endpoint says they answered (a dated snapshot of a named model counts as it, a sibling never)."""
     def check(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
         started = state.scorers.get(scorer) if scorer else None
         asked = (started.judge_models or (started.judge_model,)) if started else ()
-        if started is None or started.offline or tuple(asked) != tuple(models):
+        if started is None or started.offline or sorted(asked) != sorted(models):  # a vote has no order
             shown = ", ".join(asked) or "none"
             return Condition(name="official_judges", met=False,
                              reason=f"judged by {shown}{' (offline)' if started and started.offline else ''}, "

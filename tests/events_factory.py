@@ -15,7 +15,8 @@ __all__ = ["config", "stream", "stored"]
 
 
 def config(**overrides) -> RunConfig:
-    """A RunConfig; overrides may name RunConfig, RunSettings or Selection fields alike."""
+    """A RunConfig; overrides may name RunConfig, RunSettings or Selection fields alike (any other
+    name is a field of the benchmark's own selection, such as Memora's `split`)."""
     base = dict(benchmark="GroupMemBench", subset="Finance", corpus_path="/c", memory="sqlite",
                 memory_version="1", agent_model="gpt-5", judge_model="gpt-5", offline_models=False,
                 protocol="reference", k=10,
@@ -25,7 +26,8 @@ def config(**overrides) -> RunConfig:
     settings = {name: base.pop(name) for name in list(base) if name in RunSettings.model_fields
                 and name not in RunConfig.model_fields}
     settings.setdefault("memory_store", "/m/sqlite.sqlite")
-    selection = {name: base.pop(name) for name in list(base) if name in Selection.model_fields}
+    selection = {name: base.pop(name) for name in list(base) if name in Selection.model_fields
+                 or name not in RunConfig.model_fields}  # a benchmark's own selection fields (split, personas)
     for name in ("agent_model", "judge_model"):
         settings.setdefault(name, None if base[name].startswith("offline-") else base[name])
     if base["benchmark"] == "GroupMemBench":
@@ -39,23 +41,33 @@ def stored(events) -> list:
 
 
 def stream(outcomes: dict[str, tuple[str, str]], *, cfg: RunConfig | None = None, finished: bool = True,
-           documents: int = 100, available: int = 100, planned: tuple[PlannedQuestion, ...] | None = None) -> list:
+           documents: int = 100, available: int = 100, planned: tuple[PlannedQuestion, ...] | None = None,
+           scopes: dict[str, int] | None = None, scorer: dict | None = None, kinds_available: tuple[str, ...] = (),
+           verdict_model: str | None = None, available_questions: int | None = None) -> list:
     """outcomes: question_id -> (kind, "correct" | "incorrect" | "unclear" | "failed:<stage>" | "pending").
 
-    `planned` replaces the made-up questions (e.g. with a released question set)."""
+    `planned` replaces the made-up questions (e.g. with a released question set); `scopes` names
+    several scopes (scope key -> documents, e.g. one per LoCoMo conversation) instead of one of
+    `documents`; `scorer` overrides fields of the run's ScorerStarted (an official method, judges);
+    `verdict_model` is the model the verdicts report (default: the run's judge);
+    `available_questions` is how many questions the release holds (default: as many as planned)."""
     cfg = cfg or config()
     planned = planned or tuple(
         PlannedQuestion(question_id=q, kind=k, text=f"q {q}", gold="g") for q, (k, _) in outcomes.items())
+    scopes = scopes or {"default": documents}
     events = [
         RunStarted(config=cfg, provenance=Provenance(package_version="t", python="3.11")),
-        QuestionsPlanned(questions=planned, available=len(planned)),
-        CorpusFingerprinted(fingerprint="f" * 64, adapter_version="a", scopes={"default": "s"},
-                            expected_documents={"default": documents}, documents_available=available),
-        ScopeVerified(scope_key="default", scope="s", documents=documents, pending_chunks=0,
-                      expected_documents=documents, ok=True),
-        ScorerStarted(scorer_id="s1", judge_model=cfg.judge_model, protocol=cfg.settings.protocol or "",
-                      prompt_hash=cfg.prompt_hashes.get("judge_system", "")),
+        QuestionsPlanned(questions=planned, available=len(planned) if available_questions is None
+                         else available_questions, kinds_available=kinds_available),
+        CorpusFingerprinted(fingerprint="f" * 64, adapter_version="a", scopes={key: f"s-{key}" for key in scopes},
+                            expected_documents=dict(scopes),
+                            documents_available=available if len(scopes) == 1 else sum(scopes.values())),
+        *(ScopeVerified(scope_key=key, scope=f"s-{key}", documents=n, pending_chunks=0, expected_documents=n, ok=True)
+          for key, n in scopes.items()),
+        ScorerStarted(**{"scorer_id": "s1", "judge_model": cfg.judge_model, "protocol": cfg.settings.protocol or "",
+                         "prompt_hash": cfg.prompt_hashes.get("judge_system", ""), **(scorer or {})}),
     ]
+    verdict_model = verdict_model or cfg.judge_model
     for qid, (_, outcome) in outcomes.items():
         if outcome == "pending":
             continue
@@ -69,7 +81,7 @@ def stream(outcomes: dict[str, tuple[str, str]], *, cfg: RunConfig | None = None
             continue
         events.append(QuestionAnswered(question_id=qid, answer="a", abstained=False, model=cfg.agent_model,
                                        raw_hash="r"))
-        events.append(Judged(question_id=qid, scorer_id="s1", verdict=outcome, model=cfg.judge_model))
+        events.append(Judged(question_id=qid, scorer_id="s1", verdict=outcome, model=verdict_model))
     if finished:
         events.append(RunFinished(status="completed"))
     return events

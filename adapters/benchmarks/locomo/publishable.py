@@ -1,7 +1,9 @@
 """LoCoMo's publishable conditions: the whole release file, every category, real models, the
 official prompts and the official scorer, no failures.
 
-The release (`locomo10.json`) holds ten conversations; every category must be asked, unsampled.
+The release (`locomo10.json`) holds ten conversations, so a run of exactly ten is a complete file
+(the seven of the dev file `locomo-dev.json` are diagnostic by design; eleven are not the release
+either); every category must be asked, unsampled.
 The answers must come from LoCoMo's own QA prompt (`--protocol official`, its templates pinned by
 SHA-256, a real answer model), and the report's scorer must be the official token F1 (LoCoMo
 names no judge model: its score is a rule). A typed-protocol run, or a report of the LLM-judge
@@ -26,7 +28,7 @@ RELEASE_CONVERSATIONS = 10
 
 def complete_file(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
     conversations = len(state.corpus.expected_documents) if state.corpus else 0
-    if conversations < RELEASE_CONVERSATIONS:
+    if conversations != RELEASE_CONVERSATIONS:  # more is not the release either
         return Condition(name="complete_file", met=False,
                          reason=f"{conversations} conversation(s) run; the full release has {RELEASE_CONVERSATIONS}")
     return Condition(name="complete_file", met=True, reason=f"all {conversations} conversations")

@@ -1,0 +1,384 @@
+"""Every publishable condition of every benchmark, on both sides of each of its boundaries.
+
+For each benchmark, `official_run(...)` builds (tests/events_factory.py) the event stream of one
+complete official run that meets every condition: GroupMemBench over the released Finance
+questions, LoCoMo over a full ten-conversation release (the dev file holds seven, so a run of it is
+diagnostic by design: `complete_file`), LongMemEval and Memora with their official templates,
+scorers and judges. Each case then changes one thing, just inside or just outside a boundary
+(k 9/10/11; the named model, its dated snapshot, a sibling of its family; a complete release and
+one a document, conversation or question short), and says whether that condition must hold.
+
+`test_every_condition_has_a_case_on_each_side` keeps this honest as conditions are added: a
+benchmark that declares a condition with no case here that meets it and one that fails it fails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+
+from benchledger.adapters.benchmarks.groupmem.loader import read_questions
+from benchledger.adapters.benchmarks.locomo.loader import CATEGORY_NAMES
+from benchledger.adapters.benchmarks.locomo.official import F1_METHOD, LLM_JUDGE_METHOD
+from benchledger.adapters.benchmarks.locomo.prompts import OFFICIAL_SHA256 as LOCOMO_PINS
+from benchledger.adapters.benchmarks.longmemeval.judge import OFFICIAL_JUDGE_MODEL as LME_JUDGE
+from benchledger.adapters.benchmarks.longmemeval.official import JUDGE_METHOD as LME_METHOD
+from benchledger.adapters.benchmarks.longmemeval.prompts import QUESTION_TYPES, TEMPLATE_SHA256 as LME_PINS
+from benchledger.adapters.benchmarks.memora.benchmark import CATEGORIES as MEMORA_TASKS
+from benchledger.adapters.benchmarks.memora.official import MAJORITY_METHOD
+from benchledger.adapters.benchmarks.memora.prompts import OFFICIAL_JUDGES, TEMPLATE_SHA256 as MEMORA_PINS
+from benchledger.adapters.benchmarks.registry import benchmark_named
+from benchledger.ledger.events import Endpoint, Failed, Judged, QuestionAnswered, RunFinished, ScopePurged, ScorerStarted
+from benchledger.projections import build_report
+from benchledger.values import Question as PlannedQuestion
+from conftest import shared_data_dir
+from events_factory import config, stored, stream
+
+BENCHMARKS = ("GroupMemBench", "LoCoMo", "LongMemEval", "Memora")
+TRIO = tuple(OFFICIAL_JUDGES.values())
+VOTE = " + ".join(TRIO)
+
+
+# -- one complete official run per benchmark ------------------------------------------------------
+
+def _questions(kinds: tuple[str, ...], per_kind: int = 2, prefix: str = "q") -> tuple[PlannedQuestion, ...]:
+    return tuple(PlannedQuestion(question_id=f"{prefix}{i}-{kind}", kind=kind, text=f"question {i} {kind}", gold="g")
+                 for kind in kinds for i in range(per_kind))
+
+
+def _released_finance() -> tuple[PlannedQuestion, ...]:
+    data = shared_data_dir()
+    if data is None:
+        pytest.skip("the released GroupMemBench questions are absent (set BENCHLEDGER_SHARED_DATA)")
+    questions = read_questions(data / "groupmembench", "Finance").questions
+    return tuple(PlannedQuestion(question_id=q.question_id, kind=q.kind, text=q.text, gold=q.gold,
+                                 asking_user=q.asking_user, abstention=q.abstention) for q in questions)
+
+
+def _run(planned, *, cfg_fields: dict, stream_fields: dict, outcomes: dict | None = None,
+         drop: int = 0, edit: Callable[[list], list] | None = None) -> list:
+    """A stream of `planned` all judged correct; `drop` plans that many fewer than the release holds."""
+    planned = planned[drop:]
+    outcomes = {**{q.question_id: (q.kind, "correct") for q in planned}, **(outcomes or {})}
+    fields = {"kinds_available": tuple(dict.fromkeys(q.kind for q in planned)), **stream_fields}
+    fields.setdefault("available_questions", len(planned) + drop)
+    events = stream(outcomes, planned=planned, cfg=config(**cfg_fields), **fields)
+    return edit(events) if edit else events
+
+
+def groupmem_run(*, cfg: dict | None = None, drop: int = 0, outcomes: dict | None = None,
+                 edit: Callable[[list], list] | None = None, **fields) -> list:
+    return _run(_released_finance(), cfg_fields={**(cfg or {})}, stream_fields=fields, outcomes=outcomes,
+                drop=drop, edit=edit)
+
+
+LOCOMO_KINDS = tuple(CATEGORY_NAMES.values())
+TEN_CONVERSATIONS = {f"conv-{n}": 19 for n in range(10)}
+
+
+def locomo_run(*, cfg: dict | None = None, drop: int = 0, outcomes: dict | None = None,
+               edit: Callable[[list], list] | None = None, **fields) -> list:
+    base = dict(benchmark="LoCoMo", subset="locomo10", protocol="official", agent_model="gpt-4o-mini",
+                judge_model="locomo-token-f1", prompt_hashes=dict(LOCOMO_PINS))
+    fields = {"scopes": TEN_CONVERSATIONS, "scorer": {"method": F1_METHOD, "model_free": True, "official": True},
+              **fields}
+    return _run(_questions(LOCOMO_KINDS), cfg_fields={**base, **(cfg or {})}, stream_fields=fields,
+                outcomes=outcomes, drop=drop, edit=edit)
+
+
+def longmemeval_run(*, cfg: dict | None = None, drop: int = 0, outcomes: dict | None = None,
+                    edit: Callable[[list], list] | None = None, **fields) -> list:
+    base = dict(benchmark="LongMemEval", subset="longmemeval_s", protocol="official", agent_model="gpt-4o",
+                judge_model=LME_JUDGE, prompt_hashes=dict(LME_PINS))
+    fields = {"scorer": {"method": LME_METHOD, "judge_models": (LME_JUDGE,), "official": True}, **fields}
+    return _run(_questions(QUESTION_TYPES), cfg_fields={**base, **(cfg or {})}, stream_fields=fields,
+                outcomes=outcomes, drop=drop, edit=edit)
+
+
+def memora_run(*, cfg: dict | None = None, drop: int = 0, outcomes: dict | None = None,
+               edit: Callable[[list], list] | None = None, **fields) -> list:
+    base = dict(benchmark="Memora", subset="weekly", protocol="official", agent_model="gpt-4.1",
+                judge_model=TRIO[0], prompt_hashes=dict(MEMORA_PINS), split="weekly")
+    fields = {"scorer": {"method": MAJORITY_METHOD, "judge_models": TRIO, "official": True},
+              "verdict_model": VOTE, **fields}
+    return _run(_questions(MEMORA_TASKS), cfg_fields={**base, **(cfg or {})}, stream_fields=fields,
+                outcomes=outcomes, drop=drop, edit=edit)
+
+
+OFFICIAL_RUN = {"GroupMemBench": groupmem_run, "LoCoMo": locomo_run, "LongMemEval": longmemeval_run,
+                "Memora": memora_run}
+
+
+def _report(benchmark: str, events: list):
+    return build_report("run-1", stored(events), conditions=benchmark_named(benchmark).conditions)
+
+
+# -- edits shared by every benchmark --------------------------------------------------------------
+
+def _reported(event_type, model: str) -> Callable[[list], list]:
+    """The endpoint reported `model` for every answer (QuestionAnswered) or verdict (Judged)."""
+    return lambda events: [e.model_copy(update={"model": model}) if isinstance(e, event_type) else e for e in events]
+
+
+def _first_question(events: list) -> str:
+    return next(e.question_id for e in events if isinstance(e, QuestionAnswered))
+
+
+def _fail_one(stage: str) -> Callable[[list], list]:
+    def edit(events: list) -> list:
+        victim = _first_question(events)
+        kept = [e for e in events if getattr(e, "question_id", None) != victim]
+        return kept[:-1] + [Failed(stage=stage, question_id=victim, error_class="APIError", message="boom"), kept[-1]]
+    return edit
+
+
+def _purge_failed(then_purged: bool) -> Callable[[list], list]:
+    def edit(events: list) -> list:
+        scope_key = next(iter(next(e for e in events if e.type == "CorpusFingerprinted").scopes))
+        failed = [Failed(stage="purge", scope_key=scope_key, error_class="OSError", message="disk")]
+        purged = [ScopePurged(scope_key=scope_key, scope=f"s-{scope_key}", documents_removed=1)]
+        return events[:-1] + failed + (purged if then_purged else []) + events[-1:]
+    return edit
+
+
+def _unfinished(events: list) -> list:
+    return [e for e in events if not isinstance(e, RunFinished)]
+
+
+def _aborted(events: list) -> list:
+    return _unfinished(events) + [RunFinished(status="aborted", reason="the memory system failed")]
+
+
+def _one_pending(events: list) -> list:
+    victim = _first_question(events)
+    return [e for e in events if not (isinstance(e, (QuestionAnswered, Judged)) and e.question_id == victim)]
+
+
+def _rejudged_without_endpoint(events: list) -> list:
+    """A second scorer (the newest, so the report's) that asked a model at an endpoint it did not record."""
+    scorer = next(e for e in events if isinstance(e, ScorerStarted))
+    verdicts = [e for e in events if isinstance(e, Judged)]
+    return events[:-1] + [scorer.model_copy(update={"scorer_id": "s2", "model_free": False})] + [
+        v.model_copy(update={"scorer_id": "s2"}) for v in verdicts] + events[-1:]
+
+
+def _rejudged_at_a_recorded_endpoint(events: list) -> list:
+    endpoint = Endpoint(base_url="http://127.0.0.1:9/v1", api_key_env="OPENAI_API_KEY")
+    return [e.model_copy(update={"endpoint": endpoint}) if isinstance(e, ScorerStarted) and e.scorer_id == "s2" else e
+            for e in _rejudged_without_endpoint(events)]
+
+
+@dataclass(frozen=True)
+class Case:
+    condition: str
+    label: str
+    met: bool
+    build: Callable[[], list]
+
+
+def shared_cases(run: Callable[..., list]) -> list[Case]:
+    """Conditions every benchmark has (zero failures, recorded provenance, a complete run)."""
+    return [
+        Case("zero_operational_failures", "no failure", True, lambda: run()),
+        Case("zero_operational_failures", "one question failed at answer", False, lambda: run(edit=_fail_one("answer"))),
+        Case("zero_operational_failures", "a purge failed", False, lambda: run(edit=_purge_failed(False))),
+        Case("zero_operational_failures", "a purge failed, then its scope was purged", True,
+             lambda: run(edit=_purge_failed(True))),
+        Case("recorded_provenance", "the run's own endpoint", True, lambda: run()),
+        Case("recorded_provenance", "a rejudge recorded its endpoint", True,
+             lambda: run(edit=_rejudged_at_a_recorded_endpoint)),
+        Case("recorded_provenance", "a rejudge that recorded no endpoint", False,
+             lambda: run(edit=_rejudged_without_endpoint)),
+        Case("complete_run", "finished, every question judged", True, lambda: run()),
+        Case("complete_run", "not finished", False, lambda: run(edit=_unfinished)),
+        Case("complete_run", "aborted", False, lambda: run(edit=_aborted)),
+        Case("complete_run", "one question never judged", False, lambda: run(edit=_one_pending)),
+    ]
+
+
+def _unsampled_cases(run: Callable[..., list], name: str, some_kind: str) -> list[Case]:
+    return [
+        Case(name, "every question of every kind", True, lambda: run()),
+        Case(name, "one question short of the release", False, lambda: run(drop=1)),
+        Case(name, "a question limit", False, lambda: run(cfg={"question_limit": 1000})),
+        Case(name, f"kind {some_kind} left out", False,
+             lambda: run(cfg={"kinds": tuple(k for k in run()[1].kinds_available if k != some_kind)})),
+    ]
+
+
+def _real_models_cases(run: Callable[..., list]) -> list[Case]:
+    return [
+        Case("real_models", "real agent and judge", True, lambda: run()),
+        Case("real_models", "offline models", False, lambda: run(cfg={"offline_models": True})),
+    ]
+
+
+def _prompt_cases(run: Callable[..., list], pins: dict[str, str]) -> list[Case]:
+    first = sorted(pins)[0]
+    return [
+        Case("official_prompts", "every pinned template", True, lambda: run()),
+        Case("official_prompts", f"template {first} changed", False,
+             lambda: run(cfg={"prompt_hashes": {**pins, first: "0" * 64}})),
+        Case("official_prompts", f"template {first} not recorded", False,
+             lambda: run(cfg={"prompt_hashes": {k: v for k, v in pins.items() if k != first}})),
+        Case("official_prompts", "the typed protocol", False, lambda: run(cfg={"protocol": "typed"})),
+    ]
+
+
+def _judge_cases(run: Callable[..., list], named: tuple[str, ...], vote: str) -> list[Case]:
+    """`named`: the official judges; `vote`: the model the official verdicts report."""
+    sibling = {LME_JUDGE: "gpt-4o-mini-2024-07-18", TRIO[0]: "openai/gpt-4.1-mini"}[named[0]]
+    snapshot = {LME_JUDGE: None, TRIO[0]: "openai/gpt-4.1-2025-04-14"}[named[0]]
+    undated = {LME_JUDGE: "gpt-4o", TRIO[0]: None}[named[0]]
+    cases = [
+        Case("official_judges", "the named judges, as reported", True, lambda: run()),
+        Case("official_judges", f"a sibling {sibling} asked", False,
+             lambda: run(scorer={"judge_models": (sibling, *named[1:])})),
+        Case("official_judges", f"a sibling {sibling} reported", False,
+             lambda: run(verdict_model=vote.replace(named[0], sibling))),
+        Case("official_judges", "one judge too many", False,
+             lambda: run(scorer={"judge_models": (*named, "gpt-4o-mini")})),
+        Case("official_judges", "offline", False, lambda: run(scorer={"offline": True})),
+    ]
+    if snapshot:
+        cases.append(Case("official_judges", f"its dated snapshot {snapshot} reported", True,
+                          lambda: run(verdict_model=vote.replace(named[0], snapshot))))
+    if undated:  # a dated name is pinned: its undated alias may serve another snapshot
+        cases.append(Case("official_judges", f"the undated alias {undated} reported", False,
+                          lambda: run(verdict_model=undated)))
+    if len(named) > 1:
+        cases.append(Case("official_judges", "one judge short", False, lambda: run(scorer={"judge_models": named[:-1]})))
+        cases.append(Case("official_judges", "the same judges in another order", True,
+                          lambda: run(scorer={"judge_models": tuple(reversed(named))})))
+    return cases
+
+
+def _scorer_cases(run: Callable[..., list], method: str, other: str) -> list[Case]:
+    return [
+        Case("official_scorer", f"scorer {method}", True, lambda: run()),
+        Case("official_scorer", f"scorer {other}", False, lambda: run(scorer={"method": other})),
+        Case("official_scorer", "the offline stand-in", False, lambda: run(scorer={"offline": True})),
+    ]
+
+
+def groupmem_cases() -> list[Case]:
+    run = groupmem_run
+    dated, sibling = "gpt-5-2025-08-07", "gpt-5-mini"
+    cases = [
+        Case("complete_corpus", "all 100 messages", True, lambda: run()),
+        Case("complete_corpus", "one message short", False, lambda: run(scopes={"default": 99}, available=100)),
+        Case("complete_corpus", "a message limit", False, lambda: run(cfg={"message_limit": 100})),
+        Case("solvability_filtered_domain", "Finance", True, lambda: run()),
+        Case("solvability_filtered_domain", "Technology", True, lambda: run(cfg={"subset": "Technology"})),
+        Case("solvability_filtered_domain", "Healthcare", False, lambda: run(cfg={"subset": "Healthcare"})),
+        Case("unsampled_questions", "another released domain's count under Finance's name", False,
+             lambda: run(edit=lambda ev: [e.model_copy(update={"questions": e.questions[:1] + e.questions[2:] +
+                                                                e.questions[:1]}) if e.type == "QuestionsPlanned"
+                                          else e for e in ev])),
+    ]
+    cases += _unsampled_cases(run, "unsampled_questions", "temporal")
+    for k, met in ((9, False), (10, True), (11, False)):
+        cases.append(Case("reference_protocol", f"k={k}", met, lambda k=k: run(cfg={"k": k})))
+    for role in ("agent_model", "judge_model"):
+        cases += [
+            Case("reference_protocol", f"{role} gpt-5", True, lambda: run()),
+            Case("reference_protocol", f"{role} {dated} asked", True, lambda role=role: run(cfg={role: dated})),
+            Case("reference_protocol", f"{role} {sibling} asked", False, lambda role=role: run(cfg={role: sibling})),
+        ]
+    for event_type in (QuestionAnswered, Judged):
+        cases += [
+            Case("reference_protocol", f"{event_type.__name__} reported {dated}", True,
+                 lambda t=event_type: run(edit=_reported(t, dated))),
+            Case("reference_protocol", f"{event_type.__name__} reported {sibling}", False,
+                 lambda t=event_type: run(edit=_reported(t, sibling))),
+        ]
+    cases += [
+        Case("reference_protocol", "the typed protocol", False, lambda: run(cfg={"protocol": "typed"})),
+        Case("reference_protocol", "an edited agent prompt", False,
+             lambda: run(cfg={"prompt_hashes": {**config().prompt_hashes, "agent_system": "0" * 64}})),
+        Case("reference_protocol", "the memory system's own model answers", False,
+             lambda: run(cfg={"memory_model": "gpt-5"})),
+        Case("reference_protocol", "offline models", False, lambda: run(cfg={"offline_models": True})),
+    ]
+    return cases + shared_cases(run)
+
+
+def locomo_cases() -> list[Case]:
+    run = locomo_run
+    seven = dict(list(TEN_CONVERSATIONS.items())[:7])
+    cases = [
+        Case("complete_file", "the ten conversations of the release", True, lambda: run()),
+        Case("complete_file", "nine conversations", False, lambda: run(scopes=dict(list(TEN_CONVERSATIONS.items())[:9]))),
+        Case("complete_file", "the dev file's seven", False, lambda: run(scopes=seven)),
+        Case("complete_file", "eleven conversations (not the release)", False,
+             lambda: run(scopes={**TEN_CONVERSATIONS, "conv-extra": 19})),
+        Case("recorded_provenance", "the token F1 rule rescored, asking no endpoint", True,
+             lambda: run(edit=lambda ev: [e.model_copy(update={"model_free": True}) if isinstance(e, ScorerStarted)
+                                          else e for e in _rejudged_without_endpoint(ev)])),
+        Case("no_limits", "no limit", True, lambda: run()),
+        Case("no_limits", "a question limit", False, lambda: run(cfg={"question_limit": 10})),
+    ]
+    cases += _unsampled_cases(run, "all_categories", LOCOMO_KINDS[-1])
+    cases += _real_models_cases(run) + _prompt_cases(run, LOCOMO_PINS)
+    cases += _scorer_cases(run, F1_METHOD, LLM_JUDGE_METHOD)
+    return cases + shared_cases(run)
+
+
+def longmemeval_cases() -> list[Case]:
+    run = longmemeval_run
+    cases = _unsampled_cases(run, "unsampled_questions", QUESTION_TYPES[0])
+    cases += _real_models_cases(run) + _prompt_cases(run, LME_PINS)
+    cases += _scorer_cases(run, LME_METHOD, "longmemeval-typed")
+    cases += _judge_cases(run, (LME_JUDGE,), LME_JUDGE)
+    return cases + shared_cases(run)
+
+
+def memora_cases() -> list[Case]:
+    run = memora_run
+    cases = [
+        Case("all_personas", "every persona", True, lambda: run()),
+        Case("all_personas", "one persona chosen", False, lambda: run(cfg={"personas": ("choir_librarian",)})),
+    ]
+    cases += _unsampled_cases(run, "unsampled_questions", MEMORA_TASKS[0])
+    cases += _real_models_cases(run) + _prompt_cases(run, MEMORA_PINS)
+    cases += _scorer_cases(run, MAJORITY_METHOD, "memora-single-judge")
+    cases += _judge_cases(run, TRIO, VOTE)
+    return cases + shared_cases(run)
+
+
+CASES = {"GroupMemBench": groupmem_cases, "LoCoMo": locomo_cases, "LongMemEval": longmemeval_cases,
+         "Memora": memora_cases}
+ALL_CASES = [(benchmark, case) for benchmark, cases in CASES.items() for case in cases()]
+
+
+# -- the tests ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("benchmark", BENCHMARKS)
+def test_one_complete_official_run_meets_every_condition(benchmark):
+    report = _report(benchmark, OFFICIAL_RUN[benchmark]())
+    assert [c.name for c in report.conditions if not c.met] == []
+    assert report.publishable and report.status == "publishable"
+
+
+@pytest.mark.parametrize("benchmark, case", ALL_CASES,
+                         ids=[f"{b}-{c.condition}-{c.label}" for b, c in ALL_CASES])
+def test_each_condition_on_each_side_of_its_boundary(benchmark, case):
+    report = _report(benchmark, case.build())
+    conditions = {c.name: c for c in report.conditions}
+    condition = conditions[case.condition]
+    assert condition.met is case.met, f"{case.label}: {condition.reason}"
+    assert condition.reason
+    if not case.met:
+        assert not report.publishable and report.status == "diagnostic"
+
+
+@pytest.mark.parametrize("benchmark", BENCHMARKS)
+def test_every_condition_has_a_case_on_each_side(benchmark):
+    declared = {c.name for c in _report(benchmark, OFFICIAL_RUN[benchmark]()).conditions}
+    sides = {(case.condition, case.met) for b, case in ALL_CASES if b == benchmark}
+    missing = sorted(f"{name} ({'met' if met else 'not met'})" for name in declared for met in (True, False)
+                     if (name, met) not in sides)
+    assert not missing, f"{benchmark} declares conditions with no boundary case here: {', '.join(missing)}"
+    assert {name for name, _ in sides} <= declared
