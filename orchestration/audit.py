@@ -62,6 +62,8 @@ class AskItem(NamedTuple):
     answer: str
     expected: Literal["correct", "incorrect", "unknown"]
     """correct, incorrect, or unknown (a recorded answer against corrected gold)."""
+    abstained: bool | None = None
+    """Whether the answer abstains (None: read from its text, as the answer model's answers are)."""
 
 
 class LoadedPlants(NamedTuple):
@@ -69,6 +71,7 @@ class LoadedPlants(NamedTuple):
     source: str
     sha256: str
     label: str
+    pinned: bool
     version: int
     skipped: dict[str, int]
 
@@ -119,12 +122,13 @@ def load_plants(ledger: Recorder, state: RunState, answers: Path | None, plant_k
     plants are of `plant_kind`, else of the kind its pinned hash names, else `planted_wrong`)."""
     if answers is None:
         derived = derive_plants(list(state.plan.questions) if state.plan else [], _contexts(ledger, state))
-        return LoadedPlants(derived.plants, "derived", "", "", PLANTS_VERSION, derived.skipped)
+        return LoadedPlants(derived.plants, "derived", "", "", False, PLANTS_VERSION, derived.skipped)
     value, text = read_json(answers)
     sha = hashlib.sha256(answers.read_bytes()).hexdigest()
     if not audit_files.is_audit_file(value):
         plants, skipped = _generic_plants(answers, value, text, state)
-        return LoadedPlants(plants, str(answers), sha, "", FILE_PLANTS_VERSION, skipped)
+        return LoadedPlants(plants, str(answers), sha, f"{answers.name} (a planted-answers file)", False,
+                            FILE_PLANTS_VERSION, skipped)
     planted = audit_files.read_planted_answers(answers)
     kind = plant_kind or audit_files.PINNED_KINDS.get(planted.sha256, "planted_wrong")
     plants, skipped = [], {}
@@ -142,7 +146,8 @@ def load_plants(ledger: Recorder, state: RunState, answers: Path | None, plant_k
                           ("outside locomo10.json", planted.not_mapped)):
         if count:
             skipped[reason] = count
-    return LoadedPlants(plants, str(answers), planted.sha256, planted.label, FILE_PLANTS_VERSION, skipped)
+    return LoadedPlants(plants, str(answers), planted.sha256, planted.label, planted.pinned, FILE_PLANTS_VERSION,
+                        skipped)
 
 
 def ask_judge(judge: JudgeModel, items: Sequence[AskItem], prompts: Prompts | None, *, concurrency: int,
@@ -150,8 +155,8 @@ def ask_judge(judge: JudgeModel, items: Sequence[AskItem], prompts: Prompts | No
     """Ask `judge` about every item in a bounded pool; each result (or error) goes to `on_result`
     in the calling thread, in the items' order."""
     def one(item: AskItem) -> Verdict | BaseException:
-        answer = Answer(answer=item.answer, abstained=is_abstention(item.answer), raw=item.answer,
-                        model="audit-plant")
+        abstained = is_abstention(item.answer) if item.abstained is None else item.abstained
+        answer = Answer(answer=item.answer, abstained=abstained, raw=item.answer, model="audit-plant")
         try:
             return judge.judge(item.question, answer, prompts)
         except Exception as err:  # an operational failure of the judge call: never a verdict
@@ -283,7 +288,7 @@ def audit_judge(ledger: Recorder, run_id: str, *, scorer_id: str | None = None, 
             audit_id, attempt = next_audit_id(state), 1
             written = ledger.append(run_id, [AuditStarted(
                 audit_id=audit_id, source=loaded.source, source_sha256=loaded.sha256, source_label=loaded.label,
-                plants_version=loaded.version, planned=len(loaded.plants), skipped=loaded.skipped,
+                source_pinned=loaded.pinned, plants_version=loaded.version, planned=len(loaded.plants), skipped=loaded.skipped,
                 plant_kind=plant_kind or "", **fields)])
             if not written:
                 raise ConcurrencyConflict(f"audit {audit_id} of run {run_id} was started by another process; retry")

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model
 
 from benchledger.projections.corpus_state import CORPUS_STATE_VERSION, CorpusState, corpus_state
 from benchledger.projections.fama import FAMA_VERSION, aggregate, score_question
+from benchledger.projections.gold_overlay import GOLD_OVERLAY_VERSION, CorrectedGold, corrected_golds
 from benchledger.projections.judge_audit import JUDGE_AUDIT_VERSION, JudgeAudit, judge_audits
 from benchledger.projections.publishable import PUBLISHABLE_VERSION, Check, Condition, evaluate_conditions
 from benchledger.projections.state import FOLD_VERSION, RunState, Segment, fold_run
@@ -175,11 +176,14 @@ class Report(BaseModel):
     judge_audits: list[JudgeAudit] | None = None
     """`audit judge` segments: per plant kind, the judge's false-accept / false-reject rate (never in
     the score); None when the run has none."""
+    corrected_gold: list[CorrectedGold] | None = None
+    """`rejudge --gold-overlay` segments: official and corrected-gold score, ceilings per kind (diagnostic,
+    never the official score); None when the run has none."""
 
     @model_serializer(mode="wrap")
     def _leave_out_absent_benchmark_fields(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
-        for name in ("fama", "sections", "judge_audits"):
+        for name in ("fama", "sections", "judge_audits", "corrected_gold"):
             if isinstance(data, dict) and data.get(name, 0) is None:
                 del data[name]
         return data
@@ -213,6 +217,7 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
     folded = [section for fold in sections if (section := fold(state, scorer)) is not None]
     audits = judge_audits(state.audit_events, {qid: q.planned.kind for qid, q in state.questions.items()}) \
         if state.audit_events else []
+    overlays = corrected_golds(state) if state.audit_events else []
     headline = next((section for section in folded
                      if section.scorer_id == scorer and section.headline is not None), None)
     return Report(
@@ -254,7 +259,8 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
         last_seq=state.last_seq,
         projection_versions={**PROJECTION_VERSIONS, "scoring_rule": scoring_rule,
                              **({"fama": FAMA_VERSION} if fama is not None else {}),
-                             **({"judge_audit": JUDGE_AUDIT_VERSION} if audits else {})},
+                             **({"judge_audit": JUDGE_AUDIT_VERSION} if audits else {}),
+                             **({"gold_overlay": GOLD_OVERLAY_VERSION} if overlays else {})},
         segments=[_segment_row(segment) for segment in state.segments],
         answers_from_cache=sum(1 for q in state.questions.values() if q.answered and q.answered.cache_hit),
         verdicts_from_cache=sum(1 for q in state.questions.values()
@@ -270,6 +276,7 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
         fama=fama,
         sections=folded or None,
         judge_audits=audits or None,
+        corrected_gold=overlays or None,
     )
 
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchledger.projections.gold_overlay import CorrectedGold, KindCorrection
 from benchledger.projections.judge_audit import JudgeAudit
 from benchledger.projections.report import Report
 from benchledger.projections.tallies import KindTally
 from benchledger.tables import SEPARATOR, render_table
 
-__all__ = ["render_scorecard", "render_judge_audit"]
+__all__ = ["render_scorecard", "render_judge_audit", "render_corrected_gold"]
 
 _KIND_HEADERS = ("kind", "planned", "judged", "correct", "unclear", "failed", "pending", "accuracy", "95% CI",
                  "strict")
@@ -69,6 +70,8 @@ def render_scorecard(report: Report) -> str:
         lines += ["", f"  {section.title}", *(f"    {line}".rstrip() for line in section.lines)]
     for audit in report.judge_audits or ():
         lines += render_judge_audit(audit)
+    for overlay in report.corrected_gold or ():
+        lines += render_corrected_gold(overlay)
     lines.append("")
     lines.append(f"  {report.status}: " + ("every condition met" if report.publishable else
                  ", ".join(c.name for c in report.conditions if not c.met) + " not met"))
@@ -132,6 +135,32 @@ def render_judge_audit(audit: JudgeAudit) -> list[str]:
             for row in audit.kinds]
     headers = ("plant", "deserves", "error", "verdicts", "errors", "unclear", "rate", "95% CI", "failed",
                *(("mean score",) if scored else ()))
+    lines += render_table(rows, headers, indent="    ").splitlines()
+    return lines
+
+
+def _corrected_row(name: str, k: KindCorrection, scored: bool) -> list[object]:
+    flag = "OVER CEILING" if k.exceeds_ceiling else ""
+    return [name, k.planned, k.corrected, k.left_out, _pct(k.official_accuracy), _pct(k.corrected_accuracy),
+            _ci(k.corrected_ci_low, k.corrected_ci_high), _pct(k.ceiling), flag,
+            *([_score(k.official_mean_score), _score(k.corrected_mean_score)] if scored else [])]
+
+
+def render_corrected_gold(overlay: CorrectedGold) -> list[str]:
+    """One gold overlay beside the official score: official vs corrected accuracy, ceilings, flags."""
+    origin = "pinned" if overlay.pinned else "unpinned"
+    left_out = ", ".join(f"{n} {reason}" for reason, n in overlay.left_out_by_reason.items()) or "none"
+    lines = ["", f"  {overlay.label.upper()}: audit {overlay.audit_id}, scorer {overlay.scorer_id} "
+                 f"({overlay.judge_model})",
+             f"    overlay {overlay.source_label} [{origin}] sha256 {overlay.source_sha256[:16]}",
+             f"    left out of the corrected score: {left_out}; replaced verdicts flipped: "
+             + ", ".join(f"{n} {flip}" for flip, n in overlay.overall.flips.items())
+             + (f"; {overlay.overall.missing} replaced question(s) not judged yet" if overlay.overall.missing else "")]
+    scored = overlay.overall.official_mean_score is not None
+    rows: list[Any] = [_corrected_row(kind, k, scored) for kind, k in overlay.by_kind.items()]
+    rows += [SEPARATOR, _corrected_row("overall", overlay.overall, scored)]
+    headers = ("kind", "planned", "replaced", "left out", "official", "corrected", "95% CI", "ceiling", "",
+               *(("official score", "corrected score") if scored else ()))
     lines += render_table(rows, headers, indent="    ").splitlines()
     return lines
 

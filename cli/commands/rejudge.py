@@ -15,7 +15,10 @@ from benchledger.cli.hints import interrupted, suggest
 from benchledger.cli.options import split_csv
 from benchledger.cli.progress import make_progress
 from benchledger.cli.render import report_for, require_every_question_judged, show_report
+from benchledger.errors import BadInput, RunIncomplete
+from benchledger.orchestration.gold_overlay import rejudge_with_overlay
 from benchledger.orchestration.rejudge import rejudge_run
+from benchledger.projections.scorecard import render_corrected_gold
 from benchledger.projections.state import fold_run
 from benchledger.redaction import redact, register_secret_env
 
@@ -40,14 +43,29 @@ __all__ = ["COMMANDS"]
               help="Attempts per judge call [default: the run's].")
 @click.option("--continue", "continue_scorer", default=None, metavar="SCORER",
               help="Finish an interrupted rejudge: judge what this scorer has not judged yet, as it did.")
+@click.option("--gold-overlay", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Score the recorded answers against corrected gold (the LoCoMo audit's errors.json, or a "
+                   "benchledger-gold-overlay/1 file), beside the official score: docs/critical-reading.md.")
+@click.option("--scorer", "scorer_id", default=None,
+              help="With --gold-overlay: the scorer whose judge re-scores [default: the report's scorer].")
 @click.option("--json", "as_json", is_flag=True, help="Print the new report as JSON.")
 @pass_app
 def rejudge(app: AppContext, run_ref: str, judge_model: str | None, judge_models: str | None, protocol: str | None,
             prompts_dir: Path | None, base_url: str | None, api_key_env: str | None, concurrency: int | None,
-            max_attempts: int | None, continue_scorer: str | None, as_json: bool) -> None:
+            max_attempts: int | None, continue_scorer: str | None, gold_overlay: Path | None, scorer_id: str | None,
+            as_json: bool) -> None:
     """Judge a run's recorded answers again under a new scorer id; the answer model is never called."""
     if api_key_env:
         register_secret_env(api_key_env)
+    if gold_overlay is not None:
+        if judge_model or judge_models or protocol or prompts_dir or continue_scorer:
+            raise BadInput("--gold-overlay re-scores with a recorded scorer's own judge: give --scorer, not "
+                           "--judge-model, --judge-models, --protocol, --prompts-dir or --continue", field="gold-overlay")
+        _overlay(app, run_ref, gold_overlay, scorer_id=scorer_id, base_url=base_url, api_key_env=api_key_env,
+                 concurrency=concurrency, max_attempts=max_attempts, as_json=as_json)
+        return
+    if scorer_id is not None:
+        raise BadInput("--scorer goes with --gold-overlay", field="scorer")
     with open_ledger(app, create=False) as ledger:
         run_id = ledger.resolve_run(run_ref)
         before = set(fold_run(run_id, ledger.events(run_id, types=["ScorerStarted"])).scorers)
@@ -69,6 +87,24 @@ def rejudge(app: AppContext, run_ref: str, judge_model: str | None, judge_models
         report = report_for(ledger, run_id, scorer_id=scorer)
         show_report(report, as_json=as_json)
     require_every_question_judged(report, next_step=f"benchledger rejudge {run_id} --continue {scorer}")
+
+
+def _overlay(app: AppContext, run_ref: str, path: Path, *, scorer_id: str | None, as_json: bool,
+             **options: object) -> None:
+    with open_ledger(app, create=False) as ledger:
+        run_id = ledger.resolve_run(run_ref)
+        audit_id = rejudge_with_overlay(ledger, run_id, path, scorer_id=scorer_id, redact=redact,
+                                        progress=make_progress(app.log_format), **options)  # type: ignore[arg-type]
+        report = report_for(ledger, run_id)
+    corrected = next(c for c in report.corrected_gold or () if c.audit_id == audit_id)
+    if as_json:
+        click.echo(corrected.model_dump_json(indent=2))
+    else:
+        click.echo(f"run {run_id}: gold overlay {audit_id}", err=True)
+        click.echo("\n".join(line[2:] for line in render_corrected_gold(corrected)).strip("\n"))
+    if corrected.overall.missing:
+        raise RunIncomplete(f"gold overlay {audit_id} of run {run_id}: {corrected.overall.missing} replaced "
+                            "question(s) failed operationally; run the same rejudge --gold-overlay again")
 
 
 COMMANDS = [rejudge]

@@ -50,7 +50,10 @@ class AuditStarted(Event):
     source_sha256: str = ""
     """SHA-256 of the planted-answers or overlay file ('' for derived plants)."""
     source_label: str = ""
-    """What the file is, when it is a pinned one (the LoCoMo audit's v1 answers, its errors.json), else ''."""
+    """What the file is: the pinned file's name (the LoCoMo audit's v1 answers, its errors.json), or a label
+    saying it is of unknown origin; '' for derived plants."""
+    source_pinned: bool = False
+    """True when the file's SHA-256 is a pinned one (it is the audit's own file, byte for byte)."""
     plant_kind: str = ""
     """The kind a file's plants were given (--plant-kind), '' when derived or named by the file's pin."""
     plants_version: int = 0
@@ -59,6 +62,8 @@ class AuditStarted(Event):
     """Items the audit asks about."""
     skipped: dict[str, int] = Field(default_factory=dict)
     """Items the source held that the audit could not ask about, by reason (not in the run, no fact to change...)."""
+    replaced: tuple[str, ...] = ()
+    """gold-overlay: question ids whose gold the overlay replaces (each gets a PlantJudged)."""
     excluded: dict[str, list[str]] = Field(default_factory=dict)
     """gold-overlay: question ids the overlay leaves out of the corrected score, by reason
     (premise_error, not_determinable, contested)."""

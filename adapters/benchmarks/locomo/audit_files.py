@@ -28,7 +28,8 @@ from benchledger.adapters.benchmarks.json_source import line_of, read_json
 from benchledger.errors import BadInput
 
 __all__ = ["LOCOMO10_SAMPLE_IDS", "PINNED", "PINNED_KINDS", "RECORD_FORMS", "PlantedRow", "PlantedFile", "OverlayRow", "ErrorFile",
-           "run_question_id", "read_planted_answers", "read_error_records", "strip_dialog_ids", "is_audit_file"]
+           "run_question_id", "read_planted_answers", "read_error_records", "strip_dialog_ids", "is_audit_file",
+           "is_error_records"]
 
 LOCOMO10_SAMPLE_IDS = ("conv-26", "conv-30", "conv-41", "conv-42", "conv-43", "conv-44", "conv-47", "conv-48",
                        "conv-49", "conv-50")
@@ -77,6 +78,7 @@ class PlantedRow(NamedTuple):
 class PlantedFile(NamedTuple):
     sha256: str
     label: str
+    pinned: bool
     rows: list[PlantedRow]
     not_mapped: int
     """Rows naming a conversation outside locomo10.json's ten."""
@@ -95,6 +97,7 @@ class OverlayRow(NamedTuple):
 class ErrorFile(NamedTuple):
     sha256: str
     label: str
+    pinned: bool
     rows: list[OverlayRow]
 
 
@@ -113,10 +116,10 @@ def strip_dialog_ids(text: str) -> str:
         inner = match.group(1)
         if not _DIALOG_ID.search(inner):
             return match.group(0)
-        rest = _DIALOG_ID.sub("", inner)
+        rest = _BARE.sub("", inner).strip(" ,;:-–")
         if _FILLER.fullmatch(rest):
             return ""
-        return f" ({' '.join(rest.strip(' ,;-–').split())})"
+        return f" ({' '.join(rest.split())})"
     text = _PAREN.sub(paren, text)
     text = _BARE.sub("", text)
     return " ".join(text.split()).replace(" ,", ",").replace(" .", ".").strip()
@@ -124,6 +127,11 @@ def strip_dialog_ids(text: str) -> str:
 
 def _label(sha: str, path: Path) -> str:
     return PINNED.get(sha, f"{path.name} (not the audit's pinned file: of unknown origin)")
+
+
+def is_error_records(value: object) -> bool:
+    """True for the shape of the audit's errors.json (a list of records with an error_type)."""
+    return isinstance(value, list) and bool(value) and all(isinstance(r, dict) and "error_type" in r for r in value[:1])
 
 
 def is_audit_file(value: object) -> bool:
@@ -154,7 +162,7 @@ def read_planted_answers(path: Path) -> PlantedFile:
                 not_mapped += 1
                 continue
             rows.append(PlantedRow(qid, record["question"], record["generated_answer"]))
-    return PlantedFile(sha, _label(sha, path), rows, not_mapped)
+    return PlantedFile(sha, _label(sha, path), sha in PINNED, rows, not_mapped)
 
 
 def read_error_records(path: Path) -> ErrorFile:
@@ -178,4 +186,4 @@ def read_error_records(path: Path) -> ErrorFile:
         form = RECORD_FORMS.get(record["question_id"], "replacement")
         gold = strip_dialog_ids(record["correct_answer"]) if form == "replacement" else ""
         rows.append(OverlayRow(qid, record["question"], form, gold))
-    return ErrorFile(sha, _label(sha, path), rows)
+    return ErrorFile(sha, _label(sha, path), sha in PINNED, rows)
