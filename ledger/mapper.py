@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from benchledger.collector import building_long_lived
 from benchledger.errors import LedgerError
 from benchledger.ledger.events import EVENT_TYPES, AnyEvent, Event, any_event_adapter
+from benchledger.ledger.events.keys import KEYS
 from benchledger.ledger.upcasts import UPCASTERS
 
 __all__ = [
@@ -148,11 +149,24 @@ def rows_to_stored(rows: Iterable[Row]) -> list[StoredEvent]:
     return stored
 
 
-def event_row(event: Event) -> tuple[str, int, str | None, bytes]:
+def event_row(event: Event) -> tuple[str, int, str, bytes]:
     """(type, schema_version, idempotency_key, payload JSON as UTF-8) of an event to store.
 
-    The payload is exactly `event.model_dump_json()`, taken from the serializer as bytes so the
-    hash needs no second encoding.
+    Only the registered class of each type is stored (a subclass could serialise or key itself
+    otherwise), and the key is derived from the payload as it will be read back: exactly
+    `event.model_dump_json()`, taken from the serializer as bytes so the hash needs no second
+    encoding, validated again as its type (so a `model_construct`ed event that would not read
+    back is refused here, not found unreadable later). Raises ValueError when either fails.
     """
-    payload = event.__pydantic_serializer__.to_json(event)
-    return event.type, type(event).schema_version, event.idempotency_key(), payload
+    cls = EVENT_TYPES.get(getattr(event, "type", None))  # type: ignore[arg-type]
+    if cls is None or type(event) is not cls:
+        raise ValueError(f"{type(event).__name__} is not an event type the ledger records; append "
+                         "the registered event classes of `benchledger.ledger.events` only")
+    payload = cls.__pydantic_serializer__.to_json(event)
+    try:
+        stored = cls.__pydantic_validator__.validate_json(payload)
+    except ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in error["loc"])
+        raise ValueError(f"its payload does not read back ({where}: {error['msg']})") from None
+    return event.type, cls.schema_version, KEYS[event.type](stored), payload

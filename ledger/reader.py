@@ -29,6 +29,7 @@ from benchledger.ledger.copies import RunCopy, read_run
 from benchledger.ledger.mapper import ROW_COLUMNS, Row, StoredEvent, rows_to_stored
 from benchledger.ledger.readcache import RunCache
 from benchledger.ledger.references import blob_references
+from benchledger.ledger.rules import rules_problem
 from benchledger.ledger.runs import RunSummary, list_runs, resolve_run
 from benchledger.ledger.verify import Problem, Refold, VerifyResult, check_run, ledger_head, verify_ledger
 
@@ -124,7 +125,7 @@ class SqlEventReader:
         if problem is not None:
             return [], problem
         events = self._typed(run_id, rows)
-        return events, self._missing_blob(events)
+        return events, rules_problem(events) or self._missing_blob(events)
 
     def _typed(self, run_id: str, rows: list[Row]) -> list[StoredEvent]:
         """Typed events of checked rows, reusing the cached ones whose row hash is unchanged."""

@@ -10,6 +10,8 @@ Every check reads one snapshot (the caller's read transaction) and names the fir
 - a run whose positions are not 1, 2, 3, ... lost or gained an event;
 - the database remembers the largest seq ever issued (SQLite's `sqlite_sequence`, the
   PostgreSQL ledger's `ledger_tail`), so deleting the newest rows shows;
+- every row must keep the store's rules (`ledger.rules`): its idempotency key is the one its
+  type and payload derive, and no key holds two rows of a run;
 - every blob an event names (`references`) must be stored and must hash to its digest (every
   stored blob, for the whole ledger), inflated no further than its recorded size;
 - every cached response must be vouched for by its recording event (`cache.check_entries`);
@@ -44,7 +46,8 @@ from benchledger.errors import LedgerError, RunNotFound
 from benchledger.ledger import blobs, cache, references
 from benchledger.ledger.backend import LedgerConnection
 from benchledger.ledger.chain import CHAIN_RUN, GENESIS, ledger_link, ledger_value
-from benchledger.ledger.mapper import ROW_COLUMNS, Row, StoredEvent
+from benchledger.ledger.mapper import ROW_COLUMNS, Row, StoredEvent, rows_to_stored
+from benchledger.ledger.rules import rules_problem
 from benchledger.ledger.walk import (ChainRow, ChainWalk, Problem, missing_rows, unlinked,
                                      walk_run_chain)
 
@@ -190,8 +193,11 @@ def check_run(conn: LedgerConnection, run_id: str,
 
 def check_run_in_full(conn: LedgerConnection, run_id: str) -> tuple[list[Row], Problem | None]:
     """The run's rows and the first problem of what `verify RUN` checks without views: the fast
-    checks, then the blobs its events name and the responses they cached."""
+    checks, the store's rules over its typed rows, then the blobs its events name and the
+    responses they cached."""
     rows, problem = check_run(conn, run_id)
+    if problem is None:
+        problem = _rules_of_rows(rows)
     if problem is None:
         problem = next((found for found in _later_checks(conn, run_id, None, _no_events) if found), None)
     return rows, problem
@@ -199,6 +205,24 @@ def check_run_in_full(conn: LedgerConnection, run_id: str) -> tuple[list[Row], P
 
 def _no_events(run_id: str) -> list[StoredEvent]:
     return []
+
+
+def _rules_of_rows(rows: list[Row]) -> Problem | None:
+    """The store's rules (`ledger.rules`) over checked rows of one run; a row that cannot be typed
+    is a problem too."""
+    try:
+        return rules_problem(rows_to_stored(rows))
+    except LedgerError as exc:
+        return None, str(exc)
+
+
+def _check_rules(conn: LedgerConnection, read_events: Callable[[str], list[StoredEvent]]) -> Problem | None:
+    """The store's rules over every run of the ledger, runs in order of their first row."""
+    for (run_id,) in conn.execute("SELECT run_id FROM events GROUP BY run_id ORDER BY MIN(seq)").fetchall():
+        problem = rules_problem(read_events(run_id))
+        if problem:
+            return problem
+    return None
 
 
 def _check_views(conn: LedgerConnection, run_ids: Sequence[str], refold: Refold,
@@ -242,6 +266,8 @@ def _check_run_blobs(conn: LedgerConnection, run_id: str) -> str | None:
 def _later_checks(conn: LedgerConnection, run_id: str | None, refold: Refold | None,
                   read_events: Callable[[str], list[StoredEvent]]) -> Iterable[Problem | None]:
     """The checks after the chain, lazily, cheapest first."""
+    if run_id is None:
+        yield _check_rules(conn, read_events)
     yield _check_references(conn, run_id)
     blob_problem = blobs.check(conn) if run_id is None else _check_run_blobs(conn, run_id)
     yield (None, blob_problem) if blob_problem else None
@@ -270,6 +296,7 @@ def _verify_snapshot(conn: LedgerConnection, run_id: str | None, refold: Refold 
         head_or_none: str | None = head if checked else None
     else:
         rows, problem = check_run(conn, run_id, expect_head)
+        problem = problem or _rules_of_rows(rows)
         checked, head_or_none = len(rows), (rows[-1][9] if rows else None)
     if problem is None:
         try:

@@ -3,8 +3,9 @@
 `append` writes a batch of events (plus the blobs they name, the views they feed and the
 responses they record for the cache) in ONE write transaction (`LedgerConnection.begin_write`:
 SQLite's `BEGIN IMMEDIATE`, or PostgreSQL's transaction holding the ledger's tail lock): it
-skips events whose idempotency key the run already recorded (and their cache entries with
-them), continues the run's positions and its hash chain, links each row into the ledger's chain
+derives each event's idempotency key itself (`mapper.event_row`: only the registered event
+classes are stored, and the key comes from the payload as it reads back, never from the caller),
+skips events whose key the run already recorded (and their cache entries with them), continues the run's positions and its hash chain, links each row into the ledger's chain
 (`ledger.chain`, version 2) at the next seq, and commits. Holding the tail from the first read
 to the commit serialises appenders across processes and machines, so the ledger keeps one
 linear chain, positions stay gapless and no event is lost or recorded twice; a constraint
@@ -51,7 +52,7 @@ _UPSERT_VIEW = """INSERT INTO views (run_id, name, version, position, value) VAL
     ON CONFLICT (run_id, name, version) DO UPDATE SET position = excluded.position,
     value = excluded.value"""
 
-EventRow = tuple[str, int, "str | None", bytes]
+EventRow = tuple[str, int, str, bytes]
 ViewRow = tuple[str, int, str]
 BlobRow = blob_table.BlobRow
 T = TypeVar("T")
@@ -158,7 +159,7 @@ class SqlEventWriter:
                                rows: list[EventRow], blob_rows: list[BlobRow],
                                view_rows: list[ViewRow], cache: Sequence[CacheEntry],
                                expected_position: int | None) -> list[StoredEvent]:
-        keys = [key for _, _, key, _ in rows if key is not None]
+        keys = [key for _, _, key, _ in rows]
         seen = _recorded_among(conn, run_id, keys) if keys else set()
         skipped = set(seen)
         position, prev_hash = run_tail(conn, run_id)
@@ -171,11 +172,10 @@ class SqlEventWriter:
         link = batch_linker(run_id, recorded_at)
         to_insert, written, by_key = [], [], {}
         for event, (type_, version, key, payload) in zip(events, rows):
-            if key is not None:
-                if key in seen:
-                    continue
-                seen.add(key)
-                by_key[key] = event
+            if key in seen:
+                continue
+            seen.add(key)
+            by_key[key] = event
             position += 1
             seq += 1
             hash_ = link(prev_hash, position, type_, version, key, payload)

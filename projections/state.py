@@ -1,7 +1,10 @@
 """The base fold: one pass over a run's events into a `RunState` the other projections read.
 
-Later events win where a stage repeats (a resume re-prepares, a retry succeeds after a failure);
-every failure is kept, so the report can say both what is unresolved and what was retried.
+The first event recorded for a stage and item wins: a later one never replaces the run's start,
+plan, corpus, a question's recall or answer, or a scorer's verdict (the store holds one row per
+idempotency key, and `verify` says so; the fold does not rely on it). What a resume does again
+under a new number (a re-preparation, a second scope check, a new finish) is a new item and
+counts; every failure is kept, so the report can say both what is unresolved and what was retried.
 """
 
 from __future__ import annotations
@@ -220,6 +223,8 @@ def _resume_segment(state: RunState, event: RunResumed) -> None:
 
 def _scorer_segment(state: RunState, event: ScorerStarted | ScorerContinued) -> None:
     if isinstance(event, ScorerStarted):
+        if event.scorer_id in state.scorers:
+            return
         first = not state.scorers
         state.scorers[event.scorer_id] = event
         if first and state.answer_segment is not None:  # the run's own scorer: the run's segment
@@ -242,6 +247,8 @@ def _judged(state: RunState, q: QuestionState, event: Judged) -> None:
     if event.answer_hash and q.answered is not None and event.answer_hash != q.answered.raw_hash:
         q.discarded.append(event)
         return
+    if event.scorer_id in q.judged:
+        return
     q.judged[event.scorer_id] = event
     segment = state.scorer_segment.get(event.scorer_id)
     if segment is not None:
@@ -250,17 +257,22 @@ def _judged(state: RunState, q: QuestionState, event: Judged) -> None:
 
 
 def _run_started(state: RunState, event: RunStarted) -> None:
+    if state.started is not None:
+        return
     state.started = event
     _start_segment(state, event)
 
 
 def _questions_planned(state: RunState, event: QuestionsPlanned) -> None:
+    if state.plan is not None:
+        return
     state.plan = event
     state.questions = {q.question_id: QuestionState(planned=q) for q in event.questions}
 
 
 def _corpus(state: RunState, event: CorpusFingerprinted) -> None:
-    state.corpus = event
+    if state.corpus is None:
+        state.corpus = event
 
 
 def _ingested(state: RunState, event: MessagesIngested) -> None:
@@ -276,20 +288,22 @@ def _extracted(state: RunState, event: ChunkExtracted) -> None:
 
 
 def _verified(state: RunState, event: ScopeVerified) -> None:
-    state.verified[event.scope_key] = event
+    earlier = state.verified.get(event.scope_key)
+    if earlier is None or earlier.check < event.check:  # a resume's new check counts, a repeat never
+        state.verified[event.scope_key] = event
 
 
 def _purged(state: RunState, event: ScopePurged) -> None:
-    state.purged[event.scope_key] = event
+    state.purged.setdefault(event.scope_key, event)
 
 
 def _recalled(state: RunState, event: ContextRecalled) -> None:
-    if (q := _question(state, event.question_id)) is not None:
+    if (q := _question(state, event.question_id)) is not None and q.recalled is None:
         q.recalled = event
 
 
 def _answered(state: RunState, event: QuestionAnswered) -> None:
-    if (q := _question(state, event.question_id)) is not None:
+    if (q := _question(state, event.question_id)) is not None and q.answered is None:
         q.answered = event
         q.answered_in = state.answer_segment
         if state.answer_segment is not None:
@@ -307,13 +321,16 @@ def _failed(state: RunState, event: Failed) -> None:
 
 
 def _resumed(state: RunState, event: RunResumed) -> None:
+    if any(resume.attempt == event.attempt for resume in state.resumes):
+        return
     state.resumes.append(event)
     state.finished = None
     _resume_segment(state, event)
 
 
 def _finished(state: RunState, event: RunFinished) -> None:
-    state.finished = event
+    if state.finished is None or state.finished.attempt < event.attempt:
+        state.finished = event
 
 
 def _audited(state: RunState, event: AuditStarted | AuditContinued | PlantJudged | PlantFailed) -> None:

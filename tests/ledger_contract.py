@@ -15,12 +15,15 @@ from typing import Any
 
 import pytest
 
-from benchledger.errors import ConcurrencyConflict, LedgerError, RunBusy, RunNotFound, VerificationFailed
-from benchledger.ledger.chain import GENESIS, ledger_link, link_hash
-from benchledger.ledger.events import Failed, Judged, QuestionAnswered
+from benchledger import clock
+from benchledger.errors import (BadInput, ConcurrencyConflict, LedgerError, RunBusy, RunNotFound,
+                                VerificationFailed)
+from benchledger.ledger.chain import GENESIS, batch_linker, ledger_link, link_hash
+from benchledger.ledger.events import Event, Failed, Judged, QuestionAnswered
 from benchledger.ledger.recorder import CacheEntry, Recorder
+from benchledger.ledger.tails import INSERT_EVENT, ledger_tail, run_tail
 
-__all__ = ["LedgerContract", "StoreFactory", "answered", "reply_entry"]
+__all__ = ["LedgerContract", "StoreFactory", "answered", "reply_entry", "forge"]
 
 StoreFactory = Callable[[str], Any]
 
@@ -42,6 +45,28 @@ def answered(qid: str, reply: str, request: str) -> QuestionAnswered:
 def reply_entry(qid: str, reply: str, request: str, stage: str = "answer") -> CacheEntry:
     return CacheEntry(request_digest=request, response={"text": reply, "model": "m", "usage": {}},
                       model="m", idempotency_key=f"{stage}:{qid}")
+
+
+def verdict(qid: str, value: str = "incorrect", scorer: str = "s1") -> Judged:
+    return Judged(question_id=qid, scorer_id=scorer, verdict=value, model="j")  # type: ignore[arg-type]
+
+
+def forge(store: Any, run_id: str, event: Event, key: str | None) -> int:
+    """Insert one row as a writer holding the ledger's SQL rights could, bypassing `append`: the
+    event's payload under `key`, chained and linked exactly as the store would. Its seq."""
+    payload = event.model_dump_json()
+
+    def insert(conn: Any) -> int:
+        position, prev_hash = run_tail(conn, run_id)
+        seq, value = ledger_tail(conn)
+        at = clock.now_iso()
+        hash_ = batch_linker(run_id, at)(prev_hash, position + 1, event.type, type(event).schema_version, key,
+                                         payload.encode())
+        conn.execute(INSERT_EVENT, (seq + 1, run_id, position + 1, event.type, type(event).schema_version, at,
+                                    key, payload, prev_hash, hash_, ledger_link(value, hash_)))
+        return int(seq + 1)
+
+    return int(store._writer.in_write_transaction("forge a row in", insert))
 
 
 class LedgerContract:
@@ -171,3 +196,46 @@ class LedgerContract:
         store.append("run", [verdict], cache=[reply_entry("q1", "Final: Correct", request, stage="judge:s1")])
         assert store.cache_get(request)["text"] == "Final: Correct"
 
+
+    # -- the store's rules: keys are derived, one key is one row ------------------------------
+
+    def test_an_event_subclass_can_neither_suppress_nor_choose_its_key(self, store: Recorder) -> None:
+        class Rescored(Judged):  # finding 1 of issue 19: a second verdict under the same scorer
+            def idempotency_key(self) -> str | None:  # type: ignore[override]
+                return None
+
+        store.append("run", [verdict("q1", "incorrect")])
+        with pytest.raises(BadInput, match="Rescored is not an event type the ledger records"):
+            store.append("run", [Rescored(question_id="q1", scorer_id="s1", verdict="correct", model="j")])
+        assert store.append("run", [verdict("q1", "correct")]) == []  # the registered class: skipped by key
+        (only,) = store.verified_events("run")
+        assert only.idempotency_key == "judge:s1:q1" and only.event.verdict == "incorrect"
+
+    def test_an_event_that_would_not_read_back_is_refused(self, store: Recorder) -> None:
+        junk = Judged.model_construct(question_id="q1", scorer_id="s1", verdict="perfect", model="j")
+        with pytest.raises(BadInput, match="does not read back"):
+            store.append("run", [junk])
+        assert store.events("run") == []
+
+    @pytest.mark.parametrize("key", [None, "judge:s1:q1:again", "answer:q9"])
+    def test_a_row_under_a_key_its_payload_does_not_derive_is_tampering(self, store: Recorder,
+                                                                         key: str | None) -> None:
+        store.append("run", [verdict("q1", "incorrect"), failed("q2")])
+        seq = forge(store, "run", verdict("q1", "correct"), key)
+        result = store.verify()
+        assert (result.ok, result.first_bad_seq) == (False, seq)
+        assert "judge:s1:q1" in result.problem and "not written by the store" in result.problem
+        assert store.verify("run").first_bad_seq == seq
+        with pytest.raises(VerificationFailed, match=f"at seq {seq}"):
+            store.verified_events("run")
+
+    def test_a_second_row_under_a_recorded_key_is_refused_by_the_database(self, store: Recorder) -> None:
+        store.append("run", [verdict("q1", "incorrect")])
+        with pytest.raises(ConcurrencyConflict):
+            forge(store, "run", verdict("q1", "correct"), "judge:s1:q1")
+        assert store.verify().ok and [e.event.verdict for e in store.verified_events("run")] == ["incorrect"]
+
+    def test_a_row_with_the_right_key_verifies(self, store: Recorder) -> None:
+        store.append("run", [verdict("q1")])
+        forge(store, "run", verdict("q2"), "judge:s1:q2")
+        assert store.verify().ok and len(store.verified_events("run")) == 2

@@ -15,6 +15,7 @@ from benchledger.ledger.events.question import (
     STAGES, ContextRecalled, Stage, Failed, Judged, QuestionAnswered, RecalledItem, ScorerContinued, ScorerStarted,
 )
 from benchledger.ledger.events.endpoints import Endpoint, MemoryIdentity
+from benchledger.ledger.events.keys import KEYS, derive_key
 from benchledger.ledger.events.run import (
     Provenance, QuestionsPlanned, RunConfig, RunFinished, RunStarted,
 )
@@ -37,7 +38,7 @@ EVENT_TYPES: dict[str, type[Event]] = {cls.model_fields["type"].default: cls for
 
 __all__ = [
     "Event", "Usage", "cap_message", "STAGES", "Stage", "EVENT_CLASSES", "EVENT_TYPES", "AnyEvent",
-    "any_event_adapter",
+    "any_event_adapter", "KEYS", "derive_key",
     "RunStarted", "RunConfig", "Provenance", "QuestionsPlanned", "RunFinished",
     "CorpusFingerprinted", "MessagesIngested", "ChunkExtracted", "ScopeVerified", "ScopePurged",
     "RunResumed", "ContextRecalled", "RecalledItem", "QuestionAnswered", "ScorerStarted", "ScorerContinued",

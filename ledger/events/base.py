@@ -41,6 +41,9 @@ class Event(BaseModel):
     if TYPE_CHECKING:  # every event class declares it as a Literal field; the checker sees a str
         type: str
 
-    def idempotency_key(self) -> str | None:
-        """A deterministic key per stage and item; None when the event may repeat."""
-        return None
+    def idempotency_key(self) -> str:
+        """The key the store derives for this event (`ledger.events.keys`); the store never asks
+        the event for it, so overriding this changes nothing that is recorded."""
+        from benchledger.ledger.events.keys import derive_key  # keys imports every event class
+
+        return derive_key(self)

@@ -29,9 +29,6 @@ class CorpusFingerprinted(Event):
     documents_available: int
     """Documents in the release before any limit."""
 
-    def idempotency_key(self) -> str:
-        return "corpus:fingerprint"
-
 
 class MessagesIngested(Event):
     """One batch of documents handed to the memory system."""
@@ -53,9 +50,6 @@ class MessagesIngested(Event):
     preparation: int = 1
     """1 for the first preparation; resume re-prepares under a new number."""
 
-    def idempotency_key(self) -> str:
-        return f"ingest:{self.preparation}:{self.scope_key}:{self.batch}"
-
 
 class ChunkExtracted(Event):
     """A batch of chunks the memory system extracted during build."""
@@ -70,9 +64,6 @@ class ChunkExtracted(Event):
     """The chunks the memory system extracted in this batch."""
     preparation: int = 1
     """The preparation this build belongs to (resume re-prepares under a new number)."""
-
-    def idempotency_key(self) -> str:
-        return f"build:{self.preparation}:{self.scope_key}:{self.batch}"
 
 
 class ScopeVerified(Event):
@@ -95,9 +86,6 @@ class ScopeVerified(Event):
     check: int = 1
     """1 for the first check; resume checks again under a new number."""
 
-    def idempotency_key(self) -> str:
-        return f"verify:{self.check}:{self.scope_key}"
-
 
 class ScopePurged(Event):
     """The evaluation scope was removed from the memory store."""
@@ -114,9 +102,6 @@ class ScopePurged(Event):
     """Other runs still using the scope: it was left in place for them (the last one purges it)."""
     preparation: int = 1
     """The preparation this purge ends (a resume that re-prepares purges again)."""
-
-    def idempotency_key(self) -> str:
-        return f"purge:{self.preparation}:{self.scope_key}"
 
 
 class RunResumed(Event):
@@ -142,6 +127,3 @@ class RunResumed(Event):
     """The memory system this resume recalled from (None: not recorded, on rows before it was)."""
     memory_changed: bool = False
     """True when the user allowed a memory system other than the run's (the run is then diagnostic)."""
-
-    def idempotency_key(self) -> str:
-        return f"run:resume:{self.attempt}"

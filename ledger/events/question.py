@@ -87,9 +87,6 @@ class ContextRecalled(Event):
     latency_ms: float
     """How long the recall took, in milliseconds."""
 
-    def idempotency_key(self) -> str:
-        return f"recall:{self.question_id}"
-
 
 class QuestionAnswered(Event):
     """The answer model's answer from the recalled context only."""
@@ -114,9 +111,6 @@ class QuestionAnswered(Event):
     """How long the call took, in milliseconds (0 on a cache hit)."""
     request_digest: str = ""
     """Cache key (SHA-256) of the model request that produced the answer; "" when not recorded."""
-
-    def idempotency_key(self) -> str:
-        return f"answer:{self.question_id}"
 
 
 class ScorerStarted(Event):
@@ -148,9 +142,6 @@ class ScorerStarted(Event):
     official: bool = False
     """True when `method` is the benchmark's official scoring method (reports prefer its newest complete scorer)."""
 
-    def idempotency_key(self) -> str:
-        return f"scorer:{self.scorer_id}"
-
 
 class ScorerContinued(Event):
     """An interrupted scorer is finished (`rejudge --continue`), possibly at another endpoint."""
@@ -163,9 +154,6 @@ class ScorerContinued(Event):
     """The attempt number its new calls (and failures) carry."""
     endpoint: Endpoint | None = None
     """Where its judge calls now go (None for an offline judge)."""
-
-    def idempotency_key(self) -> str:
-        return f"scorer:{self.scorer_id}:continue:{self.attempt}"
 
 
 class Judged(Event):
@@ -206,9 +194,6 @@ class Judged(Event):
     request_digest: str = ""
     """Cache key (SHA-256) of the judge request that produced the verdict; "" when not recorded."""
 
-    def idempotency_key(self) -> str:
-        return f"judge:{self.scorer_id}:{self.question_id}"
-
 
 class Failed(Event):
     """An operational failure: never a wrong answer."""
@@ -229,8 +214,3 @@ class Failed(Event):
     """1 for the first run of the stage; resume retries under higher attempts."""
     scope_key: str | None = None
     """For a scope-level failure (purge), which scope of the run it concerns."""
-
-    def idempotency_key(self) -> str:
-        item = self.question_id or self.scope_key or "-"
-        scorer = self.scorer_id or "-"
-        return f"failed:{self.stage}:{scorer}:{item}:{self.attempt}"

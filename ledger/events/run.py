@@ -82,9 +82,6 @@ class RunStarted(Event):
     provenance: Provenance
     """The code that ran."""
 
-    def idempotency_key(self) -> str:
-        return "run:start"
-
 
 class QuestionsPlanned(Event):
     """The questions this run will ask, in order, and how many the release held."""
@@ -99,9 +96,6 @@ class QuestionsPlanned(Event):
     kinds_available: tuple[str, ...] = ()
     """Every kind the release holds."""
 
-    def idempotency_key(self) -> str:
-        return "run:plan"
-
 
 class RunFinished(Event):
     """The run ended: completed (possibly with failures) or aborted, and why."""
@@ -114,6 +108,3 @@ class RunFinished(Event):
     """Why it aborted ('' when it completed)."""
     attempt: int = 1
     """1 for the first finish; resume appends a new RunFinished with a higher attempt."""
-
-    def idempotency_key(self) -> str:
-        return f"run:finish:{self.attempt}"

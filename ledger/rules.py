@@ -1,0 +1,46 @@
+"""The store's rules over a run's typed rows, checked by `verify` and by every checked read.
+
+The hash chain says the bytes are the ones written; these say the rows are ones the store would
+have written:
+- every row's idempotency key is the one its type and payload derive (`ledger.events.keys`): a
+  stored key that differs (a NULL, or any other string a raw INSERT chose) is tampering;
+- one key, one row: a second row under a key (same stage, item, scorer, segment) is tampering,
+  even where the database's UNIQUE constraint was dropped or never held (a NULL key).
+
+Each problem names the row's seq. The check runs over rows the caller has already typed, once per
+row: it is on the path of every `show`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from benchledger.ledger.events.keys import KEYS
+from benchledger.ledger.mapper import StoredEvent
+from benchledger.ledger.walk import Problem
+
+__all__ = ["rules_problem"]
+
+
+def rules_problem(events: Sequence[StoredEvent]) -> Problem | None:
+    """The first row of one run (in position order) that breaks a store rule, or None."""
+    seen: set[str] = set()
+    add, keys = seen.add, KEYS
+    for stored in events:
+        event, type_ = stored.event, stored.type
+        if event.type != type_ or keys[type_](event) != stored.idempotency_key or stored.idempotency_key in seen:
+            return _broken(stored, [row for row in events if row.idempotency_key == stored.idempotency_key])
+        add(stored.idempotency_key)
+    return None
+
+
+def _broken(stored: StoredEvent, same_key: list[StoredEvent]) -> Problem:
+    """What is wrong with a row the loop above doubts (the loop stays inline: it runs per row)."""
+    seq, event, where = stored.seq, stored.event, f"seq {stored.seq} ({stored.type} of run {stored.run_id})"
+    if event.type != stored.type:
+        return seq, f"seq {seq} of run {stored.run_id} is stored as {stored.type} but its payload is a {event.type}"
+    key = KEYS[stored.type](event)
+    if stored.idempotency_key != key:
+        return seq, (f"{where} is stored under key {stored.idempotency_key!r}, but its payload derives "
+                     f"{key!r}: the row was not written by the store")
+    return seq, f"{where} repeats key {key!r} of seq {same_key[0].seq}: one key is one row, the first recorded"

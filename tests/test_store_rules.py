@@ -1,0 +1,65 @@
+"""The store's rules away from a database: the first recorded wins in the fold, and the rules check
+(`ledger.rules`) names a repeated key or a key the payload does not derive.
+
+Through a real store on both backends these run in the contract suite (`tests/ledger_contract.py`);
+here the fold and the check are fed rows a database would no longer accept, to show that neither
+relies on the database's UNIQUE constraint.
+"""
+
+from __future__ import annotations
+
+from events_factory import config, stored, stream
+
+from benchledger.ledger.events import Judged, Provenance, QuestionAnswered, QuestionsPlanned, RunStarted, derive_key
+from benchledger.ledger.mapper import stored_event
+from benchledger.ledger.rules import rules_problem
+from benchledger.projections.report import build_report
+from benchledger.projections.state import fold_run
+from benchledger.values import Question
+
+
+def _rows(events):
+    return [stored_event(seq, "run", seq, e.type, type(e).schema_version, "t", derive_key(e), f"h{seq}", "p", e)
+            for seq, e in enumerate(events, start=1)]
+
+
+def _accuracy(events) -> float:
+    return build_report("run", stored(events), conditions=()).accuracy
+
+
+def test_a_later_verdict_answer_or_start_never_replaces_the_first():
+    events = stream({"q1": ("temporal", "incorrect"), "q2": ("temporal", "correct")})
+    before = fold_run("run", stored(events))
+    assert _accuracy(events) == 0.5
+    forged = [
+        Judged(question_id="q1", scorer_id="s1", verdict="correct", model="gpt-5"),
+        QuestionAnswered(question_id="q1", answer="other", abstained=False, model="gpt-5", raw_hash="f" * 64),
+        RunStarted(config=config(judge_model="gpt-4"), provenance=Provenance(package_version="x", python="3")),
+        QuestionsPlanned(questions=(Question(question_id="q9", kind="temporal", text="?", gold="g"),), available=1),
+    ]
+    after = fold_run("run", stored([*events, *forged]))
+    assert _accuracy([*events, *forged]) == 0.5
+    assert after.questions["q1"].judged["s1"].verdict == "incorrect"
+    assert after.questions["q1"].answered == before.questions["q1"].answered
+    assert after.started == before.started and set(after.questions) == {"q1", "q2"}
+
+
+def test_the_fold_counts_a_first_verdict_recorded_after_a_failure():
+    events = stream({"q1": ("temporal", "failed:judge")})
+    retried = [*events, Judged(question_id="q1", scorer_id="s1", verdict="correct", model="gpt-5")]
+    assert fold_run("run", stored(retried)).questions["q1"].judged["s1"].verdict == "correct"
+
+
+def test_rules_name_a_repeated_key_and_a_key_the_payload_does_not_derive():
+    events = stream({"q1": ("temporal", "incorrect")})
+    rows = _rows(events)
+    assert rules_problem(rows) is None
+    again = Judged(question_id="q1", scorer_id="s1", verdict="correct", model="gpt-5")
+    repeated = [*rows, stored_event(len(rows) + 1, "run", len(rows) + 1, "Judged", 1, "t", "judge:s1:q1", "h", "p",
+                                    again)]
+    seq, problem = rules_problem(repeated)
+    first = next(row.seq for row in rows if row.idempotency_key == "judge:s1:q1")
+    assert seq == len(rows) + 1 and f"repeats key 'judge:s1:q1' of seq {first}" in problem
+    renamed = [*rows, stored_event(len(rows) + 1, "run", len(rows) + 1, "Judged", 1, "t", None, "h", "p", again)]
+    seq, problem = rules_problem(renamed)
+    assert seq == len(rows) + 1 and "stored under key None" in problem
