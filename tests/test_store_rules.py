@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from events_factory import config, stored, stream
 
-from benchledger.ledger.events import Judged, Provenance, QuestionAnswered, QuestionsPlanned, RunStarted, derive_key
+from benchledger.ledger.events import (
+    EVENT_TYPES, KEYS, Judged, Provenance, QuestionAnswered, QuestionsPlanned, RunStarted, derive_key,
+)
 from benchledger.ledger.mapper import stored_event
 from benchledger.ledger.rules import rules_problem
 from benchledger.projections.report import build_report
@@ -63,3 +65,8 @@ def test_rules_name_a_repeated_key_and_a_key_the_payload_does_not_derive():
     renamed = [*rows, stored_event(len(rows) + 1, "run", len(rows) + 1, "Judged", 1, "t", None, "h", "p", again)]
     seq, problem = rules_problem(renamed)
     assert seq == len(rows) + 1 and "stored under key None" in problem
+
+
+def test_every_event_type_has_one_key_function_and_no_class_keys_itself():
+    assert set(KEYS) == set(EVENT_TYPES)
+    assert [cls.__name__ for cls in EVENT_TYPES.values() if "idempotency_key" in vars(cls)] == []

@@ -68,9 +68,6 @@ class AuditStarted(Event):
     """gold-overlay: question ids the overlay leaves out of the corrected score, by reason
     (premise_error, not_determinable, contested)."""
 
-    def idempotency_key(self) -> str:
-        return f"audit:{self.audit_id}"
-
 
 class AuditContinued(Event):
     """An interrupted audit is finished (`audit judge --continue`), possibly at another endpoint."""
@@ -83,9 +80,6 @@ class AuditContinued(Event):
     """The attempt number its new calls (and failures) carry (the audit's first is 1)."""
     endpoint: Endpoint | None = None
     """Where its judge calls now go (None when the judge asks no model)."""
-
-    def idempotency_key(self) -> str:
-        return f"audit:{self.audit_id}:continue:{self.attempt}"
 
 
 class PlantJudged(Event):
@@ -125,9 +119,6 @@ class PlantJudged(Event):
     latency_ms: float = 0.0
     """How long the call took, in milliseconds (0 on a cache hit)."""
 
-    def idempotency_key(self) -> str:
-        return f"audit:{self.audit_id}:{self.plant_id}"
-
 
 class PlantFailed(Event):
     """An operational failure asking the audited judge about one item: never a verdict."""
@@ -148,9 +139,6 @@ class PlantFailed(Event):
     """Capped at 500 characters, secrets redacted."""
     attempt: int = 1
     """The audit attempt that failed (1, then each `--continue`)."""
-
-    def idempotency_key(self) -> str:
-        return f"audit:{self.audit_id}:{self.plant_id}:failed:{self.attempt}"
 
 
 AUDIT_EVENT_TYPES: tuple[type[Event], ...] = (AuditStarted, AuditContinued, PlantJudged, PlantFailed)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from benchledger.ledger.events.audit import AuditContinued, AuditStarted, PlantFailed, PlantJudged
 from benchledger.ledger.events.corpus import (
     ChunkExtracted, CorpusFingerprinted, MessagesIngested, RunResumed, ScopePurged, ScopeVerified,
 )
@@ -48,6 +49,10 @@ KEYS: dict[str, Callable[[Any], str]] = {
     ScorerContinued.__name__: lambda e: f"scorer:{e.scorer_id}:continue:{e.attempt}",
     Judged.__name__: lambda e: f"judge:{e.scorer_id}:{e.question_id}",
     Failed.__name__: _failed,
+    AuditStarted.__name__: lambda e: f"audit:{e.audit_id}",
+    AuditContinued.__name__: lambda e: f"audit:{e.audit_id}:continue:{e.attempt}",
+    PlantJudged.__name__: lambda e: f"audit:{e.audit_id}:{e.plant_id}",
+    PlantFailed.__name__: lambda e: f"audit:{e.audit_id}:{e.plant_id}:failed:{e.attempt}",
 }
 """Event type -> its key function, over the event validated as that registered type."""
 
