@@ -22,7 +22,7 @@ from benchledger.cli.common import AppContext
 from benchledger.cli.logging_setup import configure_logging
 from benchledger.cli.streams import guard_standard_streams
 from benchledger.cli.render import inert, inert_output
-from benchledger.errors import BenchledgerError
+from benchledger.errors import BadInput, BenchledgerError
 from benchledger.redaction import redact
 
 __all__ = ["cli"]
@@ -66,6 +66,28 @@ def hoist_global_options(args: list[str]) -> list[str]:
     return [*args[:command_at], *hoisted, args[command_at], *rest]
 
 
+def _option_spellings(group: click.Group) -> dict[str, str]:
+    """Every option's parameter name -> its flag (`domain` -> `--domain`), over the whole command tree."""
+    spellings: dict[str, str] = {}
+    for command in group.commands.values():
+        if isinstance(command, click.Group):
+            spellings.update(_option_spellings(command))
+        for param in command.params:
+            if isinstance(param, click.Option) and param.name and param.opts[0].startswith("--"):
+                spellings.setdefault(param.name, param.opts[0])
+    return spellings
+
+
+def _as_the_user_spells_it(err: BenchledgerError, group: click.Group) -> str:
+    """The error's line, naming a setting by the option the user types (`option --k`), not by the
+    model field behind it (`field 'k'`); a field that is no option (one in a file) stays a field."""
+    if isinstance(err, BadInput) and err.field and not err.file:
+        flag = _option_spellings(group).get(err.field.replace("-", "_"))
+        if flag:
+            return f"option {flag}: {err.detail}"
+    return str(err)
+
+
 class BenchledgerGroup(click.Group):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         return super().parse_args(ctx, hoist_global_options(list(args)))
@@ -76,7 +98,7 @@ class BenchledgerGroup(click.Group):
             with inert_output():  # nothing from a corpus, model, memory or ledger reaches the terminal raw
                 return super().invoke(ctx)
         except BenchledgerError as err:
-            exc = click.ClickException(inert(redact(str(err))))
+            exc = click.ClickException(inert(redact(_as_the_user_spells_it(err, self))))
             exc.exit_code = err.exit_code  # type: ignore[misc]  # click reads it per instance
             raise exc from err
 

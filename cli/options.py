@@ -165,8 +165,11 @@ def selection_options(benchmark: Benchmark) -> Decorator:
     return _stack(*options)
 
 
-def selection_from_options(benchmark: Benchmark, opts: dict[str, Any]) -> Selection:
-    """The benchmark's typed selection from the option values (taken out of `opts`)."""
+def selection_from_options(benchmark: Benchmark, opts: dict[str, Any], source: Path | None = None) -> Selection:
+    """The benchmark's typed selection from the option values (taken out of `opts`).
+
+    A required option left out is named as the option, with the values the release at `source`
+    offers for it where the benchmark can list them (`--domain is required: one of Finance, ...`)."""
     values: dict[str, Any] = {}
     for field, info in benchmark.selection_model.model_fields.items():
         if field not in opts:
@@ -176,6 +179,11 @@ def selection_from_options(benchmark: Benchmark, opts: dict[str, Any]) -> Select
             value = tuple(split_csv(value))
         if value is not None and value != ():
             values[field] = value
+    for field, info in benchmark.selection_model.model_fields.items():
+        if info.is_required() and field not in values:
+            choices = benchmark.selection_choices(field, source) if source is not None else ()
+            listed = f": one of {', '.join(choices)} in {source}" if choices else ""
+            raise BadInput(f"--{_option_name(benchmark, field, info)} is required{listed}")
     return benchmark.selection_of(values)
 
 

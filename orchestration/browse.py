@@ -32,7 +32,7 @@ def _datasette():
         import datasette.database
     except ImportError:
         raise BadInput("benchledger view needs Datasette: pip install -e '.[view]' (or pip install "
-                       "'benchledger[view]')", field="view") from None
+                       "'benchledger[view]')") from None
     return datasette.app, datasette.database
 
 

@@ -113,7 +113,7 @@ def test_a_broken_question_line(tmp_path):
 
 def test_an_unknown_kind(tmp_path):
     line = run_bad(tmp_path, release(tmp_path / "rel"), "--kinds", "nope")
-    assert "field 'kinds'" in line and "'nope'" in line
+    assert "option --kinds" in line and "'nope'" in line
 
 
 def test_a_non_utf8_file(tmp_path):
@@ -138,7 +138,7 @@ def test_a_10_mb_message(tmp_path):
 @pytest.mark.parametrize("domain", ["../D", "D/../D", "..", "a/b"])
 def test_a_domain_name_with_a_separator_or_dotdot(tmp_path, domain):
     root = release(tmp_path / "rel")
-    assert "field 'domain'" in run_bad(tmp_path, root, domain=domain)
+    assert "option --domain" in run_bad(tmp_path, root, domain=domain)
 
 
 def test_a_symlink_that_leaves_the_corpus_folder(tmp_path):

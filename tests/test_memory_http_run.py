@@ -106,4 +106,4 @@ def test_serve_memory_refuses_bad_usage_with_one_line(tmp_path: Path) -> None:
     for url in ("ftp://127.0.0.1/x", "127.0.0.1:8765", "http://[::1"):
         bad_url = runner.invoke(cli, ["run", "groupmem", str(MINI), "--domain", "Demo", "--memory", "http",
                                       "--memory-url", url])
-        assert bad_url.exit_code == 2 and "field 'memory-url'" in bad_url.output, bad_url.output
+        assert bad_url.exit_code == 2 and "option --memory-url" in bad_url.output, bad_url.output

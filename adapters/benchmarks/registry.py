@@ -115,6 +115,11 @@ class Benchmark(ABC):
     def load(self, source: Path, selection: Selection) -> Dataset:
         """Read the release at `source` and select from it (BadInput naming file, line, field)."""
 
+    def selection_choices(self, field: str, source: Path) -> tuple[str, ...]:
+        """The values the release at `source` offers for a selection field (a domain, a split), so a
+        missing option can list them; () where the benchmark cannot tell."""
+        return ()
+
     def selection_of(self, values: Selection | dict[str, object]) -> Selection:
         """The benchmark's own selection from a recorded one (or from option values)."""
         data = values.model_dump() if isinstance(values, Selection) else dict(values)

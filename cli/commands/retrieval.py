@@ -36,7 +36,8 @@ def retrieval() -> None:
 
 
 def _execute(app: AppContext, benchmark: Benchmark, source: Path | None, opts: dict[str, Any]) -> None:
-    dataset = benchmark.load(source_or_fetched(benchmark, source), selection_from_options(benchmark, opts))
+    found = source_or_fetched(benchmark, source)
+    dataset = benchmark.load(found, selection_from_options(benchmark, opts, found))
     settings = resolved_settings(benchmark, settings_from_options(app, opts, mode="retrieval"))
     run_id = new_run_id()
     with open_ledger(app) as ledger:

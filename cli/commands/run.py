@@ -66,7 +66,7 @@ def _execute_run(app: AppContext, benchmark: Benchmark, source: Path | None, opt
     source = source_or_fetched(benchmark, source)
     if opts.get("out") is not None:
         check_writable(opts["out"])  # before anything is spent
-    selection = selection_from_options(benchmark, opts)
+    selection = selection_from_options(benchmark, opts, source)
     dataset = benchmark.load(source, selection)
     # refused before any write, official templates included
     settings = resolved_settings(benchmark, settings_from_options(app, opts), source=source)

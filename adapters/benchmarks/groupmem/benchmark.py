@@ -52,3 +52,8 @@ class GroupMemBench(Benchmark):
         assert isinstance(chosen, GroupMemSelection)
         return load_groupmem(source, chosen.domain, kinds=list(chosen.kinds) or None,
                              message_limit=chosen.message_limit, question_limit=chosen.question_limit)
+
+    def selection_choices(self, field: str, source: Path) -> tuple[str, ...]:
+        if field != "domain":
+            return ()
+        return tuple(sorted(p.name for p in (Path(source) / "questions").glob("*") if p.is_dir()))

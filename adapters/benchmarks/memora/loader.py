@@ -192,6 +192,9 @@ def load_memora(root: Path, *, split: Split, personas: Iterable[str] | None = No
     if question_limit is not None and question_limit < 1:
         raise BadInput("question_limit must be at least 1", field="question_limit")
     split_dir = root / split
+    if not root.exists():
+        raise BadInput("no such folder; pass the Memora release folder (the one holding weekly/, monthly/, "
+                       "quarterly/)", file=str(root))
     if not split_dir.is_dir():
         raise BadInput(f"no {split}/ folder in the Memora release", file=str(root))
     found = sorted(p.name for p in split_dir.iterdir() if p.is_dir())
