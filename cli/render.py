@@ -79,7 +79,7 @@ class _InertBytes(io.RawIOBase):
 
 
 def _inert_stream(target: TextIO) -> TextIO:
-    wrapper = io.TextIOWrapper(_InertBytes(target), encoding="utf-8", errors="strict", newline="\n",
+    wrapper = io.TextIOWrapper(_InertBytes(target), encoding="utf-8", errors="strict", newline="\n",  # type: ignore[type-var]
                                line_buffering=True, write_through=True)
     wrapper.unfiltered = target  # type: ignore[attr-defined]
     return wrapper
