@@ -79,6 +79,11 @@ class LedgerConnection(Protocol):
         """The largest seq ever written (0 for none), kept apart from the events themselves."""
         ...
 
+    def check_writers(self, run_id: str | None) -> tuple[int, str] | None:
+        """(seq, what) of the first row (of the run, or of the ledger) written by a role the run's
+        owner did not let add to it; None where rows record no writer (a file)."""
+        ...
+
     def check_storage(self) -> str | None:
         """What is wrong with the storage itself (a damaged file), or None."""
         ...

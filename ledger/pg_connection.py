@@ -8,9 +8,14 @@ is shown, in messages and anywhere else, without its user and password (`urls.di
 The store's SQL uses `?` parameters; `PostgresConnection.execute` turns them into `$1, $2, ...`
 and runs them through a psycopg `RawCursor` (server-side parameters, no `%` escaping), in
 autocommit mode with explicit transactions. A read snapshot is a `REPEATABLE READ READ ONLY`
-transaction; a write transaction first takes the ledger's tail lock (a transaction-level
-advisory lock named after the schema), so appenders from any number of processes and machines
-take turns at the chain's tail and keep one linear chain. psycopg's errors become the store's
+transaction; a write transaction first takes the ledger's tail lock, so appenders from any
+number of processes and machines take turns at the chain's tail and keep one linear chain.
+
+The tail lock is a row lock on `ledger_tail` (`SELECT ... FOR UPDATE`), which PostgreSQL grants
+only to a role holding UPDATE on that table: a writer. A reader, or a role with no rights on the
+ledger, cannot take it and hold every writer up (an advisory lock is open to every role). A wait
+for it is bounded by `lock_timeout` (`TAIL_LOCK_TIMEOUT_S` unless the URL sets one, e.g.
+`options=-clock_timeout%3D5s`) and ends in one line naming the ledger. psycopg's errors become the store's
 typed errors here, picked by their class (SQLSTATE), never by their text.
 """
 
@@ -36,6 +41,8 @@ from benchledger.ledger.urls import display_url
 __all__ = ["PostgresConnection", "connect", "lock_key", "storage_error"]
 
 CONNECT_TIMEOUT_S = 10
+TAIL_LOCK_TIMEOUT_S = 60
+"""How long a write waits for another writer to release the ledger's tail, unless the URL says."""
 _LITERAL = re.compile(r"('(?:[^']|'')*')")
 
 
@@ -71,6 +78,10 @@ def storage_error(exc: Exception, where: str, action: str) -> LedgerError:
     message = f"cannot {action} the ledger at {where}: {_message(exc)}"
     if isinstance(exc, (pg_errors.DataCorrupted, pg_errors.IndexCorrupted)):
         return LedgerCorrupt(f"{message}; the server reports damaged data: restore it from a backup")
+    if isinstance(exc, pg_errors.LockNotAvailable):
+        return LedgerWriteFailed(f"{message}; another writer held the ledger's tail for longer than this "
+                                 "session's lock_timeout: try again once it is done (or raise lock_timeout "
+                                 "with options=-clock_timeout%3D120s in the URL)")
     if isinstance(exc, pg_errors.InsufficientPrivilege):
         return LedgerWriteFailed(f"{message}; the role has no right to do that (see the README's role "
                                  "set-up: a writer role appends, the owner runs `benchledger ledger init`)")
@@ -91,7 +102,6 @@ class PostgresConnection:
 
     def __init__(self, raw: psycopg.Connection[Any], where: str, schema: str) -> None:
         self._raw, self.where, self.schema = raw, where, schema
-        self.tail_key = lock_key(f"benchledger:tail:{schema}")
 
     def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> Cursor:
         cursor = psycopg.RawCursor(self._raw)
@@ -115,7 +125,7 @@ class PostgresConnection:
 
     def begin_write(self) -> None:
         self.execute("BEGIN")
-        self.execute("SELECT pg_advisory_xact_lock(?::bigint)", (self.tail_key,))
+        self.execute("SELECT seq FROM ledger_tail FOR UPDATE")
 
     def chain_columns(self) -> str:
         return "chain, link"
@@ -126,6 +136,9 @@ class PostgresConnection:
     def issued_seq(self) -> int:
         row = self.execute("SELECT seq FROM ledger_tail").fetchone()
         return int(row[0]) if row else 0
+
+    def check_writers(self, run_id: str | None) -> tuple[int, str] | None:
+        return pg_schema.check_writers(self, run_id)
 
     def check_storage(self) -> str | None:
         return None  # the server checks its own pages (data checksums, if the cluster has them)
@@ -173,6 +186,8 @@ def connect(url: str, *, read_only: bool = False) -> PostgresConnection:
     try:
         if read_only:
             raw.execute("SET default_transaction_read_only = on")
+        elif raw.execute("SELECT current_setting('lock_timeout')").fetchone() == ("0",):
+            raw.execute(f"SET lock_timeout = '{TAIL_LOCK_TIMEOUT_S}s'")
         row = raw.execute("SELECT current_schema()").fetchone()
     except psycopg.Error as exc:
         raw.close()

@@ -30,10 +30,11 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from benchledger import clock
+from benchledger.ledger import pg_identity
 from benchledger.ledger.backend import LedgerConnection
 from benchledger.ledger.migrations import FORMAT, Migration
 
-__all__ = ["MIGRATIONS", "GUARD_TRIGGERS", "TABLES", "check_schema", "describe", "expected",
+__all__ = ["MIGRATIONS", "GUARD_TRIGGERS", "TABLES", "check_schema", "check_writers", "describe", "expected",
            "migration_rows", "writer_grants", "reader_grants", "init_lock_key"]
 
 
@@ -44,7 +45,7 @@ class _Table(NamedTuple):
     """name -> definition as `pg_get_constraintdef` prints it."""
 
 
-_TABLES: dict[str, _Table] = {
+_P001_TABLES: dict[str, _Table] = {
     "meta": _Table(("key text NOT NULL", "value text NOT NULL"),
                    {"meta_pkey": "PRIMARY KEY (key)"}),
     "schema_migrations": _Table(
@@ -77,6 +78,17 @@ _TABLES: dict[str, _Table] = {
     "ledger_tail": _Table(("id boolean NOT NULL DEFAULT true", "seq bigint NOT NULL"),
                           {"ledger_tail_pkey": "PRIMARY KEY (id)", "ledger_tail_id_check": "CHECK (id)"}),
 }
+"""The tables as p001 created them (a migration is never edited: p002 alters them)."""
+
+_TABLES: dict[str, _Table] = {
+    **_P001_TABLES,
+    "events": _Table((*_P001_TABLES["events"].columns, pg_identity.EVENTS_WRITER_COLUMN),
+                     _P001_TABLES["events"].constraints),
+    "blobs": _Table(_P001_TABLES["blobs"].columns,
+                    {**_P001_TABLES["blobs"].constraints, pg_identity.BLOB_CHECK[0]: pg_identity.BLOB_CHECK[1]}),
+    "run_grants": _Table(*pg_identity.GRANTS_TABLE),
+}
+"""The tables of a ledger at its newest migration."""
 TABLES = tuple(_TABLES)
 
 _INDEXES: dict[str, str] = {
@@ -135,11 +147,12 @@ GUARD_TRIGGERS: dict[str, str] = {
 }
 """Every guard trigger, by name, as `pg_get_triggerdef` prints it (without the schema)."""
 
-_TRIGGERS: dict[str, str] = {
+_P001_TRIGGERS: dict[str, str] = {
     **GUARD_TRIGGERS,
     "events_note_tail": ("CREATE TRIGGER events_note_tail AFTER INSERT ON events REFERENCING NEW TABLE AS "
                          "added FOR EACH STATEMENT EXECUTE FUNCTION benchledger_note_tail()"),
 }
+_TRIGGERS: dict[str, str] = {**_P001_TRIGGERS, **pg_identity.GRANT_GUARDS, **pg_identity.TRIGGERS}
 
 
 def _create_table(name: str, table: _Table) -> str:
@@ -149,15 +162,18 @@ def _create_table(name: str, table: _Table) -> str:
 
 
 _P001 = (
-    *(_create_table(name, table) for name, table in _TABLES.items()),
+    *(_create_table(name, table) for name, table in _P001_TABLES.items()),
     *_INDEXES.values(),
     *(f"CREATE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $body${body}$body$"
       for name, body in _FUNCTIONS.items()),
-    *_TRIGGERS.values(),
+    *_P001_TRIGGERS.values(),
     "INSERT INTO ledger_tail (id, seq) VALUES (true, 0)",
 )
 
-MIGRATIONS: tuple[Migration, ...] = (Migration(1, "p001_ledger", _P001),)
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "p001_ledger", _P001),
+    Migration(2, "p002_writer_identities", pg_identity.statements(_create_table("run_grants", _TABLES["run_grants"]))),
+)
 """The PostgreSQL ledger's own numbered migrations (the SQLite file has its own)."""
 
 
@@ -182,7 +198,7 @@ def writer_grants(schema: str, role: str) -> list[str]:
     (and move the ledger tail forward, which the insert trigger does as the inserting role).
     `schema` and `role` are quoted identifiers."""
     return [*reader_grants(schema, role),
-            f"GRANT INSERT ON events, blobs, responses TO {role}",
+            f"GRANT INSERT ON events, blobs, responses, run_grants TO {role}",
             f"GRANT INSERT, UPDATE ON views TO {role}",
             f"GRANT UPDATE ON ledger_tail TO {role}"]
 
@@ -210,6 +226,8 @@ def expected() -> Facts:
         facts[("index", name)] = definition
     for name, body in _FUNCTIONS.items():
         facts[("function", name)] = " ".join(body.split())
+    for name, body in pg_identity.FUNCTIONS.items():
+        facts[("function", name)] = " ".join(body.split()) + f" (set {pg_identity.FUNCTION_CONFIG})"
     for name, definition in _TRIGGERS.items():
         facts[("trigger", name)] = definition
     return facts
@@ -229,7 +247,7 @@ _CONSTRAINTS = """SELECT c.relname, k.conname, pg_get_constraintdef(k.oid) FROM 
 _INDEX_DEFS = """SELECT i.relname, pg_get_indexdef(i.oid) FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
   WHERE i.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = ?)
     AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.oid)"""
-_FUNCTION_DEFS = """SELECT p.proname, p.prosrc, p.prosecdef, l.lanname FROM pg_proc p
+_FUNCTION_DEFS = """SELECT p.proname, p.prosrc, p.prosecdef, l.lanname, p.proconfig FROM pg_proc p
   JOIN pg_language l ON l.oid = p.prolang WHERE p.pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = ?)"""
 _TRIGGER_DEFS = """SELECT t.tgname, pg_get_triggerdef(t.oid), t.tgenabled FROM pg_trigger t
   JOIN pg_class c ON c.oid = t.tgrelid WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = ?) AND NOT t.tgisinternal"""
@@ -237,6 +255,14 @@ _OTHERS = """SELECT 'rule', r.rulename FROM pg_rewrite r JOIN pg_class c ON c.oi
     WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = ?) AND c.relkind IN ('r', 'p')
   UNION ALL SELECT 'policy', p.polname FROM pg_policy p JOIN pg_class c ON c.oid = p.polrelid
     WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = ?)"""
+
+
+def _settings(config: object) -> list[str]:
+    """`pg_proc.proconfig` as a list (psycopg's raw cursor gives the array's text, `{a,"b c"}`)."""
+    if isinstance(config, (list, tuple)):
+        return [str(item) for item in config]
+    text = str(config).strip("{}")
+    return [item.strip('"') for item in text.split('","')] if text.startswith('"') else text.split(",")
 
 
 def describe(conn: LedgerConnection) -> Facts:
@@ -258,8 +284,9 @@ def describe(conn: LedgerConnection) -> Facts:
         facts[("constraint", f"{table}.{name}")] = definition
     for name, definition in conn.execute(_INDEX_DEFS, (schema,)):
         facts[("index", name)] = definition.replace(f" ON {prefix}", " ON ", 1)
-    for name, source, definer, language in conn.execute(_FUNCTION_DEFS, (schema,)):
+    for name, source, definer, language, config in conn.execute(_FUNCTION_DEFS, (schema,)):
         extra = (" (security definer)" if definer else "") + ("" if language == "plpgsql" else f" ({language})")
+        extra += f" (set {'; '.join(_settings(config))})" if config else ""
         facts[("function", name)] = " ".join(source.split()) + extra
     for name, definition, enabled in conn.execute(_TRIGGER_DEFS, (schema,)):
         shown = definition.replace(f" ON {prefix}", " ON ", 1)
@@ -279,6 +306,12 @@ def check_schema(conn: LedgerConnection) -> str | None:
         if found[key] != wanted[key]:
             how = "disabled" if found[key].endswith("(disabled)") else "altered"
             return f"guard trigger {name} was {how}: the ledger is no longer protected as append-only"
+    for name in (*pg_identity.GRANT_GUARDS, *pg_identity.TRIGGERS):
+        key = ("trigger", name)
+        if found.get(key) != wanted[key]:
+            how = "missing" if key not in found else "disabled" if found[key].endswith("(disabled)") else "altered"
+            return (f"checking trigger {name} is {how}: the server no longer checks who writes each row and "
+                    "that it continues its run's chain")
     for key, fact in sorted(wanted.items()):
         if key not in found:
             return f"{key[0]} {key[1]} is missing from the ledger's schema"
@@ -288,3 +321,27 @@ def check_schema(conn: LedgerConnection) -> str | None:
     for kind, name in sorted(set(found) - set(wanted)):
         return f"unexpected {kind} {name} in the ledger's schema"
     return None
+
+
+_STRAY_WRITER = """SELECT e.seq, e.run_id, e.writer, o.writer FROM events e
+  JOIN events o ON o.run_id = e.run_id AND o.position = 1
+  WHERE {where}o.writer IS NOT NULL AND (e.writer IS NULL OR (e.writer <> o.writer AND NOT EXISTS (
+    SELECT 1 FROM run_grants g WHERE g.run_id = e.run_id AND g.grantee = e.writer)))
+  ORDER BY e.seq LIMIT 1"""
+
+
+def check_writers(conn: LedgerConnection, run_id: str | None) -> tuple[int, str] | None:
+    """The first row of a run (or of any run) that its owner's run did not take from its writer.
+
+    The insert trigger refuses such a row, so one is there only if the checks were off when it
+    was written (the owner disabled them, or a superuser bypassed them); a run recorded before
+    p002 (no writer on its first row) has no owner and is not checked.
+    """
+    where = "e.run_id = ? AND " if run_id is not None else ""
+    row = conn.execute(_STRAY_WRITER.format(where=where), (run_id,) if run_id is not None else ()).fetchone()
+    if row is None:
+        return None
+    seq, run, writer, owner = row
+    who = f"role {writer}" if writer is not None else "no role"
+    return int(seq), (f"seq {seq} of run {run} was written by {who}, but the run belongs to role {owner}, "
+                      "which did not grant it: the server's checks were bypassed")

@@ -28,9 +28,10 @@ from benchledger.ledger import pg_schema
 from benchledger.ledger.migrations import FORMAT, Migration
 from benchledger.ledger.pg_connection import PostgresConnection, connect, lock_key
 from benchledger.ledger.reader import SqlEventReader
+from benchledger.ledger.runs import resolve_run
 from benchledger.ledger.writer import SqlEventWriter
 
-__all__ = ["open_postgres", "init_postgres", "AdvisoryRunLocks"]
+__all__ = ["open_postgres", "init_postgres", "grant_run", "AdvisoryRunLocks"]
 
 
 def _tables(conn: PostgresConnection) -> set[str]:
@@ -175,5 +176,20 @@ def init_postgres(url: str, *, writers: tuple[str, ...] = (), readers: tuple[str
             raise BadInput(f"{conn.storage_error(exc, 'set up')}; create the role first (see the README's "
                            "role set-up)", field="writer/reader") from None
         raise conn.storage_error(exc, "set up") from None
+    finally:
+        conn.close()
+
+
+def grant_run(url: str, run_ref: str, role: str) -> str:
+    """Let `role` add to a run (a resume or a rejudge of it): run as the run's owner, the role that
+    started it; the server refuses anyone else (`pg_identity`). Returns the run's id."""
+    conn = _open_checked(url, read_only=False)
+    try:
+        run_id = resolve_run(conn, run_ref)
+        conn.execute("INSERT INTO run_grants (run_id, grantee, granted_by, granted_at) VALUES (?, ?, '', '') "
+                     "ON CONFLICT (run_id, grantee) DO NOTHING", (run_id, role))
+        return run_id
+    except conn.errors as exc:
+        raise conn.storage_error(exc, f"grant run {run_ref} in") from None
     finally:
         conn.close()

@@ -32,6 +32,9 @@ class SqliteConnection(sqlite3.Connection):
     bytes_columns = ROW_COLUMNS.replace("payload", "CAST(payload AS BLOB)")
     blob_encoding = "zlib"
 
+    def check_writers(self, run_id: str | None) -> tuple[int, str] | None:
+        return None  # a file records no writer: its permissions are the file's
+
     def begin_read(self) -> None:
         self.execute("BEGIN")
 

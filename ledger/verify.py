@@ -12,6 +12,7 @@ Every check reads one snapshot (the caller's read transaction) and names the fir
   PostgreSQL ledger's `ledger_tail`), so deleting the newest rows shows;
 - every row must keep the store's rules (`ledger.rules`): its idempotency key is the one its
   type and payload derive, and no key holds two rows of a run;
+- on a server, every row of a run was written by its owner or a role it granted (`check_writers`);
 - every blob an event names (`references`) must be stored and must hash to its digest (every
   stored blob, for the whole ledger), inflated no further than its recorded size;
 - every cached response must be vouched for by its recording event (`cache.check_entries`);
@@ -268,6 +269,7 @@ def _later_checks(conn: LedgerConnection, run_id: str | None, refold: Refold | N
     """The checks after the chain, lazily, cheapest first."""
     if run_id is None:
         yield _check_rules(conn, read_events)
+    yield conn.check_writers(run_id)
     yield _check_references(conn, run_id)
     blob_problem = blobs.check(conn) if run_id is None else _check_run_blobs(conn, run_id)
     yield (None, blob_problem) if blob_problem else None

@@ -179,7 +179,8 @@ def test_a_new_ledger_has_exactly_the_declared_schema(postgres_server):
     conn = connect(url)
     try:
         assert pg_schema.describe(conn) == pg_schema.expected()
-        assert conn.execute("SELECT number, name FROM schema_migrations").fetchall() == [(1, "p001_ledger")]
+        assert conn.execute("SELECT number, name FROM schema_migrations").fetchall() == [(1, "p001_ledger"),
+                                                                                  (2, "p002_writer_identities")]
         assert conn.execute("SELECT seq FROM ledger_tail").fetchall() == [(0,)]
     finally:
         conn.close()
@@ -196,7 +197,7 @@ def test_opening_never_creates_and_init_is_idempotent(postgres_server):
     with pytest.raises(LedgerError, match="permission denied for schema empty_one"):
         init_ledger(url)  # the writer cannot create a ledger
     assert postgres_server.sql("SELECT count(*) FROM pg_tables WHERE schemaname = 'empty_one'") == [(0,)]
-    assert init_ledger(owner, writers=(WRITER,)) == ["p001_ledger"]
+    assert init_ledger(owner, writers=(WRITER,)) == ["p001_ledger", "p002_writer_identities"]
     assert init_ledger(owner, writers=(WRITER,)) == []
     with Ledger.open(url) as ledger:
         assert ledger.runs() == [] and ledger.verify().ok
