@@ -9,12 +9,17 @@
 - a bearer token (`Bearer <token>`; a plain lowercase word after it, as in "wrong bearer token",
   is prose and stays);
 - `sk-...` API keys;
-- credentials in URLs (`http://user:pw@host/v1` -> `http://***@host/v1`).
+- credentials in URLs (`http://user:pw@host/v1` -> `http://***@host/v1`), and the values of
+  credential-named query parameters (`?api-key=...`, `key`, `token`, `access_token`, `password`,
+  `secret`, `sig`, ... -> `?api-key=***`).
 
 Redact before truncating: a secret cut in half is no longer recognisable, so `safe_message` does
 both in the right order and is what a message bound for a ledger event should go through.
 `strip_url_credentials(url)` removes the credentials from a URL that is to be recorded as an
-endpoint. The registry is a process-wide frozenset, replaced whole on registration, so readers on
+endpoint: its user and password, and every credential-named query parameter (the rest of the
+query stays, so two endpoints that differ only by a deployment parameter stay apart).
+`held_secret(text)` names the first registered secret value a text holds (for a store that
+refuses to record one). The registry is a process-wide frozenset, replaced whole on registration, so readers on
 other threads never see it half changed.
 """
 
@@ -23,10 +28,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
+from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
 from benchledger.text import MESSAGE_CAP, cap_message
 
-__all__ = ["MASK", "register_secret_env", "secret_values", "redact", "safe_message", "strip_url_credentials"]
+__all__ = ["MASK", "register_secret_env", "register_secret", "secret_values", "redact", "safe_message",
+           "strip_url_credentials", "held_secret"]
 
 MASK = "***"
 _MIN_SECRET_LENGTH = 4  # shorter values would mask ordinary words
@@ -40,6 +47,13 @@ _BEARER = re.compile(r"(?i)(bearer\s+)(" + _VALUE + ")")
 _PROSE_WORD = re.compile(r"[a-z]{1,19}[.,:!?]?")
 _SK_KEY = re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}")
 _URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/?#\s]*@")
+_CREDENTIAL_PARAMS = ("api-key", "api_key", "apikey", "key", "token", "access_token", "access-token",
+                      "auth", "auth_token", "password", "passwd", "pwd", "secret", "client_secret",
+                      "sig", "signature", "x-api-key", "code", "session", "credential", "credentials")
+_QUERY_CREDENTIAL = re.compile(
+    r"(?i)([?&;](?:" + "|".join(re.escape(name) for name in _CREDENTIAL_PARAMS) + r")=)[^&;#\s'\"<>]+")
+
+_secrets: frozenset[str] = frozenset()
 
 
 def register_secret_env(name: str) -> None:
@@ -48,9 +62,16 @@ def register_secret_env(name: str) -> None:
     _secret_envs = _secret_envs | {name}
 
 
+def register_secret(value: str) -> None:
+    """Treat `value` itself as a secret from now on (a token read from somewhere else than a variable)."""
+    global _secrets
+    _secrets = _secrets | {value}
+
+
 def secret_values(extra: Iterable[str] = ()) -> list[str]:
-    """The registered variables' current values and `extra`, longest first, too-short ones left out."""
-    values = {os.environ.get(name, "") for name in _secret_envs} | set(extra)
+    """The registered variables' current values, the registered values and `extra`, longest first,
+    too-short ones left out."""
+    values = {os.environ.get(name, "") for name in _secret_envs} | _secrets | set(extra)
     return sorted((v for v in values if len(v) >= _MIN_SECRET_LENGTH), key=len, reverse=True)
 
 
@@ -66,7 +87,23 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
     text = _AUTH_HEADER.sub(lambda m: f"{m.group(1)}{m.group(2) or ''}{MASK}", text)
     text = _BEARER.sub(_mask_bearer, text)
     text = _SK_KEY.sub(f"sk-{MASK}", text)
+    text = _QUERY_CREDENTIAL.sub(rf"\1{MASK}", text)
     return _URL_CREDENTIALS.sub(rf"\1{MASK}@", text)
+
+
+def held_secret(data: str | bytes, extra: Iterable[str] = ()) -> str | None:
+    """The name of the first registered secret `data` holds (its variable, or "a registered secret")."""
+    for name in sorted(_secret_envs):
+        value = os.environ.get(name, "")
+        if len(value) >= _MIN_SECRET_LENGTH and _holds(data, value):
+            return f"the value of ${name}"
+    if any(_holds(data, value) for value in (*_secrets, *extra) if len(value) >= _MIN_SECRET_LENGTH):
+        return "a registered secret"
+    return None
+
+
+def _holds(data: str | bytes, value: str) -> bool:
+    return (value.encode() in data) if isinstance(data, bytes) else (value in data)
 
 
 def safe_message(text: str, secrets: Iterable[str] = (), cap: int = MESSAGE_CAP) -> str:
@@ -75,5 +112,13 @@ def safe_message(text: str, secrets: Iterable[str] = (), cap: int = MESSAGE_CAP)
 
 
 def strip_url_credentials(url: str) -> str:
-    """`url` without its user and password (`http://user:pw@host/v1` -> `http://host/v1`)."""
-    return _URL_CREDENTIALS.sub(r"\1", url, count=1)
+    """`url` without its user and password (`http://user:pw@host/v1` -> `http://host/v1`) and
+    without its credential-named query parameters (`...?api-key=K&v=2` -> `...?v=2`)."""
+    url = _URL_CREDENTIALS.sub(r"\1", url, count=1)
+    parts = urlsplit(url)
+    if not parts.query:
+        return url
+    names = {name.lower() for name in _CREDENTIAL_PARAMS}
+    kept = [field for field in parts.query.split("&")
+            if unquote_plus(field.split("=", 1)[0]).lower() not in names]  # the rest stays as written
+    return urlunsplit(parts._replace(query="&".join(kept)))

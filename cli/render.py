@@ -7,7 +7,8 @@ as CSI U+009B, bidirectional overrides). `inert(text)` writes every such charact
 `\\uXXXX` escape and keeps only newline and tab; the escape is also valid inside a JSON string,
 so `--json` output stays parseable. Rather than trusting each command to call it, `inert_output()`
 (entered by the command group around every command) puts stdout and stderr behind a filter that
-applies it to everything written, text or bytes, so nothing raw reaches the terminal whichever
+applies it, after the one redaction (`benchledger.redaction.redact`), to everything written, text
+or bytes, so nothing raw reaches the terminal whichever
 command printed it. `unfiltered(stream)` is the way out for the two writers that must send bytes
 as they are: a progress bar drawing on a terminal, and `blob` writing a body into a file or pipe.
 """
@@ -27,6 +28,7 @@ from typing import Any, TextIO
 import click
 from benchledger.errors import RunIncomplete
 from benchledger.files import write_atomic
+from benchledger.redaction import redact
 from benchledger.orchestration.reports import report_of
 from benchledger.projections.report import Report
 from benchledger.projections.state import fold_run
@@ -65,7 +67,7 @@ class _InertBytes(io.RawIOBase):
     def write(self, data: Any) -> int:
         text = self._decoder.decode(bytes(data))
         if text:
-            self.target.write(inert(text))
+            self.target.write(inert(redact(text)))
         return len(data)
 
     def flush(self) -> None:

@@ -32,7 +32,8 @@ from typing import Any
 
 from benchledger.errors import BadInput, LedgerError, NotALedger
 from benchledger.ledger import migrations, writer_lock
-from benchledger.ledger.cache import CacheEntry
+from benchledger.ledger.cache import CacheEntry, canonical_response
+from benchledger.redaction import held_secret, secret_values
 from benchledger.ledger.connection import holds_data, open_reader, open_writer
 from benchledger.ledger.copies import RunCopy
 from benchledger.ledger.events import Event
@@ -48,6 +49,18 @@ __all__ = ["Ledger", "StoredEvent", "RunSummary", "VerifyResult", "CacheEntry", 
 
 _MAX_WAITING = 10_000
 """Deprecated `cache_put` entries kept waiting for their event; the oldest are dropped beyond it."""
+
+
+def _refuse_secrets(events: Sequence[Event], blobs: Sequence[bytes | str],
+                    cache: Sequence[CacheEntry]) -> None:
+    if not secret_values():  # nothing registered holds a value: nothing to look for
+        return
+    texts = ([event.model_dump_json() for event in events] + list(blobs)
+             + [canonical_response(entry.response) for entry in cache])
+    for text in texts:
+        if (secret := held_secret(text)) is not None:
+            raise LedgerError(f"refused to record {secret}: an event, body or cached response of this "
+                              "append holds it (a model or memory echoed it); nothing was written")
 
 
 def init_ledger(target: str | os.PathLike[str], *, writers: tuple[str, ...] = (),
@@ -145,7 +158,13 @@ class Ledger:
     def append(self, run_id: str, events: Sequence[Event], *, blobs: Iterable[bytes] = (),
                views: Sequence[tuple[str, int, object]] = (), cache: Sequence[CacheEntry] = (),
                expected_position: int | None = None) -> list[StoredEvent]:
-        """Append events (see `SqlEventWriter.append`); the rows actually written."""
+        """Append events (see `SqlEventWriter.append`); the rows actually written.
+
+        Nothing holding a registered secret's value is recorded: such an append is refused whole
+        (LedgerError naming the secret's variable, never its value), as a last line behind the
+        redaction every source applies."""
+        blobs = list(blobs)
+        _refuse_secrets(events, blobs, cache)
         events, cache = self._claim_waiting(events, cache)
         written = self._writer.append(run_id, events, blobs=blobs, views=views, cache=cache,
                                       expected_position=expected_position)

@@ -195,6 +195,9 @@ class _Handler(BaseHTTPRequestHandler):
         if kind == "malformed_body":
             return self._send_json(200, b'{"id": "chatcmpl-broken", "choices": [{"message": ')
         text = reply_for(body, fault=fault)
+        if kind == "echo_key":  # past any message cap: only redacting the whole reply catches it
+            token = self.headers.get("Authorization", "").removeprefix("Bearer ")
+            text = f"{'Let me think this through carefully. ' * 15}(by the way, I was called with {token}.)\n{text}"
         prompt_tokens = sum(estimate_tokens(str(m.get("content", ""))) for m in body.get("messages", []))
         completion_tokens = estimate_tokens(text) if text else 0
         self._send_json(200, {

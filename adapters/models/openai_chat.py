@@ -10,7 +10,8 @@ retries turned off, so this module decides and counts every attempt:
   completion raises `ModelParseError`; an empty completion raises `EmptyResponseError`.
 - Error messages never contain the API key: every message is redacted (`benchledger.redaction`:
   the key, bearer tokens, `sk-` keys, URL credentials) and only then capped, before it leaves
-  this module.
+  this module. A successful reply is redacted the same way, whole, before anything reads it: an
+  endpoint that echoes the key in a normal answer must not get it recorded, cached or printed.
 
 With a `ResponseCache` (see `adapters.models.response_cache`) a call whose `cache_key` is stored
 is answered from it with `cache_hit=True` and the usage first paid for. Only complete, non-empty
@@ -36,7 +37,7 @@ from benchledger.adapters.models.base import (
 from benchledger.adapters.models.response_cache import ResponseCache, cache_key
 from benchledger.clock import monotonic_ms
 from benchledger.errors import BadInput
-from benchledger.redaction import safe_message
+from benchledger.redaction import redact, safe_message
 from benchledger.retry import RetryPolicy, retry_after_seconds
 
 __all__ = ["ChatResult", "ChatClient", "DEFAULT_BASE_URL"]
@@ -171,7 +172,7 @@ class ChatClient:
             raise EmptyResponseError(f"{model}: the endpoint returned an empty completion")
         usage = Usage(prompt_tokens=getattr(completion.usage, "prompt_tokens", 0) or 0,
                       completion_tokens=getattr(completion.usage, "completion_tokens", 0) or 0)
-        return text, completion.model or model, usage
+        return redact(text, self._secrets), redact(completion.model or model, self._secrets), usage
 
     def _transient(self, error: Exception, *, retry_after: float | None) -> TransientModelError:
         status = getattr(error, "status_code", None)
