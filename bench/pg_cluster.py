@@ -30,7 +30,10 @@ class ClusterUnavailable(RuntimeError):
 
 
 def find_bindir() -> Path | None:
-    """The newest installed PostgreSQL's binaries (Debian's layout, or initdb on the PATH)."""
+    """The newest installed PostgreSQL's binaries (Debian's layout, or initdb on the PATH), or the
+    folder `$BENCHLEDGER_PG_BINDIR` names (None when it holds no initdb)."""
+    if chosen := os.environ.get("BENCHLEDGER_PG_BINDIR"):
+        return Path(chosen) if (Path(chosen) / "initdb").is_file() else None
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(p.split("/")[4]))
     if found:
         return Path(found[-1]).parent

@@ -3,7 +3,8 @@ get it), take screenshots and DOM dumps, decode a screenshot's pixels (zlib plus
 filters) to tell a rendered page from a blank one.
 
 The test suite installs nothing: where Debian's `chromium` is missing these tests skip with the
-reason printed (`pytest -rs`); `.ci/run` installs it so CI always runs them.
+reason printed (`pytest -rs`); `.ci/run` installs it so CI always runs them. A Chromium that is
+installed but does not run fails them, saying what it printed (a broken tool is not an absent one).
 """
 
 from __future__ import annotations
@@ -23,12 +24,26 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
 
 
 def chromium() -> str:
-    """The Chromium binary, or skip the test saying how to get it."""
+    """The Chromium binary: skip the test saying how to get it where it is absent, fail it where it
+    is installed but does not run."""
     found = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
     if not found:
         pytest.skip("headless Chromium not found (no `chromium` on PATH, no /usr/bin/chromium): install Debian's "
                     "chromium (apt-get install -y chromium; .ci/run does) to run this test")
+    if found not in _RUNS:
+        try:
+            done = subprocess.run([found, "--version"], capture_output=True, text=True, timeout=60)
+            _RUNS[found] = (done.returncode == 0, (done.stdout + done.stderr).strip()[-500:])
+        except (OSError, subprocess.TimeoutExpired) as err:
+            _RUNS[found] = (False, f"{type(err).__name__}: {err}")
+    works, said = _RUNS[found]
+    if not works:
+        pytest.fail(f"Chromium is installed ({found}) but does not run: {said}", pytrace=False)
     return found
+
+
+_RUNS: dict[str, tuple[bool, str]] = {}
+"""Binary -> (whether `--version` ran, what it printed), asked once a session."""
 
 
 def png_chunks(data: bytes):

@@ -2,7 +2,7 @@
 
 Tests that read the released data (`shared_data`) skip where it is absent, which is every fresh
 clone of the repository alone, with a reason that says how to provide it. `.ci/run` checks the data
-is there first, so CI never skips them.
+is there first, so CI never skips them, and on CI any skip fails the run (tests/no_skips.py).
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ import pytest
 from pg_server import postgres_server  # noqa: F401  (the session's throwaway PostgreSQL server)
 
 REPO = Path(__file__).resolve().parents[1]
+
+pytest_plugins = ["no_skips"]
 
 
 def wait_until(condition: Callable[[], bool], *, within: float, what: str) -> None:

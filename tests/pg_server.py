@@ -5,9 +5,10 @@ unprivileged user, a unix socket only, `fsync` off since it dies with the sessio
 removed at the end. It holds a superuser `postgres` and two roles as the README sets them up:
 `bl_owner`, which owns the ledger schemas and runs `benchledger ledger init`, and `bl_writer`,
 which appends. `PgServer.new_ledger()` makes a fresh schema owned by `bl_owner`, initialises a
-ledger in it granting `bl_writer` its rights, and returns the writer's URL. Where no server can
-be started (no `initdb` on this machine), the fixture skips the test and says why; CI installs
-Debian's `postgresql` package (`.ci/run`), so it always has one.
+ledger in it granting `bl_writer` its rights, and returns the writer's URL. Where PostgreSQL is
+not installed (no `initdb` on this machine) the fixture skips the test and says why; where it is
+installed but initdb or the server fails, every test that needs it fails with the server's own
+words (a broken tool is not an absent one). CI installs Debian's `postgresql` package (`.ci/run`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from benchledger.bench.pg_cluster import Cluster, ClusterUnavailable, start_cluster
+from benchledger.bench.pg_cluster import Cluster, ClusterUnavailable, find_bindir, start_cluster
 
 OWNER, WRITER = "bl_owner", "bl_writer"
 
@@ -52,11 +53,16 @@ class PgServer:
 
 @pytest.fixture(scope="session")
 def postgres_server():
-    """The session's PostgreSQL server (skips, saying why, where none can be started)."""
+    """The session's PostgreSQL server: a skip where PostgreSQL is not installed, a failure where it
+    is installed and will not start."""
+    if find_bindir() is None:
+        pytest.skip("no PostgreSQL server binaries (initdb) on this machine; install Debian's postgresql "
+                    "(apt-get install -y postgresql; .ci/run does) to run this test")
     try:
         cluster = start_cluster(fsync=False, max_connections=200)
     except ClusterUnavailable as exc:
-        pytest.skip(str(exc))
+        pytest.fail(f"PostgreSQL is installed ({find_bindir()}) but no server could be started: {exc}",
+                    pytrace=False)
     try:
         server = PgServer(cluster)
         server.sql(f"CREATE ROLE {OWNER} LOGIN", f"CREATE ROLE {WRITER} LOGIN")
