@@ -11,7 +11,8 @@ real sockets) with no network:
         srv.faults.always("500", contains="What is the deadline")  # that question always fails
         srv.count(role="agent"), srv.count(model="loopback-agent", role="judge")
 
-Endpoints: `POST /v1/chat/completions` and `GET /v1/models`. Any model name is accepted. The
+Endpoints: `POST /v1/chat/completions`, `POST /v1/embeddings` and `GET /v1/models`. Any model name
+is accepted. The
 role is read from the user prompt: "Retrieved passages:" means the agent, "Gold Answer:" or
 "Evaluation Question:" (a Memora criterion) the judge. The agent answers extractively from the
 passages in its prompt (the offline answerer's logic); the judge judges lexically (the offline
@@ -21,11 +22,18 @@ answered by `lexical_criterion`). Prose replies end with a `Final:` line; a requ
 criterion, `{answer: yes|no, reason}` JSON. The benchmarks' official prompts are read and answered
 in their official shapes by `adapters.models.loopback_official`.
 
+What a memory system asks its own model (no benchmark prompt) is answered by
+`adapters.models.loopback_extract`: `json_object` with mem0's extraction shape, `json_schema` with
+an instance of the request's schema built from the input's sentences, `tools` with a `tool_calls`
+reply. `/v1/embeddings` embeds with a model shipped in a wheel (`adapters.models.loopback_embeddings`,
+WordLlama, 256-d, `dimensions` 64/128/256 honoured).
+
 Attributes tests read:
   base_url                 "http://127.0.0.1:<port>/v1"
   faults                   a `FaultScript` (see `adapters.models.loopback_faults` for the kinds)
   latency                  seconds added to every chat reply (settable; for concurrency benchmarks)
-  count(model=, role=)     chat requests received, faulted ones included
+  count(model=, role=)     chat requests received, faulted ones included (role "embed": embedding
+                           requests; "other": a memory system's own extraction calls)
   authorization_seen       the Authorization header of every request, in order
   requests                 every chat request body received, in order (none with keep_bodies=False,
                            for long benchmarks)
@@ -34,6 +42,7 @@ Attributes tests read:
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import socket
@@ -45,6 +54,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from benchledger.adapters.memory.protocol import estimate_tokens
 from benchledger.adapters.models.abstention import is_abstention
+from benchledger.adapters.models.loopback_embeddings import EmbeddingRefused, embed
+from benchledger.adapters.models.loopback_extract import input_sentences, json_object_reply, schema_instance, tool_call
 from benchledger.adapters.models.loopback_faults import Fault, FaultScript
 from benchledger.adapters.models.loopback_official import official_reply, official_role
 from benchledger.adapters.models.offline import extractive_answer, lexical_criterion, lexical_verdict
@@ -96,6 +107,7 @@ def reply_for(body: dict, *, fault: Fault | None = None) -> str:
     role = role_of(prompt)
     question = (m.group(1) if (m := _QUESTION.search(prompt)) else "").strip()
     typed = (body.get("response_format") or {}).get("type") == "json_schema"
+    content: object
     if role == "agent":
         block = m.group(1) if (m := _PASSAGES.search(prompt)) else ""
         passages = [_PASSAGE_HEAD.sub("", p.strip()) for p in _PASSAGE_SPLIT.split(block) if p.strip()]
@@ -111,6 +123,8 @@ def reply_for(body: dict, *, fault: Fault | None = None) -> str:
         verdict, reason = lexical_verdict(question=question, gold=gold, answer=agent, abstention=is_abstention(gold))
         content, prose = {"correct": verdict == "correct", "reason": reason}, f"Final: {verdict.capitalize()}"
         reasoning = f"Lexical comparison with the gold answer: {reason}."
+    elif (extracted := _memory_reply(body)) is not None:
+        content, prose, reasoning, typed = extracted, json.dumps(extracted), "Extraction.", True
     else:
         content, prose, reasoning = {"answer": "ok", "abstained": False}, "Final: ok", "No benchmark prompt."
     kind = fault.kind if fault else None
@@ -123,6 +137,18 @@ def reply_for(body: dict, *, fault: Fault | None = None) -> str:
     if kind == "wrong_schema":
         return json.dumps({"result": 42})
     return json.dumps(content) if typed else f"{reasoning}\n{prose}"
+
+
+def _memory_reply(body: dict) -> object | None:
+    """The JSON a memory system's extraction call asks for, built from its input; None for prose."""
+    response_format = body.get("response_format") or {}
+    if response_format.get("type") == "json_object":
+        return json_object_reply(body)
+    if response_format.get("type") == "json_schema":
+        schema = (response_format.get("json_schema") or {}).get("schema")
+        if isinstance(schema, dict):
+            return schema_instance(schema, input_sentences(body))
+    return None
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -157,7 +183,8 @@ class _Handler(BaseHTTPRequestHandler):
             {"id": n, "object": "model", "created": 0, "owned_by": "loopback"} for n in names]})
 
     def do_POST(self) -> None:
-        if self.path.rstrip("/") != "/v1/chat/completions":
+        route = self.path.rstrip("/")
+        if route not in ("/v1/chat/completions", "/v1/embeddings"):
             return self._send_json(404, {"error": {"message": f"no route {self.path}"}})
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         try:
@@ -166,7 +193,32 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_json(400, {"error": {"message": "request body is not JSON"}})
         loop = self.server.loopback
         with loop.in_flight():
-            self._complete(loop, body)
+            if route == "/v1/embeddings":
+                self._embed(loop, body)
+            else:
+                self._complete(loop, body)
+
+    def _embed(self, loop: LoopbackOpenAI, body: dict) -> None:
+        model = str(body.get("model", ""))
+        loop.record_embedding(model, self.headers.get("Authorization", ""))
+        fault = loop.faults.take(role="embed", model=model, prompt=json.dumps(body.get("input", "")))
+        if fault is not None and fault.kind in ("500", "503", "429"):
+            return self._send_json(int(fault.kind), {"error": {"message": f"injected {fault.kind}", "type": "server_error"}})
+        given = body.get("input")
+        texts = [given] if isinstance(given, str) else given
+        if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+            return self._send_json(400, {"error": {"message": "input must be a string or a list of strings",
+                                                   "type": "invalid_request_error"}})
+        try:
+            vectors = embed(texts, body.get("dimensions"))
+        except EmbeddingRefused as err:
+            return self._send_json(400, {"error": {"message": str(err), "type": "invalid_request_error"}})
+        tokens = sum(estimate_tokens(t) for t in texts)
+        if body.get("encoding_format") == "base64":  # the openai SDK asks for this unless told otherwise
+            vectors = [base64.b64encode(struct.pack(f"<{len(v)}f", *v)).decode() for v in vectors]  # type: ignore[misc]
+        self._send_json(200, {"object": "list", "model": model,
+                              "data": [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)],
+                              "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})
 
     def _complete(self, loop: LoopbackOpenAI, body: dict) -> None:
         model, prompt = str(body.get("model", "")), _user_prompt(body)
@@ -194,16 +246,20 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(fault.delay)  # type: ignore[union-attr]
         if kind == "malformed_body":
             return self._send_json(200, b'{"id": "chatcmpl-broken", "choices": [{"message": ')
-        text = reply_for(body, fault=fault)
+        call = tool_call(body) if fault is None else None
+        text = "" if call else reply_for(body, fault=fault)
         if kind == "echo_key":  # past any message cap: only redacting the whole reply catches it
             token = self.headers.get("Authorization", "").removeprefix("Bearer ")
-            text = f"{'Let me think this through carefully. ' * 15}(by the way, I was called with {token}.)\n{text}"
+            text = f"{'Let me think this through carefully. ' * 15}(by the way, I was called with {token}.)
+{text}"
+        message: dict = {"role": "assistant", "content": None, "tool_calls": [call]} if call else \
+            {"role": "assistant", "content": text}
         prompt_tokens = sum(estimate_tokens(str(m.get("content", ""))) for m in body.get("messages", []))
-        completion_tokens = estimate_tokens(text) if text else 0
+        completion_tokens = estimate_tokens(call["function"]["arguments"] if call else text) if (call or text) else 0
         self._send_json(200, {
             "id": f"chatcmpl-loopback-{loop.count()}", "object": "chat.completion", "created": int(time.time()),
             "model": fault.text if kind == "other_model" else model,  # type: ignore[union-attr]
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if call else "stop"}],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                       "total_tokens": prompt_tokens + completion_tokens},
         })
@@ -261,6 +317,11 @@ class LoopbackOpenAI:
             self._calls[(model, role)] += 1
             if self.keep_bodies:
                 self.requests.append(body)
+            self.authorization_seen.append(authorization)
+
+    def record_embedding(self, model: str, authorization: str) -> None:
+        with self._lock:
+            self._calls[(model, "embed")] += 1
             self.authorization_seen.append(authorization)
 
     def count(self, *, model: str | None = None, role: str | None = None) -> int:
