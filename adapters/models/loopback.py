@@ -250,8 +250,7 @@ class _Handler(BaseHTTPRequestHandler):
         text = "" if call else reply_for(body, fault=fault)
         if kind == "echo_key":  # past any message cap: only redacting the whole reply catches it
             token = self.headers.get("Authorization", "").removeprefix("Bearer ")
-            text = f"{'Let me think this through carefully. ' * 15}(by the way, I was called with {token}.)
-{text}"
+            text = f"{'Let me think this through carefully. ' * 15}(by the way, I was called with {token}.)\n{text}"
         message: dict = {"role": "assistant", "content": None, "tool_calls": [call]} if call else \
             {"role": "assistant", "content": text}
         prompt_tokens = sum(estimate_tokens(str(m.get("content", ""))) for m in body.get("messages", []))
