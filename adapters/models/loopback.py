@@ -83,7 +83,11 @@ def _user_prompt(body: dict) -> str:
     messages = [m for m in body.get("messages", []) if isinstance(m, dict)]
     users = [m.get("content") for m in messages if m.get("role") == "user"] or \
         [m.get("content") for m in messages[-1:]]
-    return users[-1] if users and isinstance(users[-1], str) else ""
+    last = users[-1] if users else ""
+    if isinstance(last, list):  # content parts (LongMemEval-V2's reader): the text parts, in order
+        return "".join(str(part.get("text", "")) for part in last
+                       if isinstance(part, dict) and part.get("type") == "text")
+    return last if isinstance(last, str) else ""
 
 
 def _official_faulted(text: str, fault: Fault | None) -> str:

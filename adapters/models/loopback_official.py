@@ -11,7 +11,10 @@ models' logic in the shape the official code reads:
 - LongMemEval reader ("Current Date:" under the history): an extractive answer; judge ("Model
   Response:"): "yes" or "no", by the lexical verdict (an "Explanation:" slot marks abstention);
 - Memora answer ("# Current Question"): an extractive answer from the history; judge ("AI RESPONSE
-  TO EVALUATE:"): a JSON object {answer, confidence, explanation} by the lexical criterion rule.
+  TO EVALUATE:"): a JSON object {answer, confidence, explanation} by the lexical criterion rule;
+- LongMemEval-V2 reader ("### Question to answer:" after the memory context's text parts): the
+  extractive answer in `\\boxed{}` (UNKNOWN when nothing overlaps); its two checkers ("Model extracted
+  final answer:"): `{"label": 0|1, "reason"}` by the lexical verdict.
 
 `official_reply(prompt)` returns (role, reply text) or None when the prompt is none of these.
 """
@@ -35,6 +38,10 @@ _LME_JUDGE = re.compile(r"Question: (.*?)\n\n(Correct Answer|Rubric|Explanation)
                         r"\n\n(?:Is|Does) ", re.DOTALL)
 _MEMORA_QUESTION = re.compile(r"# Current Question\nUser: (.*?)\n\n", re.DOTALL)
 _MEMORA_LINE = re.compile(r"^(?:User|Assistant): (.*)$", re.MULTILINE)
+_V2_READER = re.compile(r"### Memory context:\n(.*)\n\n### Question to answer:\n(.*)\Z", re.DOTALL)
+_V2_STATE = re.compile(r"(?=\[trajectory )")
+_V2_JUDGE = re.compile(r"Question:\n(.*?)\n\nReference answer \([^)]*\):\n(.*?)\n\nModel full response:\n(.*?)"
+                       r"\n\nModel extracted final answer:\n(.*?)\n\nScoring rubric:", re.DOTALL)
 _MEMORA_JUDGE = re.compile(r"AI RESPONSE TO EVALUATE:\n(.*?)\n\nEVALUATION QUESTION:\n(.*?)\n", re.DOTALL)
 
 
@@ -42,7 +49,10 @@ def official_role(prompt: str) -> str | None:
     """agent or judge for an official prompt, None for any other."""
     if "Model Response:" in prompt or "AI RESPONSE TO EVALUATE:" in prompt:
         return "judge"
-    if _LOCOMO_QUESTION.search(prompt) or "# Current Question" in prompt or _LME_READER.search(prompt):
+    if "Model extracted final answer:" in prompt:
+        return "judge"
+    if _LOCOMO_QUESTION.search(prompt) or "# Current Question" in prompt or _LME_READER.search(prompt) \
+            or _V2_READER.search(prompt):
         return "agent"
     return None
 
@@ -77,8 +87,23 @@ def _memora_judge(match: re.Match[str]) -> str:
     return json.dumps({"answer": said, "confidence": 0.9, "explanation": reason})
 
 
+def _v2_reader(match: re.Match[str]) -> str:
+    answer = extractive_answer(match.group(2), [p for p in _V2_STATE.split(match.group(1)) if p.strip()])
+    return f"From the trajectories I remember:\n\n\\boxed{{{'UNKNOWN' if is_abstention(answer) else answer}}}"
+
+
+def _v2_judge(match: re.Match[str]) -> str:
+    question, gold, _full, final = match.groups()
+    verdict, reason = lexical_verdict(question=question, gold=gold, answer=final, abstention="premise" in gold.lower())
+    return json.dumps({"label": int(verdict == "correct"), "reason": reason})
+
+
 def official_reply(prompt: str) -> tuple[str, str] | None:
     """(role, reply text) for an official prompt, or None."""
+    if match := _V2_JUDGE.search(prompt):
+        return "judge", _v2_judge(match)
+    if match := _V2_READER.search(prompt):
+        return "agent", _v2_reader(match)
     if match := _MEMORA_JUDGE.search(prompt):
         return "judge", _memora_judge(match)
     if match := _LME_JUDGE.search(prompt):
