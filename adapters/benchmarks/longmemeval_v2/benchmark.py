@@ -1,0 +1,50 @@
+"""The LongMemEval-V2 declaration: one domain and tier per run, memory built as the official harness builds
+it (one shared scope, or one per question), the official protocol by default (reader prompts,
+six scoring functions, gpt-5.2 for the two LLM checkers), the typed protocol as an alternative."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar
+
+from benchledger.adapters.benchmarks.base import Dataset
+from benchledger.adapters.benchmarks.longmemeval_v2.loader import load_longmemeval_v2
+from benchledger.adapters.benchmarks.longmemeval_v2.official import LongMemEvalV2Official
+from benchledger.adapters.benchmarks.longmemeval_v2.publishable import CONDITIONS
+from benchledger.adapters.benchmarks.longmemeval_v2.report import combined_section, official_section
+from benchledger.adapters.benchmarks.longmemeval_v2.selection import LongMemEvalV2Selection
+from benchledger.adapters.benchmarks.longmemeval_v2.spec import CATEGORY_MAP
+from benchledger.adapters.benchmarks.registry import Benchmark
+from benchledger.projections.publishable import Check
+from benchledger.projections.report import Section, SectionFold
+from benchledger.projections.state import RunState
+from benchledger.settings import Protocol, Selection
+
+__all__ = ["LongMemEvalV2"]
+
+
+class LongMemEvalV2(Benchmark):
+    name = "LongMemEval-V2"
+    command = "longmemeval-v2"
+    summary = "web-agent trajectories as memory: two domains, two haystack tiers, six scoring functions, LAFS"
+    source_metavar = "DIR"
+    source_is_dir = True
+    selection_model = LongMemEvalV2Selection
+    kind_label = "types"
+    kinds = tuple(CATEGORY_MAP)
+    question_limit_means = "the first N questions of the domain in file order"
+    protocols: ClassVar[tuple[Protocol, ...]] = ("official", "typed")
+    official = LongMemEvalV2Official()
+    model_options_offered: ClassVar[frozenset[str]] = frozenset({"prompts_dir"})
+    retrieval = True
+    conditions: ClassVar[tuple[Check, ...]] = CONDITIONS
+    sections: ClassVar[tuple[SectionFold, ...]] = (official_section,)
+
+    def load(self, source: Path, selection: Selection) -> Dataset:
+        chosen = self.selection_of(selection)
+        assert isinstance(chosen, LongMemEvalV2Selection)
+        return load_longmemeval_v2(source, chosen)
+
+    def combine(self, states: Sequence[RunState], scorers: Sequence[str | None]) -> Section:
+        return combined_section(states, scorers)
