@@ -52,12 +52,13 @@ METHOD = "longmemeval-v2-official"
 
 
 def context_items(candidates: list[Candidate], release_root: Path) -> list[dict[str, str]]:
-    """The memory-context items of the recalled candidates, in rank order (text, then its screenshot)."""
+    """The memory-context items of the recalled candidates, in rank order: each one's text, then, for a
+    stored state, its screenshot (derived text a memory system returns carries no image)."""
     items: list[dict[str, str]] = []
     for candidate in sorted(candidates, key=lambda c: c.rank):
-        if candidate.document.text:
-            items.append({"type": "text", "value": candidate.document.text})
-        shot = candidate.document.extra.get("screenshot")
+        if candidate.text:
+            items.append({"type": "text", "value": candidate.text})
+        shot = candidate.document.extra.get("screenshot") if candidate.document is not None else None
         if shot:
             for base in (release_root, release_root / "screenshots"):
                 if (base / shot).is_file():
