@@ -1,0 +1,53 @@
+"""`benchledger compare RUN...`: one table for runs of one benchmark, refused unless like for like.
+
+Opens the ledger, reads every run through a checked read, makes one library call
+(`orchestration.compare.compare_recorded`) and renders it (`projections.compare_render`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from benchledger.cli.common import AppContext, OutputFile, checked_events, open_ledger, pass_app
+from benchledger.cli.options import split_csv
+from benchledger.files import write_atomic
+from benchledger.orchestration.compare import compare_recorded
+from benchledger.projections.compare_render import render_csv, render_html, render_markdown
+
+__all__ = ["COMMANDS"]
+
+_RENDER = {"markdown": render_markdown, "csv": render_csv, "html": render_html}
+
+
+@click.command("compare")
+@click.argument("runs", nargs=-1, required=True, metavar="RUN...")
+@click.option("--scorers", default=None,
+              help="Scorer id per run, comma-separated in the runs' order [default: each run's report scorer].")
+@click.option("--allow-differences", is_flag=True,
+              help="Compare runs that are not like for like (every difference is named and the table labelled).")
+@click.option("--format", "fmt", type=click.Choice(sorted(_RENDER)), default="markdown", show_default=True,
+              help="Output format (html: a self-contained page with a per-kind accuracy chart).")
+@click.option("--out", type=OutputFile(), default=None,
+              help="File to write [default: stdout].")
+@pass_app
+def compare(app: AppContext, runs: tuple[str, ...], scorers: str | None, allow_differences: bool, fmt: str,
+            out: Path | None) -> None:
+    """Compare runs of one benchmark: per-kind accuracy with intervals, the official number, tokens and
+    latency per question, paired tests against the best (McNemar, Holm-corrected); refused (exit 2)
+    unless the runs are like for like, or --allow-differences."""
+    with open_ledger(app, create=False) as ledger:
+        ids = [ledger.resolve_run(ref) for ref in runs]
+        comparison = compare_recorded(ledger, ids, lambda run_id: checked_events(ledger, run_id),
+                                      scorers=[s or None for s in split_csv((scorers,))] if scorers else (),
+                                      allow_differences=allow_differences)
+    text = _RENDER[fmt](comparison)
+    if out is not None:
+        write_atomic(out, text)
+        click.echo(f"wrote {out} ({comparison.label})", err=True)
+    else:
+        click.echo(text, nl=False)
+
+
+COMMANDS = [compare]

@@ -1,0 +1,59 @@
+"""What `compare` folds, read from the ledger: each run checked and folded, its report, its context format.
+
+The context format is measured, not assumed: the share of the recalled candidates (as the memory
+returned them, the blob `ContextRecalled.candidates_hash` names) that carry a timestamp, which the
+passage shown to the answer model then prints ("timestamps", "no timestamps", "mixed (N%)"; "not
+recorded" for rows before candidates were kept). A sample of `CONTEXT_SAMPLE` answered questions
+is read, in plan order, so the measure is stable and cheap.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from benchledger.ledger.recorder import Recorder
+from benchledger.orchestration.reports import report_of
+from benchledger.projections.compare import CompareInput, Comparison, compare_runs
+from benchledger.projections.diff import pick_scorer
+from benchledger.projections.state import RunState, fold_run
+
+__all__ = ["CONTEXT_SAMPLE", "context_format", "compare_recorded"]
+
+CONTEXT_SAMPLE = 50
+
+
+def context_format(ledger: Recorder, state: RunState) -> str:
+    """Whether the run's recalled passages carried timestamps (see the module docstring)."""
+    stamped = total = 0
+    sampled = 0
+    for question in state.questions.values():
+        recalled = question.recalled
+        if recalled is None or question.answered is None or not recalled.candidates_hash:
+            continue
+        for candidate in json.loads(ledger.get_blob(recalled.candidates_hash)):
+            document = candidate.get("document") or {}
+            stamped += bool(candidate.get("timestamp") or document.get("timestamp"))
+            total += 1
+        sampled += 1
+        if sampled >= CONTEXT_SAMPLE:
+            break
+    if total == 0:
+        return "not recorded"
+    if stamped == total:
+        return "timestamps"
+    if stamped == 0:
+        return "no timestamps"
+    return f"mixed ({round(100 * stamped / total)}% with timestamps)"
+
+
+def compare_recorded(ledger: Recorder, run_ids: Sequence[str], events_of, *, scorers: Sequence[str | None] = (),
+                     allow_differences: bool = False) -> Comparison:
+    """Fold each run from `events_of(run_id)` (a checked read), then compare them."""
+    inputs = []
+    for index, run_id in enumerate(run_ids):
+        state = fold_run(run_id, events_of(run_id))
+        state.require_answers("compare")
+        scorer = pick_scorer(state, scorers[index] if index < len(scorers) else None)
+        inputs.append(CompareInput(state, report_of(state, scorer_id=scorer), context_format(ledger, state)))
+    return compare_runs(inputs, allow_differences=allow_differences)

@@ -1,0 +1,254 @@
+"""`compare`: one table for runs of one benchmark, after checking that they are like for like.
+
+Pure. Before any number, every run's comparability facts are set side by side (`FACTS`): the
+release (subset, corpus fingerprint, adapter), the planned questions (a digest of ids, kinds,
+texts and golds), the answer model, the judge and the scorer's rule (method, protocol, prompt
+hash, scoring rule), the prompts (every recorded prompt hash), k, the token budget and the context
+format (whether the recalled passages carried timestamps, measured by the caller from the recorded
+candidates). Every fact that differs is named with each run's value; the comparison is refused
+unless differences are allowed, and then it is labelled "not like for like" wherever it is shown.
+Runs of different benchmarks are never compared. The memory system is what is compared, so it is
+not a fact; a `full-context` run is drawn as the floor and an `oracle` run as the ceiling.
+
+Per run: accuracy per kind and overall (over judged questions, 95% Wilson intervals), the
+benchmark's own number (LoCoMo's token F1...), tokens per question (answer and judge calls) and
+latency per question (recall + answer). The best run is the system (not floor or ceiling) with the
+highest overall accuracy; every other run is tested against it over the questions both judged:
+a seeded paired bootstrap interval of the difference and an exact McNemar p-value, the p-values
+Holm-corrected over the comparisons (family-wise 5%).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Literal, NamedTuple
+
+from pydantic import BaseModel, ConfigDict
+
+from benchledger.errors import BadInput
+from benchledger.projections.report import Report
+from benchledger.projections.state import RunState
+from benchledger.projections.stats import mcnemar_exact, paired_bootstrap_diff, wilson_interval
+
+__all__ = ["COMPARE_VERSION", "FACTS", "FLOOR_MEMORY", "CEILING_MEMORY", "CompareInput", "Rate", "RunColumn",
+           "PairedTest", "Difference", "Comparison", "compare_runs", "holm"]
+
+COMPARE_VERSION = 1
+FLOOR_MEMORY = "full-context"
+CEILING_MEMORY = "oracle"
+BOOTSTRAP_SEED = 0
+BOOTSTRAP_RESAMPLES = 2000
+FACTS = ("benchmark", "release", "questions", "answer model", "judge", "scorer rule", "prompts", "protocol", "k",
+         "token budget", "context format")
+
+
+class CompareInput(NamedTuple):
+    state: RunState
+    report: Report
+    """The run's report under the scorer to compare (its official number comes from it)."""
+    context_format: str
+    """"timestamps", "no timestamps", "mixed (N%)" or "not recorded": what the recalled passages carried."""
+
+
+class Rate(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    judged: int
+    correct: int
+    accuracy: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+
+class RunColumn(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    memory: str
+    role: Literal["system", "floor", "ceiling"]
+    scorer_id: str | None
+    planned: int
+    by_kind: dict[str, Rate]
+    overall: Rate
+    official: float | None
+    """The benchmark's own overall number (the report's score)."""
+    official_metric: str
+    answer_tokens_per_question: float | None
+    judge_tokens_per_question: float | None
+    latency_ms_per_question: float | None
+    """Mean recall + answer latency over answered questions, in milliseconds."""
+
+
+class PairedTest(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    against: str
+    paired: int
+    difference: float | None
+    """This run's accuracy minus the best run's, over the questions both judged."""
+    ci_low: float | None
+    ci_high: float | None
+    mcnemar_p: float | None
+    holm_p: float | None
+    """The McNemar p-value, Holm-corrected over every test of the table."""
+    significant: bool
+    """holm_p < 0.05."""
+
+
+class Difference(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    fact: str
+    values: dict[str, str]
+    """run id -> its value."""
+
+
+class Comparison(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    benchmark: str
+    like_for_like: bool
+    label: str
+    """"like for like", or "NOT LIKE FOR LIKE: <the facts that differ>"."""
+    differences: list[Difference]
+    kinds: list[str]
+    runs: list[RunColumn]
+    best: str
+    tests: list[PairedTest]
+    bootstrap_seed: int
+    bootstrap_resamples: int
+    compare_version: int
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in the input order (monotone, capped at 1)."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    adjusted = [0.0] * len(p_values)
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted
+
+
+def _digest(value: object) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def _facts(run: CompareInput) -> dict[str, str]:
+    state, report = run.state, run.report
+    assert state.started is not None
+    cfg = state.started.config
+    scorer = state.scorers.get(report.scorer_id or "")
+    questions = sorted((q.planned.question_id, q.planned.kind, q.planned.text, q.planned.gold)
+                       for q in state.questions.values())
+    judges = ", ".join(scorer.judge_models) if scorer and scorer.judge_models else (scorer.judge_model if scorer else "-")
+    rule = (f"{scorer.method or scorer.protocol} (prompt {scorer.prompt_hash[:12] or 'none'}), scoring rule "
+            f"{report.scoring_rule}") if scorer else "no scorer"
+    return {
+        "benchmark": cfg.benchmark,
+        "release": f"{cfg.subset} {state.corpus.fingerprint[:12] if state.corpus else 'no corpus'} "
+                   f"({state.corpus.adapter_version if state.corpus else '-'})",
+        "questions": f"{len(questions)} questions, digest {_digest(questions)}",
+        "answer model": cfg.agent_model,
+        "judge": judges,
+        "scorer rule": rule,
+        "prompts": _digest([sorted(cfg.prompt_hashes.items()), sorted(cfg.reference_prompt_hashes.items())]),
+        "protocol": str(cfg.settings.protocol or "default"),
+        "k": str(cfg.settings.k),
+        "token budget": str(cfg.settings.token_budget or "none"),
+        "context format": run.context_format,
+    }
+
+
+def _rate(verdicts: Sequence[str]) -> Rate:
+    correct = sum(1 for v in verdicts if v == "correct")
+    n = len(verdicts)
+    low, high = wilson_interval(correct, n) if n else (None, None)
+    return Rate(judged=n, correct=correct, accuracy=correct / n if n else None, ci_low=low, ci_high=high)
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _column(run: CompareInput) -> RunColumn:
+    state, report = run.state, run.report
+    assert state.started is not None
+    scorer = report.scorer_id
+    by_kind: dict[str, list[str]] = {}
+    every: list[str] = []
+    for q in state.questions.values():
+        judged = q.judged.get(scorer) if scorer else None
+        if judged is not None:
+            by_kind.setdefault(q.planned.kind, []).append(judged.verdict)
+            every.append(judged.verdict)
+    answered = [q for q in state.questions.values() if q.answered is not None]
+    judged_events = [q.judged[scorer] for q in state.questions.values() if scorer and scorer in q.judged]
+    memory = state.started.config.settings.memory
+    role: Literal["system", "floor", "ceiling"] = \
+        "floor" if memory == FLOOR_MEMORY else "ceiling" if memory == CEILING_MEMORY else "system"
+    return RunColumn(
+        run_id=state.run_id, memory=state.started.config.memory, role=role, scorer_id=scorer,
+        planned=len(state.questions), by_kind={kind: _rate(v) for kind, v in sorted(by_kind.items())},
+        overall=_rate(every), official=report.score, official_metric=report.metric,
+        answer_tokens_per_question=_mean([q.answered.usage.prompt_tokens + q.answered.usage.completion_tokens
+                                          for q in answered if q.answered]),
+        judge_tokens_per_question=_mean([j.usage.prompt_tokens + j.usage.completion_tokens for j in judged_events]),
+        latency_ms_per_question=_mean([(q.recalled.latency_ms if q.recalled else 0.0) + q.answered.latency_ms
+                                       for q in answered if q.answered]))
+
+
+def _paired(best: CompareInput, other: CompareInput) -> tuple[int, float | None, float | None, float | None, float | None]:
+    sb, so = best.report.scorer_id, other.report.scorer_id
+    pairs = [(int(qb.judged[sb].verdict == "correct"), int(qo.judged[so].verdict == "correct"))
+             for qid, qb in best.state.questions.items()
+             if sb and so and sb in qb.judged and (qo := other.state.questions.get(qid)) is not None
+             and so in qo.judged]
+    if not pairs:
+        return 0, None, None, None, None
+    a, b = [x for x, _ in pairs], [y for _, y in pairs]
+    difference, low, high = paired_bootstrap_diff(a, b, resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
+    worse = sum(1 for x, y in pairs if x and not y)
+    better = sum(1 for x, y in pairs if y and not x)
+    return len(pairs), difference, low, high, mcnemar_exact(worse, better)
+
+
+def compare_runs(runs: Sequence[CompareInput], *, allow_differences: bool = False) -> Comparison:
+    """The table, or BadInput naming every difference (unless allowed; never across benchmarks)."""
+    if len(runs) < 2:
+        raise BadInput("compare needs at least two runs", field="runs")
+    for run in runs:
+        run.state.require_answers("compare")
+        if run.state.started is None:
+            raise BadInput(f"run {run.state.run_id} has no recorded start", field="runs")
+    facts = {run.state.run_id: _facts(run) for run in runs}
+    if len(facts) != len(runs):
+        raise BadInput("a run is named twice", field="runs")
+    differences = [Difference(fact=fact, values={rid: f[fact] for rid, f in facts.items()})
+                   for fact in FACTS if len({f[fact] for f in facts.values()}) > 1]
+    named = "; ".join(f"{d.fact}: " + " vs ".join(f"{v} ({rid})" for rid, v in d.values.items()) for d in differences)
+    if any(d.fact == "benchmark" for d in differences):
+        raise BadInput(f"runs of different benchmarks are never compared ({named})", field="runs")
+    if differences and not allow_differences:
+        raise BadInput(f"the runs are not like for like: {named}; pass --allow-differences to compare them "
+                       "anyway (the table is then labelled)", field="runs")
+    columns = [_column(run) for run in runs]
+    systems = [c for c in columns if c.role == "system"] or columns
+    best = max(systems, key=lambda c: (c.overall.accuracy if c.overall.accuracy is not None else -1.0))
+    best_run = next(run for run in runs if run.state.run_id == best.run_id)
+    raw = [(run.state.run_id, _paired(best_run, run)) for run in runs if run.state.run_id != best.run_id]
+    adjusted = holm([t[4] if t[4] is not None else 1.0 for _, t in raw])
+    tests = [PairedTest(run_id=rid, against=best.run_id, paired=n, difference=d, ci_low=lo, ci_high=hi,
+                        mcnemar_p=p, holm_p=h if p is not None else None, significant=p is not None and h < 0.05)
+             for (rid, (n, d, lo, hi, p)), h in zip(raw, adjusted)]
+    label = "like for like" if not differences else \
+        "NOT LIKE FOR LIKE: differs in " + ", ".join(d.fact for d in differences)
+    return Comparison(
+        benchmark=facts[runs[0].state.run_id]["benchmark"], like_for_like=not differences, label=label,
+        differences=differences, kinds=sorted({k for c in columns for k in c.by_kind}), runs=columns,
+        best=best.run_id, tests=tests, bootstrap_seed=BOOTSTRAP_SEED, bootstrap_resamples=BOOTSTRAP_RESAMPLES,
+        compare_version=COMPARE_VERSION)

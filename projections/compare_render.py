@@ -1,0 +1,190 @@
+"""`compare` as markdown, CSV or a self-contained HTML page with a per-kind accuracy chart.
+
+Every format carries the label ("like for like", or "NOT LIKE FOR LIKE: ..." with each difference
+and each run's value), so a table built over differences can never be passed off as a fair one.
+The chart draws one bar per system per kind with its 95% Wilson interval as a whisker; a
+`full-context` run is drawn as a dashed floor line per kind and an `oracle` run as a ceiling line.
+The page reuses the export's skeleton (`export_page.html`: no script, nothing loaded).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from benchledger.projections.compare import Comparison, Rate, RunColumn
+from benchledger.projections.export_html import PAGE, _e
+
+__all__ = ["render_markdown", "render_csv", "render_html", "compare_chart"]
+
+_W, _H = 1000, 380
+_LEFT, _RIGHT, _TOP, _BOTTOM = 56, 24, 24, 88
+_PALETTE = ("#2f5fd0", "#e08a1e", "#1f8a4c", "#8a3fc4", "#c43b3b", "#2a9ca8", "#6b6b6b")
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def _rate(rate: Rate | None) -> str:
+    if rate is None or rate.accuracy is None:
+        return "n/a"
+    return f"{_pct(rate.accuracy)} [{100 * (rate.ci_low or 0):.1f}, {100 * (rate.ci_high or 0):.1f}] n={rate.judged}"
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _official(run: RunColumn) -> str:
+    return "n/a" if run.official is None else f"{100 * run.official:.2f} ({run.official_metric})"
+
+
+def _name(run: RunColumn, best: str) -> str:
+    role = {"floor": " (floor)", "ceiling": " (ceiling)"}.get(run.role, "")
+    return f"{run.memory}{role}{' *best*' if run.run_id == best else ''}"
+
+
+def _rows(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
+    headers = ["run", "memory", *comparison.kinds, "overall", "official", "answer tokens/q", "judge tokens/q",
+               "latency ms/q", "vs best (diff, 95% CI)", "McNemar p (Holm)"]
+    tests = {t.run_id: t for t in comparison.tests}
+    rows = []
+    for run in comparison.runs:
+        test = tests.get(run.run_id)
+        versus = "best" if test is None else (
+            "no shared judged questions" if test.difference is None else
+            f"{100 * test.difference:+.1f} [{100 * (test.ci_low or 0):+.1f}, {100 * (test.ci_high or 0):+.1f}] "
+            f"n={test.paired}")
+        p = "" if test is None or test.mcnemar_p is None else \
+            f"{test.mcnemar_p:.3g} ({test.holm_p:.3g}){' *' if test.significant else ''}"
+        rows.append([run.run_id, _name(run, comparison.best), *(_rate(run.by_kind.get(k)) for k in comparison.kinds),
+                     _rate(run.overall), _official(run), _num(run.answer_tokens_per_question),
+                     _num(run.judge_tokens_per_question), _num(run.latency_ms_per_question), versus, p])
+    return headers, rows
+
+
+def _notes(comparison: Comparison) -> list[str]:
+    notes = [f"{comparison.benchmark}: {comparison.label}"]
+    notes += [f"- {d.fact}: " + "; ".join(f"{rid} {value}" for rid, value in d.values.items())
+              for d in comparison.differences]
+    notes.append(f"Accuracy over judged questions with 95% Wilson intervals; paired tests against the best system "
+                 f"({comparison.best}) over the questions both judged: seeded bootstrap ({comparison.bootstrap_resamples} "
+                 f"resamples, seed {comparison.bootstrap_seed}) and exact McNemar, Holm-corrected; * = significant at 5%. "
+                 f"Tokens are per question as the endpoint reported them (no price table is kept).")
+    return notes
+
+
+def render_markdown(comparison: Comparison) -> str:
+    headers, rows = _rows(comparison)
+    lines = [f"**{_md(n)}**" if i == 0 else _md(n) for i, n in enumerate(_notes(comparison)[:-1])] + [""]
+    lines.append("| " + " | ".join(headers) + " |")
+    lines.append("|" + "|".join("---" if i < 2 else "---:" for i in range(len(headers))) + "|")
+    lines += ["| " + " | ".join(_md(cell) for cell in row) + " |" for row in rows]
+    lines += ["", _md(_notes(comparison)[-1])]
+    return "\n".join(lines) + "\n"
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def render_csv(comparison: Comparison) -> str:
+    """One row per run and kind (overall as a kind), numbers unformatted, the label on every row."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    tests = {t.run_id: t for t in comparison.tests}
+    writer.writerow(["label", "run_id", "memory", "role", "kind", "judged", "correct", "accuracy", "ci_low", "ci_high",
+                     "official", "official_metric", "answer_tokens_per_question", "judge_tokens_per_question",
+                     "latency_ms_per_question", "best", "difference_vs_best", "diff_ci_low", "diff_ci_high",
+                     "mcnemar_p", "holm_p"])
+    for run in comparison.runs:
+        test = tests.get(run.run_id)
+        for kind, rate in [*run.by_kind.items(), ("overall", run.overall)]:
+            writer.writerow([comparison.label, run.run_id, run.memory, run.role, kind, rate.judged, rate.correct,
+                             _cell(rate.accuracy), _cell(rate.ci_low), _cell(rate.ci_high), _cell(run.official),
+                             run.official_metric, _cell(run.answer_tokens_per_question),
+                             _cell(run.judge_tokens_per_question), _cell(run.latency_ms_per_question),
+                             comparison.best, *(_cell(getattr(test, f, None)) for f in
+                                                ("difference", "ci_low", "ci_high", "mcnemar_p", "holm_p"))])
+    return buffer.getvalue()
+
+
+def _cell(value: Any) -> Any:
+    return "" if value is None else value
+
+
+def compare_chart(comparison: Comparison) -> str:
+    """Inline SVG: per kind (and overall), one bar per system with its interval; floor and ceiling as lines."""
+    groups = [*comparison.kinds, "overall"]
+    systems = [r for r in comparison.runs if r.role == "system"]
+    lines = [r for r in comparison.runs if r.role != "system"]
+    plot_w, plot_h = _W - _LEFT - _RIGHT, _H - _TOP - _BOTTOM
+
+    def y(value: float) -> float:
+        return _TOP + plot_h * (1 - value)
+
+    def rate(run: RunColumn, group: str) -> Rate | None:
+        return run.overall if group == "overall" else run.by_kind.get(group)
+
+    parts = [f'<svg class="chart" viewBox="0 0 {_W} {_H}" role="img" xmlns="http://www.w3.org/2000/svg" '
+             f'aria-label="accuracy by kind and run">']
+    for tick in (0, 0.25, 0.5, 0.75, 1.0):
+        parts.append(f'<line class="grid" x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{y(tick):.1f}" y2="{y(tick):.1f}"/>'
+                     f'<text x="{_LEFT - 8}" y="{y(tick) + 4:.1f}" text-anchor="end" font-size="12">{int(tick * 100)}%</text>')
+    slot = plot_w / max(len(groups), 1)
+    width = min(48.0, slot * 0.8 / max(len(systems), 1))
+    for g, group in enumerate(groups):
+        left = _LEFT + slot * g + (slot - width * len(systems)) / 2
+        parts.append(f'<text x="{_LEFT + slot * (g + 0.5):.1f}" y="{_TOP + plot_h + 20}" text-anchor="middle" '
+                     f'font-size="13">{_e(group)}</text>')
+        for i, run in enumerate(systems):
+            r = rate(run, group)
+            if r is None or r.accuracy is None:
+                continue
+            x, top = left + width * i, y(r.accuracy)
+            colour = _PALETTE[i % len(_PALETTE)]
+            parts.append(f'<rect class="cbar" data-run="{_e(run.run_id)}" data-kind="{_e(group)}" x="{x + 2:.1f}" '
+                         f'y="{top:.1f}" width="{width - 4:.1f}" height="{y(0) - top:.1f}" fill="{colour}">'
+                         f'<title>{_e(run.memory)} {_e(group)}: {_rate(r)}</title></rect>')
+            if r.ci_low is not None and r.ci_high is not None:
+                cx = x + width / 2
+                parts.append(f'<line class="whisker" x1="{cx:.1f}" x2="{cx:.1f}" y1="{y(r.ci_low):.1f}" '
+                             f'y2="{y(r.ci_high):.1f}" stroke="#222" stroke-width="1.5"/>')
+        for run in lines:
+            r = rate(run, group)
+            if r is None or r.accuracy is None:
+                continue
+            colour = "#c43b3b" if run.role == "ceiling" else "#6b6b6b"
+            parts.append(f'<line class="{run.role}" data-kind="{_e(group)}" x1="{_LEFT + slot * g + 4:.1f}" '
+                         f'x2="{_LEFT + slot * (g + 1) - 4:.1f}" y1="{y(r.accuracy):.1f}" y2="{y(r.accuracy):.1f}" '
+                         f'stroke="{colour}" stroke-width="2.5" stroke-dasharray="6 4"><title>{_e(run.role)} '
+                         f'{_e(run.memory)} {_e(group)}: {_rate(r)}</title></line>')
+    legend_y = _H - 28
+    entries = [(_PALETTE[i % len(_PALETTE)], f"{run.memory} ({run.run_id[-6:]})", False) for i, run in enumerate(systems)]
+    entries += [("#c43b3b" if run.role == "ceiling" else "#6b6b6b", f"{run.role}: {run.memory}", True) for run in lines]
+    x = float(_LEFT)
+    for colour, text, dashed in entries:
+        mark = (f'<line x1="{x:.1f}" x2="{x + 18:.1f}" y1="{legend_y - 4}" y2="{legend_y - 4}" stroke="{colour}" '
+                f'stroke-width="2.5" stroke-dasharray="6 4"/>' if dashed else
+                f'<rect x="{x:.1f}" y="{legend_y - 12}" width="14" height="12" fill="{colour}"/>')
+        parts.append(mark + f'<text x="{x + 22:.1f}" y="{legend_y}" font-size="12">{_e(text)}</text>')
+        x += 40 + 7 * len(text)
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def render_html(comparison: Comparison) -> str:
+    headers, rows = _rows(comparison)
+    notes = _notes(comparison)
+    status = "publishable" if comparison.like_for_like else "diagnostic"
+    table = ("<table class=\"card\"><thead><tr>" + "".join(f"<th>{_e(h)}</th>" for h in headers) + "</tr></thead><tbody>"
+             + "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>" for row in rows)
+             + "</tbody></table>")
+    differences = "".join(f"<li>{_e(n[2:])}</li>" for n in notes[1:-1])
+    body = (f'<h1>Compare: {_e(comparison.benchmark)}</h1><div class="card hero"><span class="status {status}">'
+            f'{_e(comparison.label)}</span>' + (f"<ul>{differences}</ul>" if differences else "") + "</div>"
+            f'<h2>Accuracy by kind</h2><div class="card">{compare_chart(comparison)}</div>{table}'
+            f'<p class="sub">{_e(notes[-1])}</p>')
+    return PAGE.substitute(title=_e(f"compare {comparison.benchmark} · benchledger"), body=body)

@@ -1,0 +1,103 @@
+"""`compare RUN...`: like-for-like checks first, then one table with intervals and Holm-corrected paired tests."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from benchledger.projections.compare import holm
+from benchledger.projections.stats import mcnemar_exact, wilson_interval
+from chromium import chromium, colours, dump_dom, png_pixels, screenshot
+from ledger_cli import events_of, invoke
+
+
+def test_holm_steps_down_and_stays_monotone():
+    assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert holm([0.5, 0.001]) == pytest.approx([0.5, 0.002])
+    assert holm([0.9, 0.8]) == pytest.approx([1.0, 1.0])  # 2 x 0.8 capped at 1, and never below an earlier step
+    assert holm([]) == []
+
+
+def _run(dev: Path, memory: str, *extra: str) -> str:
+    result = invoke("run", "locomo", str(dev), "--conversations", "conv-30", "--memory", memory, *extra,
+                    "--out", f"{memory}.json")
+    assert result.exit_code == 0, result.output
+    return json.loads(Path(f"{memory}.json").read_text())["run_id"]
+
+
+def _verdicts(run_id: str, scorer: str) -> dict[str, bool]:
+    return {e.question_id: e.verdict == "correct" for e in events_of(run_id) if e.type == "Judged"
+            and e.scorer_id == scorer}
+
+
+def test_runs_that_differ_in_k_are_refused_naming_it_then_labelled_when_allowed(shared_data):
+    dev = shared_data / "locomo" / "locomo-dev.json"
+    sqlite, bm25 = _run(dev, "sqlite"), _run(dev, "bm25-reference")
+    result = invoke("run", "locomo", str(dev), "--conversations", "conv-30", "--memory", "sqlite", "--k", "3",
+                    "--out", "k3.json")
+    assert result.exit_code == 0, result.output
+    k3 = json.loads(Path("k3.json").read_text())["run_id"]
+    refused = invoke("compare", sqlite, bm25, k3)
+    assert refused.exit_code == 2
+    assert f"k: 10 ({sqlite}) vs 10 ({bm25}) vs 3 ({k3})" in refused.output and "--allow-differences" in refused.output
+    fair = invoke("compare", sqlite, bm25, "--format", "csv")
+    assert fair.exit_code == 0, fair.output
+    rows = list(csv.DictReader(io.StringIO(fair.stdout)))
+    assert {r["label"] for r in rows} == {"like for like"}
+    for run_id in (sqlite, bm25):  # every number is the run's own verdicts, refolded here
+        verdicts = _verdicts(run_id, "s1")
+        overall = next(r for r in rows if r["run_id"] == run_id and r["kind"] == "overall")
+        correct = sum(verdicts.values())
+        assert (int(overall["judged"]), int(overall["correct"])) == (len(verdicts), correct)
+        assert float(overall["ci_low"]) == pytest.approx(wilson_interval(correct, len(verdicts))[0])
+    allowed = invoke("compare", sqlite, bm25, k3, "--allow-differences")
+    assert allowed.exit_code == 0, allowed.output
+    assert allowed.stdout.startswith("**LoCoMo: NOT LIKE FOR LIKE: differs in k**")
+    # the paired tests: exact McNemar on the discordant pairs against the best, Holm over the two tests
+    best = re.search(r"against the best system \((\w+)\)", allowed.stdout).group(1)
+    others = [r for r in (sqlite, bm25, k3) if r != best]
+    raw = []
+    for other in others:
+        b, o = _verdicts(best, "s1"), _verdicts(other, "s1")
+        raw.append(mcnemar_exact(sum(b[q] and not o[q] for q in b), sum(o[q] and not b[q] for q in b)))
+    for other, p, h in zip(others, raw, holm(raw)):
+        line = next(line for line in allowed.stdout.splitlines() if line.startswith(f"| {other} "))
+        assert f"{p:.3g} ({h:.3g})" in line
+
+
+def test_a_different_judge_or_scorer_rule_is_named(shared_data):
+    dev = shared_data / "locomo" / "locomo-dev.json"
+    a, b = _run(dev, "sqlite"), _run(dev, "bm25-reference")
+    refused = invoke("compare", a, b, "--scorers", "s1,s2")
+    assert refused.exit_code == 2
+    assert "judge: locomo-token-f1" in refused.output and "scorer rule: locomo-f1" in refused.output
+    assert invoke("compare", a, b, "--scorers", "s2,s2").exit_code == 0
+
+
+def test_the_html_comparison_draws_systems_as_bars_and_full_context_and_oracle_as_floor_and_ceiling(
+        shared_data, tmp_path):
+    browser = chromium()
+    dev = shared_data / "locomo" / "locomo-dev.json"
+    runs = [_run(dev, memory) for memory in ("sqlite", "bm25-reference", "full-context", "oracle")]
+    result = invoke("compare", *runs, "--scorers", "s2,s2,s2,s2", "--format", "html", "--out", "compare.html")
+    assert result.exit_code == 0, result.output
+    markdown = invoke("compare", *runs, "--scorers", "s2,s2,s2,s2").stdout
+    assert "full-context (floor)" in markdown and "oracle (ceiling)" in markdown
+    url = (tmp_path / "compare.html").as_uri()
+    dom = dump_dom(browser, tmp_path / "profile", url)
+    bars = {(m.group(1), m.group(2)) for m in re.finditer(r'<rect class="cbar" data-run="(\w+)" data-kind="([^"]+)"', dom)}
+    planned = {q.kind for e in events_of(runs[0]) if e.type == "QuestionsPlanned" for q in e.questions}
+    assert {kind for _, kind in bars} == planned | {"overall"} and len(planned) >= 4
+    assert {run for run, _ in bars} == set(runs[:2])  # the systems are bars; floor and ceiling are lines
+    assert len(re.findall(r'<line class="floor"', dom)) == len(re.findall(r'<line class="ceiling"', dom)) \
+        == len(planned) + 1
+    assert "<script" not in dom.lower()
+    width, height, rows = png_pixels(screenshot(browser, tmp_path / "profile", url, tmp_path / "c.png", 1280, 1400))
+    assert (width, height) == (1280, 1400) and len(colours(rows)) > 50
+    first_bar = bytes((0x2F, 0x5F, 0xD0))
+    assert sum(row[i:i + 3] == first_bar for row in rows for i in range(0, len(row), 3)) > 500
