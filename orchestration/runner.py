@@ -36,6 +36,7 @@ from benchledger.orchestration.prepare import (
     fingerprint_event, prepare_scopes, purge_scopes, scope_names, verify_scopes,
 )
 from benchledger.orchestration.provenance import collect_provenance
+from benchledger.orchestration.releases import release_files
 from benchledger.orchestration.scorers import start_scorers
 from benchledger.projections.state import fold_run
 from benchledger.projections.views import views_after
@@ -112,6 +113,7 @@ def plan_events(parts: RunParts) -> list[Event]:
         prompt_hashes=models.prompt_hashes if models else {},
         reference_prompt_hashes=dataset.prompts.hashes if dataset.prompts else {},
         evidence_level=dataset.release.evidence_level,
+        release_files=release_files(parts.benchmark, dataset),
     )
     plan = QuestionsPlanned(questions=dataset.questions, available=dataset.release.questions_available,
                             kinds_available=dataset.release.kinds_available)

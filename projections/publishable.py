@@ -29,7 +29,7 @@ __all__ = [
     "ORACLE_NOTE",
 ]
 
-PUBLISHABLE_VERSION = 5
+PUBLISHABLE_VERSION = 6
 
 _DATED_SNAPSHOT = re.compile(r"-(?:\d{4}-\d{2}-\d{2}|\d{8})")
 """The suffix a provider gives a dated snapshot of a model (gpt-5-2025-08-07, claude-...-20251001)."""

@@ -26,6 +26,7 @@ from benchledger.projections.fama import FAMA_VERSION, aggregate, score_question
 from benchledger.projections.gold_overlay import GOLD_OVERLAY_VERSION, CorrectedGold, corrected_golds
 from benchledger.projections.judge_audit import JUDGE_AUDIT_VERSION, JudgeAudit, judge_audits
 from benchledger.projections.publishable import PUBLISHABLE_VERSION, Check, Condition, evaluate_conditions
+from benchledger.projections.releases import release_line
 from benchledger.projections.state import FOLD_VERSION, RunState, Segment, fold_run
 from benchledger.projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES, KindTally, tally
 
@@ -138,6 +139,8 @@ class Report(BaseModel):
     """The scorer's protocol (the run's, unless a rejudge used another)."""
     base_url: str | None = None
     """The OpenAI-compatible endpoint the run's models were asked at (None: the SDK default or offline)."""
+    release: str = ""
+    """The release the run read, in one line a third party can check it by (`projections.releases`)."""
     k: int | None
     token_budget: int | None
     corpus_state: CorpusState
@@ -246,6 +249,7 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
         memory_version=cfg.memory_version if cfg else None,
         protocol=state.scorers[scorer].protocol if scorer in state.scorers else (cfg.settings.protocol if cfg else None),
         base_url=cfg.settings.base_url if cfg else None,
+        release=release_line(cfg.release_files) if cfg else "",
         k=cfg.settings.k if cfg else None,
         token_budget=cfg.settings.token_budget if cfg else None,
         corpus_state=corpus_state(state),

@@ -53,6 +53,8 @@ def render_scorecard(report: Report) -> str:
     lines.append(f"  corpus {report.fingerprint[:16] if report.fingerprint else '-'}  "
                  f"{report.corpus_state.documents_ingested}/{report.corpus_state.documents_expected} documents, "
                  f"{report.corpus_state.pending_chunks} pending")
+    if report.release:
+        lines.append(f"  release {report.release}")
     lines.append("")
     if report.metric != "accuracy":
         score = "n/a" if report.score is None else f"{100 * report.score:.1f}%"

@@ -4,14 +4,29 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from benchledger.adapters.benchmarks.groupmem.source import HUB_DATASET, QUESTION_FILES
 from benchledger.ledger.events import (
-    CorpusFingerprinted, Failed, Judged, Provenance, QuestionAnswered, QuestionsPlanned,
+    CorpusFingerprinted, Failed, Judged, Provenance, QuestionAnswered, QuestionsPlanned, ReleaseFile,
     RunConfig, RunFinished, RunStarted, ScopeVerified, ScorerStarted,
 )
 from benchledger.settings import RunSettings, Selection
 from benchledger.values import Question as PlannedQuestion
 
-__all__ = ["config", "stream", "stored"]
+__all__ = ["config", "stream", "stored", "groupmem_release"]
+
+HUB_SHA256 = "e" * 64
+"""The SHA-256 the hub is said to publish for the fetched corpus file of a made-up stream."""
+
+
+def groupmem_release(domain: str) -> tuple[ReleaseFile, ...]:
+    """The official release of a GroupMemBench domain as a run records it: the question sets and prompts
+    at their pins (given by path), and the corpus fetched from the hub at the hash the hub published."""
+    pinned = tuple(ReleaseFile(path=path, sha256=sha, bytes=size) for path, (sha, size) in QUESTION_FILES.items()
+                   if path.startswith((f"questions/{domain}/", "prompts/")))
+    corpus = ReleaseFile(path=f"data/final/{domain}/synthetic_domain_channels_rolevariants_{domain}.json",
+                         sha256=HUB_SHA256, bytes=1000, origin=f"huggingface.co/datasets/{HUB_DATASET}",
+                         revision="c" * 40, published=f"hub sha256 {HUB_SHA256}")
+    return (corpus, *pinned)
 
 
 def config(**overrides) -> RunConfig:
@@ -32,6 +47,7 @@ def config(**overrides) -> RunConfig:
         settings.setdefault(name, None if base[name].startswith("offline-") else base[name])
     if base["benchmark"] == "GroupMemBench":
         selection.setdefault("domain", base["subset"])
+        base.setdefault("release_files", groupmem_release(base["subset"]))
     return RunConfig(**base, settings=RunSettings(**settings), selection=Selection(**selection))
 
 

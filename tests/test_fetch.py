@@ -203,6 +203,11 @@ def test_fetch_then_run_by_name_end_to_end(server, shared_data, tmp_path):
     assert ran.returncode == 0, ran.stderr
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["total"] == 3 and report["failed"] == 0
-    # The official templates were read from the fetched prompts/ folder.
+    # The run recorded the file it read with where it came from, and the scorecard prints it.
+    assert report["release"] == (f"locomo-dev.json sha256 {sha(dev)}, fetched from github.com/tests/locomo-dev "
+                                 f"@ {commit[:12]}")
+    assert f"  release {report['release']}" in ran.stdout
+    release = {c["name"]: c for c in report["conditions"]}["official_release"]
+    assert not release["met"] and release["reason"] == "3 of 1,986 LoCoMo questions"
     refused = benchledger("fetch", "locomo")
     assert refused.returncode == 2 and "data/locomo10.json" in refused.stderr

@@ -111,6 +111,15 @@ class Benchmark(ABC):
         source = Path(source)
         return (source if self.source_is_dir else source.parent) / "prompts"
 
+    def files_read(self, source: Path, dataset: Dataset) -> list[Path]:
+        """The release files a load of `source` read, for the run to record by SHA-256: the release
+        file itself, or every file of a release folder (a benchmark that reads a part says which)."""
+        source = Path(source)
+        if source.is_file():
+            return [source]
+        return sorted(p for p in source.rglob("*") if p.is_file() and not any(
+            part.startswith(".") for part in p.relative_to(source).parts))
+
     @abstractmethod
     def load(self, source: Path, selection: Selection) -> Dataset:
         """Read the release at `source` and select from it (BadInput naming file, line, field)."""

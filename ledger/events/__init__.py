@@ -17,7 +17,7 @@ from benchledger.ledger.events.question import (
 from benchledger.ledger.events.endpoints import Endpoint, MemoryIdentity
 from benchledger.ledger.events.keys import KEYS, derive_key
 from benchledger.ledger.events.run import (
-    Provenance, QuestionsPlanned, RunConfig, RunFinished, RunStarted,
+    Provenance, QuestionsPlanned, ReleaseFile, RunConfig, RunFinished, RunStarted,
 )
 
 AnyEvent = Annotated[
@@ -39,7 +39,7 @@ EVENT_TYPES: dict[str, type[Event]] = {cls.model_fields["type"].default: cls for
 __all__ = [
     "Event", "Usage", "cap_message", "STAGES", "Stage", "EVENT_CLASSES", "EVENT_TYPES", "AnyEvent",
     "any_event_adapter", "KEYS", "derive_key",
-    "RunStarted", "RunConfig", "Provenance", "QuestionsPlanned", "RunFinished",
+    "RunStarted", "RunConfig", "ReleaseFile", "Provenance", "QuestionsPlanned", "RunFinished",
     "CorpusFingerprinted", "MessagesIngested", "ChunkExtracted", "ScopeVerified", "ScopePurged",
     "RunResumed", "ContextRecalled", "RecalledItem", "QuestionAnswered", "ScorerStarted", "ScorerContinued",
     "Judged", "Failed", "Endpoint", "MemoryIdentity", "AuditStarted", "AuditContinued", "PlantJudged", "PlantFailed",

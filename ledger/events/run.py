@@ -14,7 +14,7 @@ from benchledger.ledger.events.base import Event
 from benchledger.settings import RunSettings, Selection
 from benchledger.values import Question
 
-__all__ = ["Provenance", "RunConfig", "RunStarted", "QuestionsPlanned", "RunFinished"]
+__all__ = ["Provenance", "ReleaseFile", "RunConfig", "RunStarted", "QuestionsPlanned", "RunFinished"]
 
 
 class Provenance(BaseModel):
@@ -32,6 +32,27 @@ class Provenance(BaseModel):
     """Python version."""
     platform: str = ""
     """Operating system and machine, as `platform.platform()` names them."""
+
+
+class ReleaseFile(BaseModel):
+    """One file of the release a run read: its hash, and where it came from when it was fetched."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    path: str
+    """Its path inside the release (relative to the release folder, or the file's name)."""
+    sha256: str
+    """SHA-256 of the bytes the run read."""
+    bytes: int
+    """Its size."""
+    origin: str | None = None
+    """Where `benchledger fetch` got it (github.com/<owner>/<repo>, huggingface.co/datasets/<repo>);
+    None when it was given by path and not fetched."""
+    revision: str | None = None
+    """The commit it was fetched at (None when not fetched)."""
+    published: str | None = None
+    """What its source published for it ("pinned sha256 <hex>", "hub sha256 <hex>", "hub git-blob <hex>");
+    None when not fetched."""
 
 
 class RunConfig(BaseModel):
@@ -68,6 +89,9 @@ class RunConfig(BaseModel):
     """SHA-256 of the release's own prompts, when the release ships them (kept as blobs)."""
     evidence_level: Literal["document", "session"] | None = None
     """What the release's evidence labels name, for retrieval metrics (None: no labels)."""
+    release_files: tuple[ReleaseFile, ...] = ()
+    """Every release file the run read, with its SHA-256 and, when fetched, its source (empty on runs
+    recorded before releases were pinned)."""
 
 
 class RunStarted(Event):

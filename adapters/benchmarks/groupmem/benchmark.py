@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from benchledger.adapters.benchmarks.base import Dataset
-from benchledger.adapters.benchmarks.groupmem.loader import BENCHMARK, load_groupmem
+from benchledger.adapters.benchmarks.groupmem.loader import BENCHMARK, corpus_path, load_groupmem, questions_dir
 from benchledger.adapters.benchmarks.groupmem.publishable import CONDITIONS
 from benchledger.adapters.benchmarks.groupmem.schema import KINDS
 from benchledger.adapters.benchmarks.groupmem.sections import combined_section, rules_section
@@ -46,6 +46,13 @@ class GroupMemBench(Benchmark):
 
     def combine(self, states: Sequence[RunState], scorers: Sequence[str | None]) -> Section:
         return combined_section(states, scorers)
+
+    def files_read(self, source: Path, dataset: Dataset) -> list[Path]:
+        """The domain's corpus file, its question files and the system prompts."""
+        root, domain = Path(source), dataset.subset
+        questions = sorted(questions_dir(root, domain).glob("*.jsonl"))
+        prompts = [root / "prompts" / name for name in ("agent_system.txt", "judge_system.txt")]
+        return [path for path in (corpus_path(root, domain), *questions, *prompts) if path.is_file()]
 
     def load(self, source: Path, selection: Selection) -> Dataset:
         chosen = self.selection_of(selection)

@@ -1,5 +1,9 @@
-"""LoCoMo's publishable conditions: the whole release file, every category, real models, the
-official prompts and the official scorer, no failures.
+"""LoCoMo's publishable conditions: the official release file, whole, every category, real models,
+the official prompts and the official scorer, no failures.
+
+`official_release`: the file read is `locomo10.json` as published (its SHA-256 is pinned in
+`source.py`, wherever the file came from) and every one of its 1,986 questions was planned; a file
+of ten "conversations" that are not the release's, or a part of it, is diagnostic and says so.
 
 The release (`locomo10.json`) holds ten conversations, so a run of exactly ten is a complete file
 (the seven of the dev file `locomo-dev.json` are diagnostic by design; eleven are not the release
@@ -12,18 +16,34 @@ scorer, is diagnostic and says which of these failed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from benchledger.adapters.benchmarks.locomo.official import F1_METHOD
 from benchledger.adapters.benchmarks.locomo.prompts import OFFICIAL_SHA256
+from benchledger.adapters.benchmarks.locomo.source import RELEASE_SHA256
+from benchledger.ledger.events import ReleaseFile
 from benchledger.projections.publishable import (
     Check, Condition, no_limits, official_prompts, official_scorer, real_models, unsampled_questions, zero_failures,
 )
+from benchledger.projections.releases import official_release
 from benchledger.projections.state import RunState
 from benchledger.projections.tallies import KindTally
 
-__all__ = ["CONDITIONS", "RELEASE_CONVERSATIONS"]
+__all__ = ["CONDITIONS", "RELEASE_CONVERSATIONS", "RELEASE_QUESTIONS"]
 
 RELEASE_CONVERSATIONS = 10
 """Conversations in the full release (`locomo10.json`)."""
+RELEASE_QUESTIONS = 1986
+"""QA items in the full release."""
+
+
+def _pinned(file: ReleaseFile) -> str:
+    return RELEASE_SHA256  # LoCoMo reads one file, the release, whatever it is named
+
+
+def _whole(state: RunState, files: Sequence[ReleaseFile]) -> str | None:
+    planned = len(state.questions)
+    return None if planned == RELEASE_QUESTIONS else f"{planned:,} of {RELEASE_QUESTIONS:,} LoCoMo questions"
 
 
 def complete_file(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
@@ -40,6 +60,6 @@ def all_categories(state: RunState, overall: KindTally, scorer: str | None) -> C
 
 
 CONDITIONS: tuple[Check, ...] = (
-    complete_file, all_categories, no_limits, real_models, official_prompts(OFFICIAL_SHA256, "LoCoMo"),
+    official_release("LoCoMo", _pinned, _whole), complete_file, all_categories, no_limits, real_models, official_prompts(OFFICIAL_SHA256, "LoCoMo"),
     official_scorer(F1_METHOD, "LoCoMo's official token F1"), zero_failures,
 )

@@ -42,6 +42,11 @@ class Memora(Benchmark):
     def release_source(self) -> ReleaseSource | None:
         return release_source()
 
+    def files_read(self, source: Path, dataset: Dataset) -> list[Path]:
+        """Every file of the selected personas' folders of the split."""
+        split = Path(source) / dataset.subset
+        return sorted(path for persona in dataset.scopes for path in (split / persona).rglob("*") if path.is_file())
+
     def load(self, source: Path, selection: Selection) -> Dataset:
         chosen = self.selection_of(selection)
         assert isinstance(chosen, MemoraSelection)
