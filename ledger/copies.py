@@ -33,6 +33,7 @@ from benchledger.ledger.cache import INSERT_SQL as INSERT_RESPONSE
 from benchledger.ledger.chain import GENESIS, link_hash, ledger_link
 from benchledger.ledger.mapper import rows_to_stored
 from benchledger.ledger.references import blob_references
+from benchledger.ledger.run_ids import check_ulid
 from benchledger.ledger.verify import check_run_in_full
 from benchledger.ledger.tails import INSERT_EVENT, ledger_tail
 
@@ -79,6 +80,7 @@ def _own_chain_problem(run_id: str, rows: list[CopiedRow], seqs: list[int]) -> s
 
 def read_run(conn: LedgerConnection, run_id: str) -> RunCopy:
     """The run's rows, blobs, responses and views (see the module docstring), in one snapshot."""
+    check_ulid(run_id, "copied to another ledger")
     checked, problem = check_run_in_full(conn, run_id)
     if problem is not None:
         seq, what = problem
@@ -122,6 +124,9 @@ def write_run(conn: LedgerConnection, copy: RunCopy) -> int:
     LedgerError, writing nothing, when the target's run is not a prefix of the copy (the two
     have diverged) or a row does not check.
     """
+    check_ulid(copy.run_id, "copied into this ledger")
+    if any(row[0] != copy.run_id for row in copy.rows):
+        raise LedgerError(f"the copy of run {copy.run_id} carries rows of another run; nothing was copied")
     held = _held(conn, copy.run_id)
     for (position, hash_), row in zip(held, copy.rows):
         if (position, hash_) != (row[1], row[8]):

@@ -19,6 +19,9 @@ constraint (`blobs_body_check`, NOT VALID, so bodies written before p002 under `
 readable; `verify` re-hashes those) requires a raw body whose SHA-256 is its digest and whose
 length is its size, so no digest can be stored with a wrong body before the run that names it.
 
+The trigger also refuses a run id that is not a plain token (`run_ids.TOKEN`), so no id
+carrying a terminal escape reaches the ledger, however the row is inserted.
+
 Runs recorded before p002 carry no writer and have no owner: anyone who may write the ledger
 may add to them, as before. Every function runs with `search_path = pg_catalog, pg_temp` and
 names the ledger's tables through `TG_TABLE_SCHEMA`, so a role cannot shadow a table or a
@@ -26,6 +29,8 @@ function with one of its own.
 """
 
 from __future__ import annotations
+
+from benchledger.ledger.run_ids import TOKEN_PATTERN
 
 __all__ = ["EVENTS_WRITER_COLUMN", "GRANTS_TABLE", "BLOB_CHECK", "FUNCTIONS", "FUNCTION_CONFIG",
            "TRIGGERS", "GRANT_GUARDS", "statements"]
@@ -71,6 +76,9 @@ DECLARE
   framed bytea;
   part bytea;
 BEGIN
+  IF NEW.run_id !~ '^{TOKEN_PATTERN}$' THEN
+    RAISE EXCEPTION 'an event''s run id is refused: a run id is letters, digits and . _ : - (at most 64)';
+  END IF;
   NEW.writer := current_user;{_MAY_WRITE}
   EXECUTE format('SELECT position, hash FROM %I.events WHERE run_id = $1 ORDER BY position DESC LIMIT 1',
                  TG_TABLE_SCHEMA) INTO last_position, last_hash USING NEW.run_id;

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from benchledger.errors import AmbiguousRun, RunNotFound
 from benchledger.ledger.backend import LedgerConnection
+from benchledger.ledger.run_ids import is_ulid, shown
 
 __all__ = ["RunSummary", "list_runs", "resolve_run"]
 
@@ -56,7 +57,10 @@ def resolve_run(conn: LedgerConnection, ref: str) -> str:
     """A full run id from a full id, a unique prefix, or "latest"; RunNotFound / AmbiguousRun.
 
     "latest" is the run started last, the first one `list_runs` shows. An id or prefix in another
-    case matches too (run ids are upper-case ULIDs; people type them in lower case).
+    case matches too (run ids are upper-case ULIDs; people type them in lower case). A prefix
+    never silently picks one of several runs: an id that is also a prefix of others is chosen
+    only when it is a full ULID (as every run benchledger starts is), else AmbiguousRun lists
+    them all, so a run pushed under a short prefix of another's id cannot stand in for it.
     """
     if ref == "latest":
         # Position 1 is a run's first event; walking seq backwards stops at the newest one.
@@ -70,19 +74,19 @@ def resolve_run(conn: LedgerConnection, ref: str) -> str:
     condition, params = conn.prefix_match("run_id", ref)
     matches: list[str] = [str(r) for (r,) in conn.execute(
         f"SELECT DISTINCT run_id FROM events WHERE {condition} ORDER BY run_id", params)]
-    if ref in matches:
+    if ref in matches and (len(matches) == 1 or is_ulid(ref)):
         return ref
     if not matches:  # the same prefix in any case: each run's first event, compared case-folded
         folded = ref.casefold()
         matches = [str(r) for (r,) in conn.execute("SELECT run_id FROM events WHERE position = 1 ORDER BY run_id")
                    if str(r).casefold().startswith(folded)]
         exact = [r for r in matches if r.casefold() == folded]
-        if len(exact) == 1:
+        if len(exact) == 1 and (len(matches) == 1 or is_ulid(exact[0])):
             return exact[0]
     if not matches:
-        raise RunNotFound(f"no run matches {ref!r}; list runs with `benchledger runs`")
+        raise RunNotFound(f"no run matches {ascii(ref)}; list runs with `benchledger runs`")
     if len(matches) > 1:
-        shown = ", ".join(matches[:5]) + (", ..." if len(matches) > 5 else "")
-        raise AmbiguousRun(f"{ref!r} matches {len(matches)} runs ({shown}); "
-                           "give more characters of the run id")
+        listed = ", ".join(shown(match) for match in matches[:5]) + (", ..." if len(matches) > 5 else "")
+        raise AmbiguousRun(f"{ascii(ref)} matches {len(matches)} runs ({listed}); "
+                           "give more characters of the run id (its full ULID names one run)")
     return str(matches[0])

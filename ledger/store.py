@@ -39,6 +39,7 @@ from benchledger.ledger.copies import RunCopy
 from benchledger.ledger.events import Event
 from benchledger.ledger.mapper import StoredEvent
 from benchledger.ledger.reader import SqlEventReader
+from benchledger.ledger.run_ids import check_token
 from benchledger.ledger.runs import RunSummary
 from benchledger.ledger.urls import display_target, is_url
 from benchledger.ledger.verify import Refold, VerifyResult
@@ -165,6 +166,7 @@ class Ledger:
         redaction every source applies."""
         blobs = list(blobs)
         _refuse_secrets(events, blobs, cache)
+        check_token(run_id)
         events, cache = self._claim_waiting(events, cache)
         written = self._writer.append(run_id, events, blobs=blobs, views=views, cache=cache,
                                       expected_position=expected_position)

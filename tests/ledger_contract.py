@@ -2,7 +2,9 @@
 
 Subclass `LedgerContract` in a test module and provide a `store_factory` fixture: a callable
 `(name: str) -> Recorder` that opens the store called `name` (the same name opens the same
-store again, as a second handle; a new name a new, empty store). The returned object must also
+store again, as a second handle; a new name a new, empty store), and a `change_blob` fixture:
+`(name, digest, body)` replaces a stored body behind the store's guards, as someone holding the
+database could, leaving its schema as it was. The returned object must also
 be a context manager that closes it. `tests/test_ledger_contract.py` runs the contract on
 SQLite files; a PostgreSQL backend runs it with a factory over a fresh schema.
 """
@@ -239,3 +241,41 @@ class LedgerContract:
         store.append("run", [verdict("q1")])
         forge(store, "run", verdict("q2"), "judge:s1:q2")
         assert store.verify().ok and len(store.verified_events("run")) == 2
+
+    # -- run ids and blobs (issue 19 items 5 and 6) -------------------------------------------
+
+    @pytest.mark.parametrize("run_id", ["01J\x1b]0;pwned\x07", "a run", "x" * 65, "", "run/../b"])
+    def test_a_run_id_that_is_not_a_token_is_refused_at_append(self, store: Recorder, run_id: str) -> None:
+        from benchledger.errors import BadInput
+
+        with pytest.raises(BadInput, match="run id .* is refused") as caught:
+            store.append(run_id, [failed("q1")])
+        assert "\x1b" not in str(caught.value)
+        assert store.runs() == []
+        store.append("01JTOKEN0000000000000000RV", [failed("q1")])  # a ULID, and any plain token, goes in
+        store.append("run-a.1:b_c", [failed("q1")])
+        assert len(store.runs()) == 2
+
+    def test_a_prefix_never_silently_picks_one_of_several_runs(self, store: Recorder) -> None:
+        from benchledger.errors import AmbiguousRun
+
+        real = "01JREAL0000000000000000RVN"
+        store.append(real, [failed("q1")])
+        store.append(real[:12], [failed("q1")])  # a forgery named by a prefix of the real id
+        with pytest.raises(AmbiguousRun, match=f"matches 2 runs \\({real[:12]}, {real}\\)"):
+            store.resolve_run(real[:12])
+        assert store.resolve_run(real) == real  # a full ULID names one run
+        assert store.resolve_run(real[:13]) == real
+
+    def test_a_run_scoped_verify_re_hashes_the_bodies_it_names(self, store: Recorder,
+                                                              change_blob: Callable[[str, str, bytes], None]) -> None:
+        body, digest = b"Final: Paris", _sha("Final: Paris")
+        store.append("run", [answered("q1", body.decode(), "r" * 64)], blobs=[body])
+        store.append("other", [answered("q1", "Final: Rome", "s" * 64)], blobs=[b"Final: Rome"])
+        assert store.verify("run").ok and store.verify("other").ok
+        change_blob("main", digest, b"Final: Lyon!")  # same length: only the hash tells
+        result = store.verify("run")
+        assert not result.ok and f"blob {digest} does not hash to its digest" in result.problem
+        assert store.verify("other").ok  # a run that names other bodies is not held up
+        with pytest.raises(LedgerError, match="does not hash to its digest"):
+            store.get_blob(digest)

@@ -30,6 +30,7 @@ LIMIT = 1536 << 20
 """The address space the verifying process may use: half of what the bomb inflates to."""
 REPLY = b"Final: Paris"
 DIGEST = hashlib.sha256(REPLY).hexdigest()
+RUN = "01JBBS00000000000000000RVN"
 
 
 def zlib_bomb(megabytes: int) -> bytes:
@@ -59,8 +60,8 @@ def plant(path: Path, size: int, body: bytes, encoding: str = "zlib") -> None:
 
 def a_run(path: Path) -> str:
     with Ledger.open(path) as ledger:  # the event names the reply's digest; its body is planted
-        ledger.append("run", [answered("q1", REPLY.decode(), "r" * 64)])
-    return "run"
+        ledger.append(RUN, [answered("q1", REPLY.decode(), "r" * 64)])
+    return RUN
 
 
 def limited_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -109,8 +110,8 @@ def test_a_run_scoped_verify_re_hashes_the_bodies_its_events_name(tmp_path):
         result = ledger.verify(run_id)
         assert not result.ok and f"blob {DIGEST} does not hash to its digest" in result.problem
         with Ledger.open(tmp_path / "clean.db") as clean:
-            clean.append("run", [answered("q1", REPLY.decode(), "r" * 64)], blobs=[REPLY])
-            assert clean.verify("run").ok  # the same run with its true body checks
+            clean.append(RUN, [answered("q1", REPLY.decode(), "r" * 64)], blobs=[REPLY])
+            assert clean.verify(RUN).ok  # the same run with its true body checks
 
 
 def test_push_and_pull_re_hash_every_body(tmp_path):
@@ -125,8 +126,8 @@ def test_push_and_pull_re_hash_every_body(tmp_path):
 
 def test_a_copy_carrying_a_wrong_body_writes_nothing(tmp_path):
     with Ledger.open(tmp_path / "a.db") as source, Ledger.open(tmp_path / "b.db") as target:
-        source.append("run", [answered("q1", REPLY.decode(), "r" * 64)], blobs=[REPLY])
-        copy = source.run_copy("run")
+        source.append(RUN, [answered("q1", REPLY.decode(), "r" * 64)], blobs=[REPLY])
+        copy = source.run_copy(RUN)
         assert copy.blobs == [(DIGEST, REPLY)]
         forged = RunCopy(copy.run_id, copy.rows, [(DIGEST, b"Final: Rome")], copy.responses, copy.views)
         with pytest.raises(LedgerError, match=f"blob {DIGEST} that does not hash"):

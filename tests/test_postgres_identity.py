@@ -291,3 +291,10 @@ def test_a_ledger_from_before_p002_migrates_and_keeps_its_runs_readable(roles):
         assert ledger.verify().ok and ledger.verify("OLD").ok
         ledger.append(RUN, [failed("q1")])
     assert old.writers("OLD") == [(1, None)] and old.writers(RUN) == [(1, "mallory")]
+
+
+def test_the_server_refuses_a_run_id_carrying_a_terminal_escape(alices_run):
+    row = next_row(alices_run, "mallory", "01J\x1b]0;pwned\x07", failed("q1"))
+    assert "run id is refused" in refused(alices_run, "mallory", row)
+    with Ledger.open(alices_run.url("eve")) as ledger:
+        assert [run.run_id for run in ledger.runs()] == [RUN]

@@ -169,7 +169,8 @@ def test_resolve_run_takes_full_ids_unique_prefixes_and_latest(ledger):
     ledger.append("01ABC", [failed("q2")])
     assert ledger.resolve_run("01ABC") == "01ABC"
     assert ledger.resolve_run("01ABD") == "01ABD"
-    assert ledger.resolve_run("01AB") == "01AB"  # a full id wins over being a prefix
+    with pytest.raises(AmbiguousRun, match="'01AB' matches 3 runs \\(01AB, 01ABC, 01ABD\\)"):
+        ledger.resolve_run("01AB")  # an id that is a prefix of others is not a full ULID: no silent pick
     assert ledger.resolve_run("latest") == "01AB"  # started last, though 01ABC wrote last
     assert ledger.runs()[0].run_id == "01AB"
     with pytest.raises(AmbiguousRun, match="more characters"):

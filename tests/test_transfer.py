@@ -30,6 +30,8 @@ from ledger_contract import answered, reply_entry
 MINI = REPO / "examples" / "groupmem-mini"
 COPIED = "run_id, position, type, schema_version, recorded_at, idempotency_key, payload, prev_hash, hash"
 REQUEST = "c" * 64
+RUN, FIRST, SECOND, THIRD, ALONE = (f"01JCPY{name}".ljust(26, "0") for name in ("RVN", "F", "S", "T", "A"))
+"""Run ids as benchledger makes them (ULIDs): only those are copied between ledgers."""
 
 
 def invoke(*args: str, code: int = 0):
@@ -122,17 +124,17 @@ def test_pushing_the_same_run_twice_changes_nothing(postgres_server, local_run):
 def test_a_run_that_grew_is_pushed_again_with_only_its_new_events(tmp_path, postgres_server):
     local, shared = tmp_path / "grow.db", postgres_server.new_ledger()
     with Ledger.open(local) as source, Ledger.open(shared) as target:
-        source.append("run", [answered("q1", "Final: Paris", REQUEST)], blobs=[b"Final: Paris"],
+        source.append(RUN, [answered("q1", "Final: Paris", REQUEST)], blobs=[b"Final: Paris"],
                       cache=[reply_entry("q1", "Final: Paris", REQUEST)])
-        first = copy_run(source, target, "run")
+        first = copy_run(source, target, RUN)
         target.append("other", [failed("x")])  # the shared ledger moves on meanwhile
-        source.append("run", [failed("q2"), failed("q3")])
-        second = copy_run(source, target, "run")
+        source.append(RUN, [failed("q2"), failed("q3")])
+        second = copy_run(source, target, RUN)
         assert (first.copied, second.copied, second.events) == (1, 2, 3)
-        assert target.head("run") == source.head("run") == second.head
+        assert target.head(RUN) == source.head(RUN) == second.head
         assert target.cache_get(REQUEST)["text"] == "Final: Paris"
-        assert target.verify().ok and [e.seq for e in target.events("run")] == [1, 3, 4]
-    assert stored(local, "run")[2] == stored(shared, "run")[2] != []  # the cached response, as stored
+        assert target.verify().ok and [e.seq for e in target.events(RUN)] == [1, 3, 4]
+    assert stored(local, RUN)[2] == stored(shared, RUN)[2] != []  # the cached response, as stored
 
 
 @pytest.mark.parametrize("kind", ["sqlite-to-sqlite", "postgres-to-postgres"])
@@ -142,11 +144,11 @@ def test_any_two_ledgers_will_do(tmp_path, postgres_server, kind):
     else:
         source, target = postgres_server.new_ledger(), postgres_server.new_ledger()
     with Ledger.open(source) as ledger:
-        ledger.append("run", [failed("q1"), failed("q2")])
-        head = ledger.head("run")
-    invoke("--ledger", source, "push", "run", "--to", target)
+        ledger.append(RUN, [failed("q1"), failed("q2")])
+        head = ledger.head(RUN)
+    invoke("--ledger", source, "push", RUN, "--to", target)
     with Ledger.open(target) as ledger:
-        assert ledger.head("run") == head and ledger.verify().ok
+        assert ledger.head(RUN) == head and ledger.verify().ok
 
 
 def test_a_run_that_does_not_verify_is_refused_with_one_line(tmp_path, postgres_server):
@@ -155,15 +157,15 @@ def test_a_run_that_does_not_verify_is_refused_with_one_line(tmp_path, postgres_
 
     path, shared = tmp_path / "bad.db", postgres_server.new_ledger()
     with Ledger.open(path) as ledger:
-        ledger.append("run", [failed("q1"), failed("q2")])
+        ledger.append(RUN, [failed("q1"), failed("q2")])
     conn = raw(path)
     conn.execute("DROP TRIGGER events_no_update")
     conn.execute("UPDATE events SET payload = replace(payload, 'slow', 'fast') WHERE seq = 2")
     conn.execute(GUARD_TRIGGERS["events_no_update"])
     conn.close()
-    result = invoke("--ledger", str(path), "push", "run", "--to", shared, code=1)
+    result = invoke("--ledger", str(path), "push", RUN, "--to", shared, code=1)
     assert result.stderr.strip().count("\n") == 0
-    assert "run run does not verify at seq 2" in result.stderr and "it is not copied" in result.stderr
+    assert f"run {RUN} does not verify at seq 2" in result.stderr and "it is not copied" in result.stderr
     with Ledger.open(shared) as ledger:
         assert ledger.runs() == []
 
@@ -171,69 +173,69 @@ def test_a_run_that_does_not_verify_is_refused_with_one_line(tmp_path, postgres_
 def test_a_legacy_run_that_links_through_other_runs_is_refused_with_one_line_saying_why(tmp_path, postgres_server):
     path, shared = tmp_path / "old.db", postgres_server.new_ledger()
     Ledger.open(path).close()
-    append_legacy(path, "first", [failed("q1"), failed("q2")])  # alone in the ledger: a chain of its own
-    append_legacy(path, "second", [failed("q1")])
-    append_legacy(path, "first", [failed("q3")])  # now first's chain runs through second's row
-    append_legacy(path, "third", [failed("q1")])
-    result = invoke("--ledger", str(path), "push", "first", "--to", shared, code=2)
+    append_legacy(path, FIRST, [failed("q1"), failed("q2")])  # alone in the ledger: a chain of its own
+    append_legacy(path, SECOND, [failed("q1")])
+    append_legacy(path, FIRST, [failed("q3")])  # now first's chain runs through second's row
+    append_legacy(path, THIRD, [failed("q1")])
+    result = invoke("--ledger", str(path), "push", FIRST, "--to", shared, code=2)
     assert result.stderr.strip().count("\n") == 0
     assert "chain version 1" in result.stderr and "position 3 (seq 4)" in result.stderr
     assert "copy the whole ledger file instead" in result.stderr
-    refused = invoke("--ledger", str(path), "push", "third", "--to", shared, code=2)
+    refused = invoke("--ledger", str(path), "push", THIRD, "--to", shared, code=2)
     assert "position 1 (seq 5)" in refused.stderr
     with Ledger.open(shared) as ledger:
         assert ledger.runs() == []
     with Ledger.open(path) as legacy, Ledger.open(tmp_path / "copy.db") as copy:  # second never shared
         with pytest.raises(BadInput, match="chain version 1"):
-            copy_run(legacy, copy, "second")
+            copy_run(legacy, copy, SECOND)
 
 
 def test_a_legacy_run_with_a_chain_of_its_own_keeps_its_hashes_elsewhere(tmp_path, postgres_server):
     path, shared = tmp_path / "old.db", postgres_server.new_ledger()
     Ledger.open(path).close()
-    append_legacy(path, "alone", [failed("q1"), failed("q2")])
+    append_legacy(path, ALONE, [failed("q1"), failed("q2")])
     with Ledger.open(path) as legacy, Ledger.open(shared) as target:
-        legacy.append("alone", [failed("q3")])  # resumed after m003: its next row links to its own last
-        result = copy_run(legacy, target, "alone")
-        assert result.copied == 3 and result.head == legacy.head("alone")
-    assert stored(path, "alone")[0] == stored(shared, "alone")[0]
+        legacy.append(ALONE, [failed("q3")])  # resumed after m003: its next row links to its own last
+        result = copy_run(legacy, target, ALONE)
+        assert result.copied == 3 and result.head == legacy.head(ALONE)
+    assert stored(path, ALONE)[0] == stored(shared, ALONE)[0]
 
 
 def test_a_diverged_run_is_refused_and_nothing_is_written(tmp_path):
     with Ledger.open(tmp_path / "a.db") as a, Ledger.open(tmp_path / "b.db") as b, \
             Ledger.open(tmp_path / "c.db") as c:
-        a.append("run", [failed("q1"), failed("q2")])
-        b.append("run", [failed("q1"), failed("q9")])
+        a.append(RUN, [failed("q1"), failed("q2")])
+        b.append(RUN, [failed("q1"), failed("q9")])
         with pytest.raises(LedgerError, match="differs at position 1 between the two ledgers"):
-            copy_run(a, b, "run")
-        assert [e.event.question_id for e in b.events("run")] == ["q1", "q9"]
-        copy_run(a, c, "run")
-        c.append("run", [failed("q3")])  # c's copy of the run went on without a
+            copy_run(a, b, RUN)
+        assert [e.event.question_id for e in b.events(RUN)] == ["q1", "q9"]
+        copy_run(a, c, RUN)
+        c.append(RUN, [failed("q3")])  # c's copy of the run went on without a
         with pytest.raises(LedgerError, match="has 3 events where it is copied to, more than the 2"):
-            copy_run(a, c, "run")
-        assert len(c.events("run")) == 3 and c.verify().ok
+            copy_run(a, c, RUN)
+        assert len(c.events(RUN)) == 3 and c.verify().ok
 
 
 def test_the_target_being_written_is_refused(tmp_path):
     from benchledger.errors import RunBusy
 
     with Ledger.open(tmp_path / "a.db") as a, Ledger.open(tmp_path / "b.db") as b:
-        a.append("run", [failed("q1")])
-        with b.run_writer("run"), Ledger.open(tmp_path / "b.db") as other_handle:
+        a.append(RUN, [failed("q1")])
+        with b.run_writer(RUN), Ledger.open(tmp_path / "b.db") as other_handle:
             with pytest.raises(RunBusy):
-                copy_run(a, other_handle, "run")
+                copy_run(a, other_handle, RUN)
 
 
 def test_a_target_whose_guards_were_dropped_takes_nothing(tmp_path):
     with Ledger.open(tmp_path / "a.db") as a, Ledger.open(tmp_path / "b.db") as b:
-        a.append("run", [failed("q1")])
+        a.append(RUN, [failed("q1")])
         b.append("other", [failed("q0")])
     conn = sqlite3.connect(tmp_path / "b.db", isolation_level=None)
     conn.execute("DROP TRIGGER events_no_update")
     conn.close()
     with Ledger.open(tmp_path / "a.db") as a, Ledger.open(tmp_path / "b.db") as b:
         with pytest.raises(LedgerError, match="guard trigger events_no_update is missing"):
-            copy_run(a, b, "run")
+            copy_run(a, b, RUN)
         assert [r.run_id for r in b.runs()] == ["other"]
 
 
@@ -241,6 +243,29 @@ def test_pull_from_a_missing_ledger_or_run_is_one_line(tmp_path):
     result = invoke("pull", "latest", "--from", str(tmp_path / "nowhere.db"), code=2)
     assert "no ledger at" in result.stderr
     with Ledger.open(tmp_path / "a.db") as a:
-        a.append("run", [failed("q1")])
+        a.append(RUN, [failed("q1")])
     result = invoke("--ledger", str(tmp_path / "a.db"), "push", "zzz", "--to", str(tmp_path / "b.db"), code=2)
     assert "no run matches 'zzz'" in result.stderr
+
+
+def test_only_a_run_named_by_a_ulid_is_copied(tmp_path):
+    path = tmp_path / "a.db"
+    with Ledger.open(path) as ledger:
+        ledger.append("by-hand", [failed("q1")])
+    result = invoke("--ledger", str(path), "push", "by-hand", "--to", str(tmp_path / "b.db"), code=2)
+    assert result.stderr.strip().count("\n") == 0 and "run id by-hand is not a ULID" in result.stderr
+    result = invoke("--ledger", str(tmp_path / "c.db"), "pull", "by-hand", "--from", str(path), code=2)
+    assert "is not a ULID" in result.stderr
+    with Ledger.open(tmp_path / "c.db") as ledger:
+        assert ledger.runs() == []
+
+
+def test_a_run_pushed_under_a_prefix_of_another_id_cannot_stand_in_for_it(tmp_path):
+    real, path = RUN, tmp_path / "shared.db"
+    with Ledger.open(path) as ledger:
+        ledger.append(real, [failed("q1")])
+        ledger.append(real[:12], [failed("q9")])  # the forgery, under a prefix people type
+    result = invoke("--ledger", str(path), "events", real[:12], code=2)
+    assert result.stderr.strip() == (f"Error: '{real[:12]}' matches 2 runs ({real[:12]}, {real}); give more "
+                                     "characters of the run id (its full ULID names one run)")
+    assert "q1" in invoke("--ledger", str(path), "events", real).output
