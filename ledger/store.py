@@ -164,9 +164,9 @@ class Ledger:
         Nothing holding a registered secret's value is recorded: such an append is refused whole
         (LedgerError naming the secret's variable, never its value), as a last line behind the
         redaction every source applies."""
+        check_token(run_id)
         blobs = list(blobs)
         _refuse_secrets(events, blobs, cache)
-        check_token(run_id)
         events, cache = self._claim_waiting(events, cache)
         written = self._writer.append(run_id, events, blobs=blobs, views=views, cache=cache,
                                       expected_position=expected_position)
