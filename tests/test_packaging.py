@@ -16,7 +16,7 @@ import pytest
 
 from conftest import REPO
 
-MAPPED = ("benchledger", "ledger", "projections", "adapters", "orchestration", "cli", "bench")
+MAPPED = ("benchledger", "ledger", "projections", "adapters", "orchestration", "cli", "bench", "examples")
 
 
 @pytest.fixture(scope="module")
@@ -53,3 +53,27 @@ def test_every_package_folder_is_listed_in_pyproject() -> None:
             prefix = ["benchledger"] if folder == "benchledger" else ["benchledger", folder]
             found.add(".".join(prefix + list(rel)))
     assert found == listed
+
+
+@pytest.mark.slow
+def test_the_quick_start_runs_from_an_installed_wheel(wheel: Path, tmp_path: Path) -> None:
+    """`run groupmem --demo` from a plain (non-editable) install: the mini release travels in the wheel."""
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "benchledger/examples/groupmem-mini/questions/Demo/temporal.jsonl" in names
+    assert "benchledger/examples/groupmem-mini/data/final/Demo/synthetic_domain_channels_rolevariants_Demo.json" in names
+    target = tmp_path / "site"
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
+                           str(wheel)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    # the installed copy comes first on the path, ahead of this checkout's editable install
+    check = subprocess.run([sys.executable, "-c", "import benchledger.examples as e; print(e.example_path('groupmem-mini'))"],
+                           capture_output=True, text=True, cwd=work, env={"PYTHONPATH": str(target), "PATH": ""})
+    assert check.stdout.strip().startswith(str(target)), check.stdout + check.stderr
+    run = subprocess.run([sys.executable, "-m", "benchledger.cli.main", "run", "groupmem", "--demo"],
+                         capture_output=True, text=True, cwd=work, timeout=600,
+                         env={"PYTHONPATH": str(target), "PATH": "", "HOME": str(tmp_path)})
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.startswith("DIAGNOSTIC  GroupMemBench / Demo")
+    assert (work / "benchledger.db").exists()

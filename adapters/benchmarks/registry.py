@@ -70,6 +70,9 @@ class Benchmark(ABC):
     official: ClassVar[OfficialProtocol | None] = None
     """The official protocol's templates, answer model and scorers (when "official" is offered)."""
     official_protocol: ClassVar[Protocol] = "official"
+    demo: ClassVar[tuple[str, tuple[tuple[str, str], ...]] | None] = None
+    """An example release shipped in the package (`benchledger.examples`) and the selection it is
+    run with, for `run BENCHMARK --demo`; None where the benchmark ships none."""
     model_options_offered: ClassVar[frozenset[str]] = frozenset()
     """Model settings beyond the common ones that `run BENCHMARK` offers as options: `prompts_dir`
     (official templates read from files), `judge_models` (several official judges)."""

@@ -45,7 +45,7 @@ def source_argument(benchmark: Benchmark) -> Any:
     """SOURCE, optional for a benchmark that can be fetched: then the fetched release is read."""
     kind = click.Path(file_okay=False, path_type=Path) if benchmark.source_is_dir else \
         click.Path(dir_okay=False, path_type=Path)
-    fetchable = benchmark.release_source() is not None
+    fetchable = benchmark.release_source() is not None or benchmark.demo is not None
     return click.argument("source", metavar=f"[{benchmark.source_metavar}]" if fetchable else benchmark.source_metavar,
                           type=kind, required=not fetchable)
 
@@ -62,8 +62,25 @@ def source_or_fetched(benchmark: Benchmark, source: Path | None) -> Path:
     return fetched
 
 
+def _demo_source(benchmark: Benchmark, source: Path | None, opts: dict[str, Any]) -> Path | None:
+    """With --demo, the example release shipped in the package, and its selection where none is given."""
+    if not opts.pop("demo", False):
+        return source
+    assert benchmark.demo is not None
+    if source is not None:
+        raise BadInput(f"--demo runs the {benchmark.name} example shipped with benchledger; give it or "
+                       f"{benchmark.source_metavar}, not both")
+    from benchledger.examples import example_path
+
+    name, selection = benchmark.demo
+    for field, value in selection:
+        if opts.get(field) is None:
+            opts[field] = value
+    return example_path(name)
+
+
 def _execute_run(app: AppContext, benchmark: Benchmark, source: Path | None, opts: dict[str, Any]) -> None:
-    source = source_or_fetched(benchmark, source)
+    source = source_or_fetched(benchmark, _demo_source(benchmark, source, opts))
     if opts.get("out") is not None:
         check_writable(opts["out"])  # before anything is spent
     selection = selection_from_options(benchmark, opts, source)
@@ -105,6 +122,10 @@ def _run_command(benchmark: Benchmark) -> click.Command:
 
     command.__doc__ = (f"Run {benchmark.name} ({benchmark.summary}) from {benchmark.source_metavar}; "
                        f"protocols: {', '.join(benchmark.protocols)}.")
+    if benchmark.demo is not None:
+        command = click.option("--demo", is_flag=True,
+                               help=f"Run the {benchmark.demo[0]} example release shipped inside benchledger "
+                                    "(offline, no key; a labelled, diagnostic baseline).")(command)
     decorated = pass_app(source_argument(benchmark)(selection_options(benchmark)(memory_options(
         model_options(benchmark)(run_options(command))))))
     return click.command(benchmark.command)(decorated)

@@ -39,6 +39,7 @@ class GroupMemBench(Benchmark):
     question_limit_means = "the first N questions of each kind"
     protocols: ClassVar[tuple[Protocol, ...]] = ("reference", "typed")
     official_protocol: ClassVar[Protocol] = "reference"
+    demo: ClassVar[tuple[str, tuple[tuple[str, str], ...]] | None] = ("groupmem-mini", (("domain", "Demo"),))
     retrieval = False
     conditions: ClassVar[tuple[Check, ...]] = CONDITIONS
     source: ClassVar[ReleaseSource | None] = SOURCE
