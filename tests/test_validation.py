@@ -23,7 +23,7 @@ ANY_INTEGER = {"seed"}              # any integer is a seed
 ZERO_MEANS_PICK = {"port"}          # 0: a free port, printed on start
 CHECKED_BY_NAME = {"scoring_rule"}  # checked against the known rules (below)
 READS_THE_LEDGER = {"runs", "show", "events", "failures", "questions", "question", "verify", "replay", "resume",
-                    "rejudge", "diff", "export", "agreement", "purge", "blob", "view", "combine", "push", "audit"}
+                    "rejudge", "diff", "export", "agreement", "purge", "blob", "view", "combine", "push", "audit", "compare"}
 # `pull` writes into --ledger (creating it, as `run` does); `ledger init` names its ledger itself
 NEEDS_NO_LEDGER = {"run", "retrieval", "benchmarks", "memories", "check", "conformance", "synth", "serve-memory",
                    "pull", "ledger", "fetch"}
@@ -31,7 +31,7 @@ ARGS = {"show": ["latest"], "events": ["latest"], "failures": ["latest"], "quest
         "question": ["latest", "q1"], "replay": ["latest"], "resume": ["latest"], "rejudge": ["latest"],
         "diff": ["latest", "latest"], "export": ["latest", "--out", "x.json"], "agreement": ["latest"],
         "purge": ["latest"], "blob": ["0" * 64], "view": ["--port", "0"], "combine": ["latest"],
-        "push": ["latest", "--to", "elsewhere.db"], "audit": ["judge", "latest"]}
+        "push": ["latest", "--to", "elsewhere.db"], "audit": ["judge", "latest"], "compare": ["latest", "latest"]}
 
 
 def invoke(*args: str):
