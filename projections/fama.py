@@ -19,15 +19,12 @@ times 100 and `sum_100` adds the categories, the scale the Memora paper reports 
 
 from __future__ import annotations
 
-from typing import Any
-
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from benchledger.values import Criterion
-from benchledger.projections.state import fold_run
 
-__all__ = ["FAMA_VERSION", "QuestionFama", "score_question", "aggregate", "fama_from_events"]
+__all__ = ["FAMA_VERSION", "QuestionFama", "score_question", "aggregate"]
 
 FAMA_VERSION = 1
 
@@ -100,17 +97,3 @@ def aggregate(rows: Iterable[tuple[str, QuestionFama | None]]) -> dict[str, obje
         "excluded": excluded,
     }
 
-
-def fama_from_events(stored_events: Iterable[Any], *, scorer_id: str | None = None) -> dict[str, object]:
-    """FAMA of a run from its events, for one scorer (default: the latest one that started)."""
-    events = list(stored_events)
-    state = fold_run(getattr(events[0], "run_id", "") if events else "", events)
-    scorer = scorer_id or state.default_scorer
-    rows: list[tuple[str, QuestionFama | None]] = []
-    for question in state.questions.values():
-        judged = question.judged.get(scorer) if scorer else None
-        if judged is None or not question.planned.criteria:
-            continue
-        rows.append((question.planned.kind,
-                     score_question(question.planned.criteria, judged.criteria)))
-    return {**aggregate(rows), "scorer_id": scorer}
