@@ -55,6 +55,20 @@ Check = Callable[[RunState, KindTally, "str | None"], Condition]
 """(run state, overall tally under the report's scorer, scorer id) -> Condition."""
 
 
+def names(condition: str) -> Callable[[Check], Check]:
+    """Mark a check with the name of the condition it returns, where its own name differs (a closure
+    a builder returns, or `zero_failures`), so a listing can name it without a run to evaluate."""
+    def mark(check: Check) -> Check:
+        check.condition_name = condition  # type: ignore[attr-defined]
+        return check
+    return mark
+
+
+def condition_name(check: Check) -> str:
+    """The name of the condition a check returns (`Condition.name`)."""
+    return str(getattr(check, "condition_name", None) or getattr(check, "__name__", "condition"))
+
+
 def evaluate_conditions(state: RunState, overall: KindTally, scorer: str | None,
                         checks: Sequence[Check]) -> list[Condition]:
     """The benchmark's conditions, then the ones every run must meet: provenance and completeness."""
@@ -155,6 +169,7 @@ def complete_run(state: RunState, overall: KindTally, scorer: str | None) -> Con
     return Condition(name="complete_run", met=True, reason="every planned question was answered and judged")
 
 
+@names("zero_operational_failures")
 def zero_failures(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
     failed, run_level = overall.failed, len(state.unresolved_run_failures)
     if failed or run_level:
@@ -168,6 +183,7 @@ def zero_failures(state: RunState, overall: KindTally, scorer: str | None) -> Co
 
 def complete_corpus(noun: str = "documents") -> Check:
     """Every document of the release was selected (no message limit)."""
+    @names("complete_corpus")
     def check(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
         limit = run_config(state).selection.message_limit
         expected = sum(state.corpus.expected_documents.values()) if state.corpus else 0
@@ -194,6 +210,7 @@ def unsampled_questions(released: Mapping[str, tuple[int, str]] | None = None,
     questions, so a synthetic or edited release under a released name cannot pass. `all_kinds`
     stands in for the release's kinds when the plan did not record them (runs before it did).
     """
+    @names("unsampled_questions")
     def check(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
         cfg = run_config(state)
         limit = cfg.selection.question_limit
@@ -244,6 +261,7 @@ def models_reported(state: RunState, scorer: str | None) -> tuple[set[str], set[
 
 def unknown_benchmark(name: str) -> Check:
     """The condition a run of a benchmark with no installed adapter can never meet."""
+    @names("known_benchmark")
     def check(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
         return Condition(name="known_benchmark", met=False,
                          reason=f"no adapter for benchmark {name!r} is installed, so its publishable "
@@ -254,6 +272,7 @@ def unknown_benchmark(name: str) -> Check:
 def official_prompts(pins: Mapping[str, str], benchmark: str) -> Check:
     """The answers came from the benchmark's official prompts: the official protocol, a real answer
     model, and every pinned template recorded with its official SHA-256."""
+    @names("official_prompts")
     def check(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
         cfg = run_config(state)
         problems = []
@@ -273,6 +292,7 @@ def official_prompts(pins: Mapping[str, str], benchmark: str) -> Check:
 
 def official_scorer(method: str, label: str) -> Check:
     """The report's scorer is the benchmark's official scoring method (`ScorerStarted.method`)."""
+    @names("official_scorer")
     def check(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
         started = state.scorers.get(scorer) if scorer else None
         if started is None or started.method != method:
@@ -291,6 +311,7 @@ def official_scorer(method: str, label: str) -> Check:
 def official_judges(models: tuple[str, ...], label: str) -> Check:
     """The report's scorer asked exactly the judge models the benchmark names (in any order), and the
     endpoint says they answered (a dated snapshot of a named model counts as it, a sibling never)."""
+    @names("official_judges")
     def check(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
         started = state.scorers.get(scorer) if scorer else None
         asked = (started.judge_models or (started.judge_model,)) if started else ()

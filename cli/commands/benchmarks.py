@@ -7,6 +7,7 @@ from tabulate import tabulate
 
 from benchledger.adapters.benchmarks.registry import BenchmarkEntry, available_benchmarks
 from benchledger.cli.common import echo_json, json_option
+from benchledger.projections.publishable import condition_name
 
 __all__ = ["COMMANDS", "benchmarks"]
 
@@ -20,7 +21,7 @@ def _as_dict(entry: BenchmarkEntry) -> dict[str, object]:
             "name": b.name, "summary": b.summary, "source": b.source_metavar, "kind_label": b.kind_label,
             "kinds": list(b.kinds), "protocols": list(b.protocols), "default_protocol": b.default_protocol,
             "retrieval": b.retrieval, "selection": list(b.selection_model.model_fields),
-            "conditions": [getattr(c, "__name__", "condition") for c in b.conditions],
+            "conditions": [condition_name(c) for c in b.conditions],
         }),
     }
 

@@ -17,7 +17,7 @@ from benchledger.adapters.benchmarks.groupmem.schema import KINDS
 from benchledger.adapters.benchmarks.groupmem.source import QUESTION_FILES
 from benchledger.ledger.events import ReleaseFile
 from benchledger.projections.publishable import (
-    Check, Condition, complete_corpus, is_model_or_snapshot, judge_of, models_reported, run_config,
+    Check, Condition, complete_corpus, is_model_or_snapshot, judge_of, models_reported, names, run_config,
     unsampled_questions, zero_failures,
 )
 from benchledger.projections.releases import official_release
@@ -60,6 +60,7 @@ def _pinned(file: ReleaseFile) -> str | None:
     return pin[0] if pin else None
 
 
+@names("solvability_filtered_domain")
 def filtered_domain(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
     domain = run_config(state).subset
     met = domain in SOLVABILITY_FILTERED_DOMAINS
