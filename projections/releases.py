@@ -15,7 +15,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 
 from benchledger.ledger.events import ReleaseFile
-from benchledger.projections.publishable import Check, Condition, run_config
+from benchledger.projections.publishable import Check, Condition, names, run_config
 from benchledger.projections.state import RunState
 from benchledger.projections.tallies import KindTally
 
@@ -61,6 +61,7 @@ def release_line(files: Sequence[ReleaseFile]) -> str:
 def official_release(benchmark: str, pinned: Pinned, whole: Whole | None = None) -> Check:
     """The run read the whole official release: pinned files at their pins, the others fetched as
     their source published them, and a selection of the whole (see the module docstring)."""
+    @names("official_release")
     def check(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
         files = run_config(state).release_files
         if not files:

@@ -6,7 +6,8 @@ questions, LoCoMo over a full ten-conversation release (the dev file holds seven
 diagnostic by design: `complete_file`), LongMemEval and Memora with their official templates,
 scorers and judges. Each case then changes one thing, just inside or just outside a boundary
 (k 9/10/11; the named model, its dated snapshot, a sibling of its family; a complete release and
-one a document, conversation or question short), and says whether that condition must hold.
+one a document, conversation or question short; the release files at their pins, or one edited,
+or given by path where only a fetch can check them), and says whether that condition must hold.
 
 `test_every_condition_has_a_case_on_each_side` keeps this honest as conditions are added: a
 benchmark that declares a condition with no case here that meets it and one that fails it fails.
@@ -23,18 +24,24 @@ from benchledger.adapters.benchmarks.groupmem.loader import read_questions
 from benchledger.adapters.benchmarks.locomo.loader import CATEGORY_NAMES
 from benchledger.adapters.benchmarks.locomo.official import F1_METHOD, LLM_JUDGE_METHOD
 from benchledger.adapters.benchmarks.locomo.prompts import OFFICIAL_SHA256 as LOCOMO_PINS
+from benchledger.adapters.benchmarks.locomo.publishable import RELEASE_QUESTIONS as LOCOMO_QUESTIONS
+from benchledger.adapters.benchmarks.locomo.source import RELEASE_SHA256 as LOCOMO_RELEASE
 from benchledger.adapters.benchmarks.longmemeval.judge import OFFICIAL_JUDGE_MODEL as LME_JUDGE
 from benchledger.adapters.benchmarks.longmemeval.official import JUDGE_METHOD as LME_METHOD
 from benchledger.adapters.benchmarks.longmemeval.prompts import QUESTION_TYPES, TEMPLATE_SHA256 as LME_PINS
+from benchledger.adapters.benchmarks.longmemeval.publishable import RELEASE_QUESTIONS as LME_QUESTIONS
 from benchledger.adapters.benchmarks.memora.benchmark import CATEGORIES as MEMORA_TASKS
 from benchledger.adapters.benchmarks.memora.official import MAJORITY_METHOD
 from benchledger.adapters.benchmarks.memora.prompts import OFFICIAL_JUDGES, TEMPLATE_SHA256 as MEMORA_PINS
+from benchledger.adapters.benchmarks.memora.source import release_pins
 from benchledger.adapters.benchmarks.registry import benchmark_named
-from benchledger.ledger.events import Endpoint, Failed, Judged, QuestionAnswered, RunFinished, ScopePurged, ScorerStarted
+from benchledger.ledger.events import (
+    Endpoint, Failed, Judged, QuestionAnswered, ReleaseFile, RunFinished, ScopePurged, ScorerStarted,
+)
 from benchledger.projections import build_report
 from benchledger.values import Question as PlannedQuestion
 from conftest import shared_data_dir
-from events_factory import config, stored, stream
+from events_factory import config, groupmem_release, stored, stream
 
 BENCHMARKS = ("GroupMemBench", "LoCoMo", "LongMemEval", "Memora")
 TRIO = tuple(OFFICIAL_JUDGES.values())
@@ -43,9 +50,11 @@ VOTE = " + ".join(TRIO)
 
 # -- one complete official run per benchmark ------------------------------------------------------
 
-def _questions(kinds: tuple[str, ...], per_kind: int = 2, prefix: str = "q") -> tuple[PlannedQuestion, ...]:
-    return tuple(PlannedQuestion(question_id=f"{prefix}{i}-{kind}", kind=kind, text=f"question {i} {kind}", gold="g")
-                 for kind in kinds for i in range(per_kind))
+def _questions(kinds: tuple[str, ...], total: int | None = None) -> tuple[PlannedQuestion, ...]:
+    """`total` questions (default two of each kind), spread over the kinds."""
+    total = total or 2 * len(kinds)
+    return tuple(PlannedQuestion(question_id=f"q{i}", kind=kinds[i % len(kinds)], text=f"question {i}", gold="g")
+                 for i in range(total))
 
 
 def _released_finance() -> tuple[PlannedQuestion, ...]:
@@ -78,29 +87,43 @@ LOCOMO_KINDS = tuple(CATEGORY_NAMES.values())
 TEN_CONVERSATIONS = {f"conv-{n}": 19 for n in range(10)}
 
 
+LOCOMO_FILES = (ReleaseFile(path="locomo10.json", sha256=LOCOMO_RELEASE, bytes=2_805_274),)
+
+
 def locomo_run(*, cfg: dict | None = None, drop: int = 0, outcomes: dict | None = None,
                edit: Callable[[list], list] | None = None, **fields) -> list:
     base = dict(benchmark="LoCoMo", subset="locomo10", protocol="official", agent_model="gpt-4o-mini",
-                judge_model="locomo-token-f1", prompt_hashes=dict(LOCOMO_PINS))
+                judge_model="locomo-token-f1", prompt_hashes=dict(LOCOMO_PINS), release_files=LOCOMO_FILES)
     fields = {"scopes": TEN_CONVERSATIONS, "scorer": {"method": F1_METHOD, "model_free": True, "official": True},
               **fields}
-    return _run(_questions(LOCOMO_KINDS), cfg_fields={**base, **(cfg or {})}, stream_fields=fields,
+    return _run(_questions(LOCOMO_KINDS, LOCOMO_QUESTIONS), cfg_fields={**base, **(cfg or {})}, stream_fields=fields,
                 outcomes=outcomes, drop=drop, edit=edit)
+
+
+LME_SHA256 = "a" * 64
+"""The SHA-256 the hub is said to publish for the LongMemEval file of these streams."""
+LME_FILES = (ReleaseFile(path="longmemeval_s_cleaned.json", sha256=LME_SHA256, bytes=277_383_467,
+                         origin="huggingface.co/datasets/xiaowu0162/longmemeval-cleaned", revision="b" * 40,
+                         published=f"hub sha256 {LME_SHA256}"),)
 
 
 def longmemeval_run(*, cfg: dict | None = None, drop: int = 0, outcomes: dict | None = None,
                     edit: Callable[[list], list] | None = None, **fields) -> list:
     base = dict(benchmark="LongMemEval", subset="longmemeval_s", protocol="official", agent_model="gpt-4o",
-                judge_model=LME_JUDGE, prompt_hashes=dict(LME_PINS))
+                judge_model=LME_JUDGE, prompt_hashes=dict(LME_PINS), release_files=LME_FILES)
     fields = {"scorer": {"method": LME_METHOD, "judge_models": (LME_JUDGE,), "official": True}, **fields}
-    return _run(_questions(QUESTION_TYPES), cfg_fields={**base, **(cfg or {})}, stream_fields=fields,
+    return _run(_questions(QUESTION_TYPES, LME_QUESTIONS), cfg_fields={**base, **(cfg or {})}, stream_fields=fields,
                 outcomes=outcomes, drop=drop, edit=edit)
+
+
+MEMORA_FILES = tuple(ReleaseFile(path=path.removeprefix("data/"), sha256=sha, bytes=size)
+                     for path, (sha, size) in sorted(release_pins().items()) if path.startswith("data/weekly/"))
 
 
 def memora_run(*, cfg: dict | None = None, drop: int = 0, outcomes: dict | None = None,
                edit: Callable[[list], list] | None = None, **fields) -> list:
     base = dict(benchmark="Memora", subset="weekly", protocol="official", agent_model="gpt-4.1",
-                judge_model=TRIO[0], prompt_hashes=dict(MEMORA_PINS), split="weekly")
+                judge_model=TRIO[0], prompt_hashes=dict(MEMORA_PINS), split="weekly", release_files=MEMORA_FILES)
     fields = {"scorer": {"method": MAJORITY_METHOD, "judge_models": TRIO, "official": True},
               "verdict_model": VOTE, **fields}
     return _run(_questions(MEMORA_TASKS), cfg_fields={**base, **(cfg or {})}, stream_fields=fields,
@@ -263,6 +286,24 @@ def _scorer_cases(run: Callable[..., list], method: str, other: str) -> list[Cas
     ]
 
 
+def _release_cases(run: Callable[..., list], files: tuple[ReleaseFile, ...]) -> list[Case]:
+    """The release files at their pins (or fetched as published), one edited, none recorded; a file
+    whose hash only its source publishes must have been fetched."""
+    edited = (files[-1].model_copy(update={"sha256": "0" * 64, "published": None, "origin": None}), *files[:-1])
+    cases = [
+        Case("official_release", "the official release", True, lambda: run()),
+        Case("official_release", f"{files[-1].path} edited", False, lambda: run(cfg={"release_files": edited})),
+        Case("official_release", "no release file recorded", False, lambda: run(cfg={"release_files": ()})),
+    ]
+    fetched = [f for f in files if f.origin is not None]
+    if fetched:
+        by_path = tuple(f.model_copy(update={"origin": None, "revision": None, "published": None})
+                        if f.origin else f for f in files)
+        cases.append(Case("official_release", f"{fetched[0].path} given by path, not fetched", False,
+                          lambda: run(cfg={"release_files": by_path})))
+    return cases
+
+
 def groupmem_cases() -> list[Case]:
     run = groupmem_run
     dated, sibling = "gpt-5-2025-08-07", "gpt-5-mini"
@@ -302,6 +343,7 @@ def groupmem_cases() -> list[Case]:
              lambda: run(cfg={"memory_model": "gpt-5"})),
         Case("reference_protocol", "offline models", False, lambda: run(cfg={"offline_models": True})),
     ]
+    cases += _release_cases(run, groupmem_release("Finance"))
     return cases + shared_cases(run)
 
 
@@ -323,6 +365,8 @@ def locomo_cases() -> list[Case]:
     cases += _unsampled_cases(run, "all_categories", LOCOMO_KINDS[-1])
     cases += _real_models_cases(run) + _prompt_cases(run, LOCOMO_PINS)
     cases += _scorer_cases(run, F1_METHOD, LLM_JUDGE_METHOD)
+    cases += _release_cases(run, LOCOMO_FILES)
+    cases.append(Case("official_release", "one question short of the release", False, lambda: run(drop=1)))
     return cases + shared_cases(run)
 
 
@@ -332,6 +376,8 @@ def longmemeval_cases() -> list[Case]:
     cases += _real_models_cases(run) + _prompt_cases(run, LME_PINS)
     cases += _scorer_cases(run, LME_METHOD, "longmemeval-typed")
     cases += _judge_cases(run, (LME_JUDGE,), LME_JUDGE)
+    cases += _release_cases(run, LME_FILES)
+    cases.append(Case("official_release", "one question short of the release", False, lambda: run(drop=1)))
     return cases + shared_cases(run)
 
 
@@ -345,6 +391,9 @@ def memora_cases() -> list[Case]:
     cases += _real_models_cases(run) + _prompt_cases(run, MEMORA_PINS)
     cases += _scorer_cases(run, MAJORITY_METHOD, "memora-single-judge")
     cases += _judge_cases(run, TRIO, VOTE)
+    cases += _release_cases(run, MEMORA_FILES)
+    cases.append(Case("official_release", "one file of the split not read", False,
+                      lambda: run(cfg={"release_files": MEMORA_FILES[1:]})))
     return cases + shared_cases(run)
 
 
