@@ -48,6 +48,8 @@ class LedgerConnection(Protocol):
     bytes_columns: str
     """The event columns (`mapper.ROW_COLUMNS`) with the payload read as its UTF-8 bytes."""
     blob_encoding: str
+    records_writers: bool
+    """Whether each event row records the role that wrote it (`events.writer`, a server's)."""
     """How new blob bodies are stored: `zlib` (a file) or `identity` (a server re-hashes them)."""
 
     def execute(self, sql: str, parameters: Sequence[Any] = ..., /) -> Cursor: ...

@@ -99,6 +99,7 @@ class PostgresConnection:
     integrity_errors: tuple[type[Exception], ...] = (pg_errors.IntegrityError,)
     bytes_columns = ROW_COLUMNS.replace("payload", "convert_to(payload, 'UTF8') AS payload")
     blob_encoding = "identity"
+    records_writers = True
 
     def __init__(self, raw: psycopg.Connection[Any], where: str, schema: str) -> None:
         self._raw, self.where, self.schema = raw, where, schema

@@ -30,7 +30,7 @@ from benchledger.ledger.mapper import ROW_COLUMNS, Row, StoredEvent, rows_to_sto
 from benchledger.ledger.readcache import RunCache
 from benchledger.ledger.references import blob_references
 from benchledger.ledger.rules import rules_problem
-from benchledger.ledger.runs import RunSummary, list_runs, resolve_run
+from benchledger.ledger.runs import RunSummary, WriterSpan, list_runs, resolve_run, run_writers
 from benchledger.ledger.verify import Problem, Refold, VerifyResult, check_run, ledger_head, verify_ledger
 
 __all__ = ["SqlEventReader"]
@@ -179,6 +179,10 @@ class SqlEventReader:
     def runs(self) -> list[RunSummary]:
         """Every run, newest first."""
         return self._locked(lambda: list_runs(self._conn))
+
+    def run_writers(self, run_id: str) -> list[WriterSpan]:
+        """Who wrote the run's events, in spans (its owner first); [] for a file."""
+        return self._locked(lambda: run_writers(self._conn, run_id))
 
     def resolve_run(self, ref: str) -> str:
         """A full run id from a full id, a unique prefix, or "latest"."""

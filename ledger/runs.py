@@ -12,7 +12,7 @@ from benchledger.errors import AmbiguousRun, RunNotFound
 from benchledger.ledger.backend import LedgerConnection
 from benchledger.ledger.run_ids import is_ulid, shown
 
-__all__ = ["RunSummary", "list_runs", "resolve_run"]
+__all__ = ["RunSummary", "WriterSpan", "list_runs", "resolve_run", "run_writers"]
 
 
 def _runs_sql(conn: LedgerConnection) -> str:
@@ -90,3 +90,29 @@ def resolve_run(conn: LedgerConnection, ref: str) -> str:
         raise AmbiguousRun(f"{ascii(ref)} matches {len(matches)} runs ({listed}); "
                            "give more characters of the run id (its full ULID names one run)")
     return str(matches[0])
+
+
+class WriterSpan(BaseModel):
+    """Consecutive events of a run written by one role (a shared PostgreSQL ledger records it)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    writer: str | None
+    """The role the server recorded; None for rows written before migration p002."""
+    first_position: int
+    last_position: int
+
+
+def run_writers(conn: LedgerConnection, run_id: str) -> list[WriterSpan]:
+    """Who wrote the run, in order: its owner first (the writer of its first event); [] where the
+    ledger records no writers (a file)."""
+    if not conn.records_writers:
+        return []
+    spans: list[WriterSpan] = []
+    for position, writer in conn.execute(
+            "SELECT position, writer FROM events WHERE run_id = ? ORDER BY position", (run_id,)):
+        if spans and spans[-1].writer == writer:
+            spans[-1] = spans[-1].model_copy(update={"last_position": int(position)})
+        else:
+            spans.append(WriterSpan(writer=writer, first_position=int(position), last_position=int(position)))
+    return spans

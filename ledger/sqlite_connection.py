@@ -31,6 +31,7 @@ class SqliteConnection(sqlite3.Connection):
     integrity_errors: tuple[type[Exception], ...] = (sqlite3.IntegrityError,)
     bytes_columns = ROW_COLUMNS.replace("payload", "CAST(payload AS BLOB)")
     blob_encoding = "zlib"
+    records_writers = False
 
     def check_writers(self, run_id: str | None) -> tuple[int, str] | None:
         return None  # a file records no writer: its permissions are the file's

@@ -40,7 +40,7 @@ from benchledger.ledger.events import Event
 from benchledger.ledger.mapper import StoredEvent
 from benchledger.ledger.reader import SqlEventReader
 from benchledger.ledger.run_ids import check_token
-from benchledger.ledger.runs import RunSummary
+from benchledger.ledger.runs import RunSummary, WriterSpan
 from benchledger.ledger.urls import display_target, is_url
 from benchledger.ledger.verify import Refold, VerifyResult
 from benchledger.ledger.writer import MAX_APPEND_ATTEMPTS, SqlEventWriter
@@ -89,6 +89,17 @@ def init_ledger(target: str | os.PathLike[str], *, writers: tuple[str, ...] = ()
         pending = [migration.name for migration in migrations.MIGRATIONS]
     open_writer(path).close()
     return pending
+
+
+def grant_run(target: str, run_ref: str, role: str) -> str:
+    """Let `role` add to a run of a shared ledger (a resume or rejudge of it), as the run's owner;
+    the run's id. A file has no roles, so that is BadInput."""
+    if not is_url(target):
+        raise BadInput("a run is granted to a role on a PostgreSQL ledger; a SQLite ledger is a file, whose "
+                       "permissions are the file's", field="ledger")
+    from benchledger.ledger.pg_store import grant_run as grant_on_server
+
+    return grant_on_server(str(target), run_ref, role)
 
 
 class Ledger:
@@ -269,6 +280,10 @@ class Ledger:
     def resolve_run(self, ref: str) -> str:
         """A full run id from a full id, a unique prefix, or "latest"."""
         return self._reader.resolve_run(ref)
+
+    def run_writers(self, run_id: str) -> list[WriterSpan]:
+        """Who wrote the run on a shared ledger, in spans of positions (its owner first); [] for a file."""
+        return self._reader.run_writers(run_id)
 
     def head(self, run_id: str | None = None) -> str | None:
         """Hash of the run's last event (the ledger's, run_id None), or None if there is none."""

@@ -298,3 +298,39 @@ def test_the_server_refuses_a_run_id_carrying_a_terminal_escape(alices_run):
     assert "run id is refused" in refused(alices_run, "mallory", row)
     with Ledger.open(alices_run.url("eve")) as ledger:
         assert [run.run_id for run in ledger.runs()] == [RUN]
+
+
+# -- the CLI: a run, someone else's rejudge, a grant, and show -----------------------------------
+
+def cli(url: str, *args: str, code: int = 0):
+    from click.testing import CliRunner
+
+    from benchledger.cli.main import cli as main
+
+    result = CliRunner().invoke(main, ["--ledger", url, *args], catch_exceptions=False)
+    assert result.exit_code == code, result.output
+    return result
+
+
+def test_a_rejudge_by_another_role_needs_the_owners_grant_and_show_names_each_writer(shared):
+    from conftest import REPO
+
+    cli(shared.url("alice"), "run", "groupmem", str(REPO / "examples" / "groupmem-mini"), "--domain", "Demo")
+    with Ledger.open(shared.url("eve")) as ledger:
+        run_id = ledger.resolve_run("latest")
+        count = len(ledger.events(run_id))
+    refused = cli(shared.url("mallory"), "rejudge", run_id, code=1)
+    assert refused.stderr.strip().count("\n") == 0
+    assert f"run {run_id} belongs to role alice, which has not granted role mallory" in refused.stderr
+    with Ledger.open(shared.url("eve")) as ledger:
+        assert len(ledger.events(run_id)) == count and ledger.verify(run_id).ok
+    cli(shared.url("mallory"), "ledger", "grant", shared.url("mallory"), run_id, "mallory", code=1)
+    granted = cli(shared.url("alice"), "ledger", "grant", shared.url("alice"), run_id[:8], "mallory")
+    assert granted.output.startswith(f"run {run_id} at ") and granted.output.strip().endswith(
+        ": role mallory may now add to it")
+    cli(shared.url("mallory"), "rejudge", run_id)
+    with Ledger.open(shared.url("eve")) as ledger:
+        total = len(ledger.events(run_id))
+        assert total > count and ledger.verify(run_id).ok and ledger.verify().ok
+    shown = cli(shared.url("eve"), "show", run_id).output.strip().splitlines()
+    assert shown[-1] == f"owner alice; written by alice (1-{count}), mallory ({count + 1}-{total}) (event positions)"

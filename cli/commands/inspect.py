@@ -14,6 +14,7 @@ from benchledger.cli.options import scoring_rule_help
 from benchledger.cli.render import show_report, show_retrieval
 from benchledger.errors import BadInput
 from benchledger.ledger.events import EVENT_TYPES, STAGES
+from benchledger.ledger.runs import WriterSpan
 from benchledger.orchestration.reports import report_of, retrieval_of
 from benchledger.orchestration.run_list import RunRow, run_rows
 from benchledger.projections.inspect import (
@@ -76,6 +77,15 @@ def runs(app: AppContext, as_json: bool, wide: bool) -> None:
     click.echo(render_runs(rows, width=None if wide else output_width()) if rows else "no runs on this ledger")
 
 
+def writers_line(spans: list[WriterSpan]) -> str:
+    """`owner alice; written by alice (events 1-120), bob (121-130)`: who wrote a shared run."""
+    def role(writer: str | None) -> str:
+        return writer if writer is not None else "no recorded role (before p002)"
+
+    parts = [f"{role(span.writer)} ({span.first_position}-{span.last_position})" for span in spans]
+    return f"owner {role(spans[0].writer)}; written by " + ", ".join(parts) + " (event positions)"
+
+
 @click.command("show")
 @run_argument
 @click.option("--scorer", "scorer_id", default=None,
@@ -103,7 +113,10 @@ def show(app: AppContext, run_ref: str, scorer_id: str | None, scoring_rule: str
                            field="scorer") from None
         except ValueError as err:
             raise BadInput(str(err), field="scoring_rule") from None
+        writers = ledger.run_writers(run_id)
     show_report(report, out=out, as_json=as_json)
+    if writers and not as_json:
+        click.echo(writers_line(writers))
     for scorer, missing in state.partial_scorers.items():
         if scorer != report.scorer_id:
             click.echo(f"note: scorer {scorer} is partial ({missing} answer(s) not judged), so this report uses "
