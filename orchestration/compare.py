@@ -55,5 +55,8 @@ def compare_recorded(ledger: Recorder, run_ids: Sequence[str], events_of, *, sco
         state = fold_run(run_id, events_of(run_id))
         state.require_answers("compare")
         scorer = pick_scorer(state, scorers[index] if index < len(scorers) else None)
-        inputs.append(CompareInput(state, report_of(state, scorer_id=scorer), context_format(ledger, state)))
+        default = state.default_scorer
+        official = report_of(state) if default is not None and state.scorers[default].official \
+            and not state.unjudged(default) else None
+        inputs.append(CompareInput(state, report_of(state, scorer_id=scorer), context_format(ledger, state), official))
     return compare_runs(inputs, allow_differences=allow_differences)

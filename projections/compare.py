@@ -50,6 +50,8 @@ class CompareInput(NamedTuple):
     """The run's report under the scorer to compare (its official number comes from it)."""
     context_format: str
     """"timestamps", "no timestamps", "mixed (N%)" or "not recorded": what the recalled passages carried."""
+    official: Report | None = None
+    """The run's report under its newest complete official scorer (the benchmark's own number), if it has one."""
 
 
 class Rate(BaseModel):
@@ -73,8 +75,9 @@ class RunColumn(BaseModel):
     by_kind: dict[str, Rate]
     overall: Rate
     official: float | None
-    """The benchmark's own overall number (the report's score)."""
+    """The benchmark's own overall number under its official scorer (None when the run has no complete one)."""
     official_metric: str
+    official_scorer: str | None
     answer_tokens_per_question: float | None
     judge_tokens_per_question: float | None
     latency_ms_per_question: float | None
@@ -194,7 +197,9 @@ def _column(run: CompareInput) -> RunColumn:
     return RunColumn(
         run_id=state.run_id, memory=state.started.config.memory, role=role, scorer_id=scorer,
         planned=len(state.questions), by_kind={kind: _rate(v) for kind, v in sorted(by_kind.items())},
-        overall=_rate(every), official=report.score, official_metric=report.metric,
+        overall=_rate(every), official=run.official.score if run.official else None,
+        official_metric=run.official.metric if run.official else "no official scorer",
+        official_scorer=run.official.scorer_id if run.official else None,
         answer_tokens_per_question=_mean([q.answered.usage.prompt_tokens + q.answered.usage.completion_tokens
                                           for q in answered if q.answered]),
         judge_tokens_per_question=_mean([j.usage.prompt_tokens + j.usage.completion_tokens for j in judged_events]),

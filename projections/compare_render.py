@@ -38,7 +38,9 @@ def _num(value: float | None, digits: int = 1) -> str:
 
 
 def _official(run: RunColumn) -> str:
-    return "n/a" if run.official is None else f"{100 * run.official:.2f} ({run.official_metric})"
+    if run.official is None:
+        return f"n/a ({run.official_metric})"
+    return f"{100 * run.official:.2f} ({run.official_metric}, {run.official_scorer})"
 
 
 def _name(run: RunColumn, best: str) -> str:

@@ -76,7 +76,13 @@ def test_a_different_judge_or_scorer_rule_is_named(shared_data):
     refused = invoke("compare", a, b, "--scorers", "s1,s2")
     assert refused.exit_code == 2
     assert "judge: locomo-token-f1" in refused.output and "scorer rule: locomo-f1" in refused.output
-    assert invoke("compare", a, b, "--scorers", "s2,s2").exit_code == 0
+    judged = invoke("compare", a, b, "--scorers", "s2,s2", "--format", "csv")
+    assert judged.exit_code == 0, judged.output
+    for run_id in (a, b):  # the official number is the official scorer's (the token F1), whatever is compared
+        shown = json.loads(invoke("show", run_id, "--json").stdout)
+        row = next(r for r in csv.DictReader(io.StringIO(judged.stdout)) if r["run_id"] == run_id)
+        assert (float(row["official"]), row["official_metric"]) == (shown["score"], shown["metric"])
+        assert shown["metric"] == "LoCoMo token F1" and row["official_metric"] == "LoCoMo token F1"
 
 
 def test_the_html_comparison_draws_systems_as_bars_and_full_context_and_oracle_as_floor_and_ceiling(

@@ -122,3 +122,18 @@ def test_a_bad_overlay_is_refused_naming_its_line_and_field_before_anything_is_w
     assert result.exit_code == 2 and "bad.json:4: field 'entries[1]': give exactly one" in result.output
     assert invoke("rejudge", run["run_id"], "--gold-overlay", "bad.json", "--judge-model", "x").exit_code == 2
     assert len(events_of(run["run_id"])) == before
+
+
+def test_on_the_whole_dev_split_the_ceilings_are_the_audits_own_arithmetic(shared_data):
+    """The shared data's README computes the dev ceilings from errors.json apart from this code:
+    95.91 / 91.15 / 91.12 / 89.39% for single-hop / multi-hop / temporal / open-domain."""
+    dev = shared_data / "locomo" / "locomo-dev.json"
+    result = invoke("run", "locomo", str(dev), "--categories", "single_hop,multi_hop,temporal,open_domain",
+                    "--out", "run.json")
+    assert result.exit_code == 0, result.output
+    run = json.loads(Path("run.json").read_text())
+    corrected = json.loads(invoke("rejudge", run["run_id"], "--gold-overlay",
+                                  str(shared_data / "locomo-audit" / "errors.json"), "--json").stdout)
+    ceilings = {kind: round(100 * k["ceiling"], 2) for kind, k in corrected["by_kind"].items()}
+    assert ceilings == {"single_hop": 95.91, "multi_hop": 91.15, "temporal": 91.12, "open_domain": 89.39}
+    assert round(100 * corrected["overall"]["ceiling"], 2) == 93.62 and corrected["overall"]["planned"] == 1035
