@@ -52,7 +52,18 @@ memory_options = _stack(
                  help="For --memory http: environment variable holding a bearer token (never recorded)."),
     click.option("--memory-store", type=click.Path(dir_okay=False, path_type=Path), default=None,
                  help="Evaluation store file for the memory system [default: beside the ledger]."),
+    click.option("--memory-option", "memory_option", multiple=True, metavar="KEY=VALUE",
+                 help="An option of the memory system (repeatable; recorded on the run), e.g. infer=true "
+                      "or granularity=session for --memory mem0."),
+    click.option("--memory-base-url", default=None,
+                 help="For an in-process memory that calls a model (mem0): its OpenAI-compatible endpoint "
+                      "[default: benchledger's offline loopback endpoint]."),
+    click.option("--memory-key-env", default=None,
+                 help="Environment variable holding the key for --memory-base-url (never recorded) "
+                      "[default: OPENAI_API_KEY]."),
 )
+
+_RESERVED_MEMORY_OPTIONS = {"url", "token_env", "base_url", "key_env", "labels"}
 
 def _protocol_help(benchmark: Benchmark) -> str:
     meaning = {"reference": "the release's own prompts, passage format and Final: lines",
@@ -202,6 +213,20 @@ def memory_from_options(app: AppContext, opts: dict[str, Any]) -> tuple[str, Pat
     if opts.get("memory_token_env"):
         register_secret_env(opts["memory_token_env"])
         memory_options["token_env"] = opts["memory_token_env"]
+    for given in opts.get("memory_option") or ():
+        key, sep, value = given.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key.isidentifier() or not value:
+            raise BadInput(f"--memory-option takes KEY=VALUE, got {given!r}", field="memory-option")
+        if key in _RESERVED_MEMORY_OPTIONS:
+            raise BadInput(f"--memory-option {key} is set by its own flag, not by --memory-option",
+                           field="memory-option")
+        memory_options[key] = value
+    if opts.get("memory_base_url"):
+        memory_options["base_url"] = opts["memory_base_url"]
+    if opts.get("memory_key_env"):
+        register_secret_env(opts["memory_key_env"])
+        memory_options["key_env"] = opts["memory_key_env"]
     return memory, store, memory_options
 
 

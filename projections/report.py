@@ -33,7 +33,7 @@ from benchledger.projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES,
 __all__ = ["PROJECTION_VERSIONS", "REPORT_VERSION", "FailureRow", "SegmentRow", "Report", "Section", "SectionFold",
            "build_report", "report_from_state"]
 
-REPORT_VERSION = 7  # bumped whenever a saved scorecard would read differently; verify compares same-version views only
+REPORT_VERSION = 8  # bumped whenever a saved scorecard would read differently; verify compares same-version views only
 PROJECTION_VERSIONS = {
     "fold": FOLD_VERSION, "corpus_state": CORPUS_STATE_VERSION, "publishable": PUBLISHABLE_VERSION,
     "report": REPORT_VERSION,
@@ -135,6 +135,10 @@ class Report(BaseModel):
     scoring_rule: int
     memory: str | None
     memory_version: str | None
+    memory_options: dict[str, str] = {}
+    """The memory system's recorded options (mem0's infer, granularity, models, ...)."""
+    memory_model: str | None = None
+    """The model the memory system itself reported using, if any."""
     protocol: str | None
     """The scorer's protocol (the run's, unless a rejudge used another)."""
     base_url: str | None = None
@@ -247,6 +251,8 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
         scoring_rule=scoring_rule,
         memory=cfg.memory if cfg else None,
         memory_version=cfg.memory_version if cfg else None,
+        memory_options=dict(cfg.settings.memory_options) if cfg else {},
+        memory_model=cfg.memory_model if cfg else None,
         protocol=state.scorers[scorer].protocol if scorer in state.scorers else (cfg.settings.protocol if cfg else None),
         base_url=cfg.settings.base_url if cfg else None,
         release=release_line(cfg.release_files) if cfg else "",

@@ -14,6 +14,7 @@ from benchledger.projections.gold_overlay import CorrectedGold, KindCorrection
 from benchledger.projections.judge_audit import JudgeAudit
 from benchledger.projections.report import Report
 from benchledger.projections.tallies import KindTally
+from benchledger.redaction import strip_url_credentials
 from benchledger.tables import SEPARATOR, render_table
 
 __all__ = ["render_scorecard", "render_judge_audit", "render_corrected_gold"]
@@ -46,6 +47,10 @@ def render_scorecard(report: Report) -> str:
         f"  memory {report.memory} {report.memory_version}  k={report.k}  budget={budget}  "
         f"protocol={report.protocol}"
     )
+    if report.memory_options or report.memory_model:
+        shown = "  ".join(f"{key}={strip_url_credentials(value)}" for key, value in sorted(report.memory_options.items()))
+        lines.append(f"  memory options {shown or '-'}" + (f"  memory model {report.memory_model}"
+                                                             if report.memory_model else ""))
     offline = "  (offline deterministic baseline)" if report.offline_models else ""
     lines.append(f"  agent {report.agent_model}  judge {report.judge_model}  scorer {report.scorer_id or '-'}"
                  f"{offline}")

@@ -1,0 +1,240 @@
+"""`mem0`: mem0 (mem0ai, the `benchledger[mem0]` extra) on embedded stores, one isolated store per scope.
+
+Each scope gets its own folder beside the evaluation store (`<store>.mem0/<scope digest>/`) holding
+mem0's embedded Qdrant (`vector_store: qdrant {path, on_disk}`) and its SQLite history, so scopes
+never see each other and a purge removes the folder, after the evaluation-store guard has passed.
+The evaluation store itself (a marked SQLite file, `StoredMemory`) keeps what benchledger needs to
+answer `state` honestly: the documents ingested and which are still pending.
+
+Ingest stores documents pending; `build` hands them to `Memory.add` in canonical order:
+
+- `infer=false` (the default): one `add(infer=False)` per message; mem0 embeds it and stores it
+  verbatim, so a recalled memory is the document itself and comes back as `kind=document`.
+- `infer=true`: mem0 asks its model to extract memories (one `json_object` chat call per `add`);
+  `granularity` says how much one call sees: `message`, `session` (consecutive messages of one
+  channel), or an integer N (up to N consecutive messages of one channel). Every memory extracted
+  from a call names the documents that call was given (`metadata.doc_ids`), so a recalled fact is a
+  `kind=fact` candidate whose sources are those documents.
+
+Recall is `Memory.search(query, top_k=k, threshold=0)` in the scope, ranked by mem0's score (rounded
+to 6 decimals; ties by text), packed to the token budget.
+
+mem0 reaches its model (chat and embeddings) at `base_url`. Without one, benchledger starts its
+loopback endpoint in the process (`adapters.models.loopback`: deterministic extraction, WordLlama
+embeddings shipped in a wheel), so the whole path runs offline; the run then records the memory's
+model as `loopback:<model>`. Telemetry is off (`MEM0_TELEMETRY=False`) before mem0 is imported,
+and mem0's own folder (`MEM0_DIR`) is put under the evaluation store rather than the home folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import threading
+from datetime import datetime
+from importlib.metadata import PackageNotFoundError, version as installed_version
+from itertools import groupby
+from pathlib import Path
+from typing import Any
+
+from benchledger.adapters.benchmarks.base import Document
+from benchledger.adapters.memory.documents import pack_ranked
+from benchledger.adapters.memory.evalstore import purge_scope, require_evaluation_store
+from benchledger.adapters.memory.protocol import Candidate, MemoryError_
+from benchledger.adapters.memory.stored import StoredMemory
+from benchledger.errors import BadInput
+
+__all__ = ["Mem0Memory", "MEM0_VERSION", "parse_granularity"]
+
+try:
+    MEM0_VERSION = installed_version("mem0ai")
+except PackageNotFoundError as exc:  # the registry lists the system with this error
+    raise ImportError("mem0ai is not installed: pip install 'benchledger[mem0]'") from exc
+
+_USER = "benchledger"
+"""mem0 needs an entity id on every call; each scope has a store of its own, so one constant does."""
+
+
+def parse_granularity(value: str) -> int | str:
+    """'message', 'session' or a positive integer N (messages per extraction call)."""
+    if value in ("message", "session"):
+        return value
+    if value.isdigit() and int(value) >= 1:
+        return int(value)
+    raise BadInput(f"granularity must be 'message', 'session' or a positive integer, got {value!r}",
+                   field="granularity")
+
+
+def _flag(name: str, value: str | bool) -> bool:
+    if isinstance(value, bool):
+        return value
+    if value.lower() in ("true", "1", "yes", "on"):
+        return True
+    if value.lower() in ("false", "0", "no", "off"):
+        return False
+    raise BadInput(f"{name} must be true or false, got {value!r}", field=name)
+
+
+def _groups(batch: list[Document], granularity: int | str) -> list[list[Document]]:
+    if granularity == "message":
+        return [[doc] for doc in batch]
+    groups: list[list[Document]] = []
+    for _, run in groupby(batch, key=lambda doc: doc.channel):
+        run_docs = list(run)
+        size = len(run_docs) if granularity == "session" else int(granularity)
+        groups += [run_docs[i:i + size] for i in range(0, len(run_docs), size)]
+    return groups
+
+
+class Mem0Memory(StoredMemory):
+    """mem0 over an embedded Qdrant and a SQLite history per scope (see module docstring)."""
+
+    name = "mem0"
+    version = MEM0_VERSION
+    documents_table = "mem0_documents"
+
+    def __init__(self, store_path: Path | str, *, infer: str | bool = "false", granularity: str = "message",
+                 llm_model: str = "gpt-4.1-nano", embedder_model: str = "text-embedding-3-small",
+                 embedding_dims: str | int = "256", base_url: str | None = None,
+                 key_env: str = "OPENAI_API_KEY") -> None:
+        self.infer = _flag("infer", infer)
+        self.granularity = parse_granularity(str(granularity))
+        if not str(embedding_dims).isdigit():
+            raise BadInput(f"embedding_dims must be a positive integer, got {embedding_dims!r}", field="embedding_dims")
+        self.embedding_dims = int(embedding_dims)
+        self.llm_model, self.embedder_model, self.key_env = llm_model, embedder_model, key_env
+        super().__init__(store_path)
+        self.root = self.store_path.with_suffix(".mem0")
+        self._loopback: Any = None
+        if base_url is None:
+            from benchledger.adapters.models.loopback import LoopbackOpenAI
+
+            self._loopback = LoopbackOpenAI(keep_bodies=False).start()
+            base_url = self._loopback.base_url
+        self.base_url = base_url
+        self.model = f"loopback:{llm_model}" if self._loopback is not None else llm_model
+        """The memory's own model, as a run records it (`RunConfig.memory_model`)."""
+        self._clients: dict[str, Any] = {}
+        self._clients_lock = threading.Lock()
+
+    # -- mem0 -------------------------------------------------------------------------------
+
+    def _scope_dir(self, scope: str) -> Path:
+        return self.root / hashlib.sha256(scope.encode()).hexdigest()[:24]
+
+    def _api_key(self) -> str:
+        if self._loopback is not None:
+            return "sk-loopback-not-a-secret"
+        key = os.environ.get(self.key_env)
+        if not key:
+            raise MemoryError_(f"mem0's model key is not set: environment variable {self.key_env} is empty")
+        return key
+
+    def _client(self, scope: str) -> Any:
+        with self._clients_lock:
+            if scope in self._clients:
+                return self._clients[scope]
+            folder = self._scope_dir(scope)
+            folder.mkdir(parents=True, exist_ok=True)
+            os.environ["MEM0_TELEMETRY"] = "False"
+            os.environ.setdefault("MEM0_DIR", str(self.root / ".mem0"))
+            from mem0 import Memory
+
+            key = self._api_key()
+            client = Memory.from_config({
+                "vector_store": {"provider": "qdrant", "config": {
+                    "collection_name": "benchledger", "path": str(folder / "qdrant"), "on_disk": True,
+                    "embedding_model_dims": self.embedding_dims}},
+                "llm": {"provider": "openai", "config": {
+                    "model": self.llm_model, "openai_base_url": self.base_url, "api_key": key, "temperature": 0}},
+                "embedder": {"provider": "openai", "config": {
+                    "model": self.embedder_model, "openai_base_url": self.base_url, "api_key": key,
+                    "embedding_dims": self.embedding_dims}},
+                "history_db_path": str(folder / "history.db"),
+            })
+            self._clients[scope] = client
+            return client
+
+    def _release(self, scope: str) -> None:
+        with self._clients_lock:
+            client = self._clients.pop(scope, None)
+        if client is not None:
+            _close(client)
+
+    # -- StoredMemory hooks -----------------------------------------------------------------
+
+    def _extract(self, scope: str, batch: list[tuple[int, str, str]]) -> None:
+        documents = self._documents.fetch([row_id for row_id, _, _ in batch])
+        ordered = [documents[row_id] for row_id, _, _ in batch]
+        client = self._client(scope)
+        try:
+            if not self.infer:
+                for doc in ordered:
+                    client.add([_message(doc)], user_id=_USER, infer=False, metadata={"doc_ids": [doc.doc_id]})
+                return
+            for group in _groups(ordered, self.granularity):
+                client.add([_message(doc) for doc in group], user_id=_USER, infer=True,
+                           metadata={"doc_ids": [doc.doc_id for doc in group]})
+        except (MemoryError_, BadInput):
+            raise
+        except Exception as exc:  # mem0's LLMError, VectorStoreError, a refused endpoint: operational
+            raise MemoryError_(f"mem0 add failed: {type(exc).__name__}: {exc}") from exc
+
+    def _purge(self, scope: str) -> int:
+        require_evaluation_store(self._conn, action="purge")  # before the folder, not after
+        self._release(scope)
+        if self._scope_dir(scope).exists():
+            shutil.rmtree(self._scope_dir(scope))
+        return purge_scope(self._conn, scope, tables=[self.documents_table])
+
+    # -- recall -----------------------------------------------------------------------------
+
+    def recall(self, scope: str, query: str, *, asking_user: str | None, k: int,
+               token_budget: int | None, question_time: datetime | None = None) -> list[Candidate]:
+        if k <= 0 or self.state(scope).documents == 0:
+            return []
+        try:
+            found = self._client(scope).search(query, top_k=k, filters={"user_id": _USER}, threshold=0.0)
+        except Exception as exc:
+            raise MemoryError_(f"mem0 search failed: {type(exc).__name__}: {exc}") from exc
+        results = found.get("results", []) if isinstance(found, dict) else found
+        with self._lock:
+            stored = {doc.doc_id: doc for _, doc in self._documents.built(scope)}
+        drafts = [self._candidate(hit, stored) for hit in results]
+        drafts.sort(key=lambda c: (-c.score, c.text, c.sources))
+        return pack_ranked(drafts, k=k, token_budget=token_budget)
+
+    def _candidate(self, hit: dict, stored: dict[str, Document]) -> Candidate:
+        text = str(hit.get("memory", ""))
+        named = tuple(dict.fromkeys(str(d) for d in (hit.get("metadata") or {}).get("doc_ids", [])))
+        # Rounded: the embedded Qdrant scores a fresh insert and the same vector read back from disk
+        # a few ulps apart, and a reopened store must recall exactly what it did.
+        score = round(float(hit.get("score") or 0.0), 6)
+        if not self.infer and len(named) == 1 and named[0] in stored and stored[named[0]].text == text:
+            return Candidate.of_document(1, score, stored[named[0]])
+        return Candidate(rank=1, score=score, kind="fact", text=text, sources=named)
+
+    def close(self) -> None:
+        for scope in list(self._clients):
+            self._release(scope)
+        if self._loopback is not None:
+            self._loopback.stop()
+            self._loopback = None
+        super().close()
+
+
+def _message(doc: Document) -> dict[str, str]:
+    message = {"role": "user", "content": doc.text}
+    if doc.author:
+        message["name"] = doc.author
+    return message
+
+
+def _close(client: Any) -> None:
+    """Release the embedded Qdrant's lock and the history connection (mem0 has no close of its own)."""
+    for closer in (lambda: client.vector_store.client.close(), lambda: client.db.close()):
+        try:
+            closer()
+        except Exception:  # already closed, or this version keeps it elsewhere: nothing to release
+            pass
