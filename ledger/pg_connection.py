@@ -33,7 +33,7 @@ from psycopg import pq
 from psycopg.conninfo import conninfo_to_dict
 
 from benchledger.errors import BadInput, LedgerCorrupt, LedgerError, LedgerWriteFailed, NotALedger
-from benchledger.ledger import pg_schema
+from benchledger.ledger import pg_identity, pg_schema
 from benchledger.ledger.backend import Cursor
 from benchledger.ledger.mapper import ROW_COLUMNS
 from benchledger.ledger.urls import display_url
@@ -78,6 +78,9 @@ def storage_error(exc: Exception, where: str, action: str) -> LedgerError:
     message = f"cannot {action} the ledger at {where}: {_message(exc)}"
     if isinstance(exc, (pg_errors.DataCorrupted, pg_errors.IndexCorrupted)):
         return LedgerCorrupt(f"{message}; the server reports damaged data: restore it from a backup")
+    if exc.sqlstate == pg_identity.NOT_YOURS:
+        return LedgerWriteFailed(f"{message}; its owner can let this role add to it with `benchledger ledger "
+                                 "grant URL RUN ROLE`")
     if isinstance(exc, pg_errors.LockNotAvailable):
         return LedgerWriteFailed(f"{message}; another writer held the ledger's tail for longer than this "
                                  "session's lock_timeout: try again once it is done (or raise lock_timeout "

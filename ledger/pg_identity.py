@@ -32,8 +32,11 @@ from __future__ import annotations
 
 from benchledger.ledger.run_ids import TOKEN_PATTERN
 
-__all__ = ["EVENTS_WRITER_COLUMN", "GRANTS_TABLE", "BLOB_CHECK", "FUNCTIONS", "FUNCTION_CONFIG",
+__all__ = ["NOT_YOURS", "EVENTS_WRITER_COLUMN", "GRANTS_TABLE", "BLOB_CHECK", "FUNCTIONS", "FUNCTION_CONFIG",
            "TRIGGERS", "GRANT_GUARDS", "statements"]
+
+NOT_YOURS = "BLR01"
+"""The SQLSTATE of a row refused because its run belongs to another role (chosen by code, not text)."""
 
 EVENTS_WRITER_COLUMN = "writer text"
 """The column p002 adds to `events`: the role that inserted the row (NULL before p002)."""
@@ -50,14 +53,14 @@ BLOB_CHECK = ("blobs_body_check",
 
 FUNCTION_CONFIG = "search_path=pg_catalog, pg_temp"
 
-_MAY_WRITE = """
+_MAY_WRITE = f"""
   EXECUTE format('SELECT writer FROM %I.events WHERE run_id = $1 AND position = 1', TG_TABLE_SCHEMA)
     INTO run_owner USING NEW.run_id;
   IF run_owner IS NOT NULL AND run_owner <> current_user THEN
     EXECUTE format('SELECT grantee FROM %I.run_grants WHERE run_id = $1 AND grantee = $2', TG_TABLE_SCHEMA)
       INTO granted USING NEW.run_id, current_user::text;
     IF granted IS NULL THEN
-      RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege', MESSAGE = format(
+      RAISE EXCEPTION USING ERRCODE = '{NOT_YOURS}', MESSAGE = format(
         'run %s belongs to role %s, which has not granted role %s to add to it', NEW.run_id, run_owner,
         current_user);
     END IF;

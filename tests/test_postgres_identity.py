@@ -322,6 +322,7 @@ def test_a_rejudge_by_another_role_needs_the_owners_grant_and_show_names_each_wr
     refused = cli(shared.url("mallory"), "rejudge", run_id, code=1)
     assert refused.stderr.strip().count("\n") == 0
     assert f"run {run_id} belongs to role alice, which has not granted role mallory" in refused.stderr
+    assert "its owner can let this role add to it with `benchledger ledger grant URL RUN ROLE`" in refused.stderr
     with Ledger.open(shared.url("eve")) as ledger:
         assert len(ledger.events(run_id)) == count and ledger.verify(run_id).ok
     cli(shared.url("mallory"), "ledger", "grant", shared.url("mallory"), run_id, "mallory", code=1)
