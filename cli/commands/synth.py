@@ -1,6 +1,6 @@
-"""`benchledger synth groupmem OUT_DIR --messages N`: write a synthetic release.
+"""`benchledger synth groupmem|longmemeval-v2 OUT_DIR ...`: write a synthetic release.
 
-The release has the exact GroupMemBench layout, so every command that reads a release reads it;
+The release has the benchmark's exact layout, so every command that reads a release reads it;
 the same seed writes the same bytes.
 """
 
@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 from benchledger.adapters.benchmarks.groupmem.synth import MIN_MESSAGES, synthesize_groupmem
+from benchledger.adapters.benchmarks.longmemeval_v2.synth import synthesize_longmemeval_v2
 from benchledger.cli.common import echo_json, json_option
 
 __all__ = ["COMMANDS", "synth"]
@@ -39,6 +40,31 @@ def synth_groupmem(out_dir: Path, messages: int, domains: str, seed: int, as_jso
         questions = sum(domain.questions.values())
         click.echo(f"{domain.domain}: {domain.messages} messages in {domain.channels} channels, "
                    f"{questions} questions -> {summary.out_dir}")
+
+
+@synth.command("longmemeval-v2")
+@click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--trajectories", type=click.IntRange(min=1), default=500, show_default=True,
+              help="Trajectories per domain: the medium haystack of every question holds all of them.")
+@click.option("--questions", type=click.IntRange(min=1), default=14, show_default=True,
+              help="Questions per domain (cycling over the seven types and six scoring functions).")
+@click.option("--states", type=click.IntRange(min=1), default=10, show_default=True,
+              help="States per trajectory.")
+@click.option("--tree-lines", type=click.IntRange(min=1), default=40, show_default=True,
+              help="Accessibility-tree lines per state (a state's size).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same bytes.")
+@json_option
+def synth_longmemeval_v2(out_dir: Path, trajectories: int, questions: int, states: int, tree_lines: int,
+                         seed: int, as_json: bool) -> None:
+    """Write a synthetic LongMemEval-V2 release (official layout, both tiers) under OUT_DIR."""
+    summary = synthesize_longmemeval_v2(out_dir, trajectories=trajectories, questions=questions, states=states,
+                                        tree_lines=tree_lines, seed=seed)
+    if as_json:
+        echo_json(summary.model_dump(mode="json"))
+        return
+    for domain, count in summary.trajectories.items():
+        click.echo(f"{domain}: {count} trajectories, {summary.questions[domain]} questions -> {summary.out_dir}")
+    click.echo(f"{summary.states} states, trajectories.jsonl {summary.bytes_trajectories} bytes")
 
 
 COMMANDS = [synth]

@@ -60,7 +60,7 @@ def state_text(trajectory: Trajectory, index: int) -> str:
     return "\n".join(lines)
 
 
-def trajectory_documents(trajectory: Trajectory, start: int) -> list[Document]:
+def trajectory_documents(trajectory: Trajectory, start: int = 0) -> list[Document]:
     """The trajectory's states as Documents, positioned from `start`."""
     docs = []
     for index, state in enumerate(trajectory.states):
@@ -72,10 +72,16 @@ def trajectory_documents(trajectory: Trajectory, start: int) -> list[Document]:
     return docs
 
 
-def _scope(release: Release, ids: tuple[str, ...]) -> tuple[Document, ...]:
+def _scope(cache: dict[str, list[Document]], release: Release, ids: tuple[str, ...]) -> tuple[Document, ...]:
+    """A scope's documents in haystack order. Each trajectory's documents are made once: a medium-tier
+    scope per question repeats the whole pool, and only the positions differ (texts are shared)."""
     docs: list[Document] = []
     for tid in ids:
-        docs.extend(trajectory_documents(release.trajectories[tid], len(docs)))
+        if tid not in cache:
+            cache[tid] = trajectory_documents(release.trajectories[tid])
+        offset = len(docs)
+        docs.extend(doc if doc.position == offset + i else doc.model_copy(update={"position": offset + i})
+                    for i, doc in enumerate(cache[tid]))
     return tuple(docs)
 
 
@@ -106,8 +112,9 @@ def load_longmemeval_v2(root: Path, selection: LongMemEvalV2Selection) -> Datase
         chosen = chosen[:selection.question_limit]
     lists = {q.id: release.haystack[q.id] for q in chosen}
     shared = len({ids for ids in lists.values()}) == 1
-    scopes = {SHARED_SCOPE: _scope(release, next(iter(lists.values())))} if shared and lists else \
-        {qid: _scope(release, ids) for qid, ids in lists.items()}
+    cache: dict[str, list[Document]] = {}
+    scopes = {SHARED_SCOPE: _scope(cache, release, next(iter(lists.values())))} if shared and lists else \
+        {qid: _scope(cache, release, ids) for qid, ids in lists.items()}
     evidence = _evidence_map(root)
     questions = tuple(Question(
         question_id=q.id, kind=q.question_type, text=q.question, gold=q.answer,
