@@ -5,12 +5,18 @@ The leaderboard's step 1 (`submission_utils.py`) refuses a run unless its reader
 contains `qwen3.5-9b` and its evaluator model name contains `gpt-5.2`: both are required, so both
 are a condition here (`leaderboard_models`), checked on what was asked and on what the endpoint
 reported for the answers and for the LLM-checked verdicts (the four deterministic functions ask no
-model). The official release is the gated Hugging Face dataset; benchledger has never seen it, so
-its question set is not pinned yet and `official_release` cannot be met until it is (a synthetic or
-edited release never passes).
+model).
+
+`official_release`: the release is the gated Hugging Face dataset, whose hashes only the hub
+publishes (none are pinned here), so the files the run read (`questions.jsonl`, `trajectories.jsonl`
+and the tier's haystack) must have been fetched by `benchledger fetch longmemeval-v2` and hash to
+what the hub published, and every question of the domain must be planned. A synthetic or edited
+release, given by path, never passes.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from benchledger.adapters.benchmarks.longmemeval_v2.official import METHOD
 from benchledger.adapters.benchmarks.longmemeval_v2.prompts import TEMPLATE_SHA256
@@ -18,24 +24,21 @@ from benchledger.projections.publishable import (
     Check, Condition, models_reported, official_prompts, official_scorer, real_models, run_config,
     unsampled_questions, zero_failures,
 )
+from benchledger.ledger.events import ReleaseFile
+from benchledger.projections.releases import official_release
 from benchledger.projections.state import RunState
 from benchledger.projections.tallies import KindTally
 
-__all__ = ["CONDITIONS", "LEADERBOARD_READER", "LEADERBOARD_JUDGE", "RELEASED_QUESTION_SETS"]
+__all__ = ["CONDITIONS", "LEADERBOARD_READER", "LEADERBOARD_JUDGE"]
 
 LEADERBOARD_READER = "qwen3.5-9b"
 LEADERBOARD_JUDGE = "gpt-5.2"
-RELEASED_QUESTION_SETS: dict[str, tuple[int, str]] = {}
-"""subset -> (question count, question-set SHA-256) of the official release; empty until it is pinned."""
 
 
-def official_release(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
-    subset = run_config(state).subset
-    if subset not in RELEASED_QUESTION_SETS:
-        return Condition(name="official_release", met=False,
-                         reason="the official release (gated: xiaowu0162/longmemeval-v2) is not pinned in benchledger "
-                                f"yet, so no {subset} question set can be shown to be it")
-    return Condition(name="official_release", met=True, reason=f"the released {subset} question set")
+def _whole(state: RunState, files: Sequence[ReleaseFile]) -> str | None:
+    planned, available = len(state.questions), state.plan.available if state.plan else 0
+    return None if planned == available and planned else \
+        f"{planned:,} of {available:,} LongMemEval-V2 questions of the domain"
 
 
 def leaderboard_models(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
@@ -58,7 +61,7 @@ def leaderboard_models(state: RunState, overall: KindTally, scorer: str | None) 
 
 
 CONDITIONS: tuple[Check, ...] = (
-    official_release, unsampled_questions(), real_models, official_prompts(TEMPLATE_SHA256, "LongMemEval-V2"),
+    official_release("LongMemEval-V2", lambda file: None, _whole), unsampled_questions(), real_models, official_prompts(TEMPLATE_SHA256, "LongMemEval-V2"),
     official_scorer(METHOD, "LongMemEval-V2's official scoring (harness score_prediction)"), leaderboard_models,
     zero_failures,
 )
