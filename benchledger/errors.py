@@ -8,7 +8,7 @@ from __future__ import annotations
 
 __all__ = [
     "BenchledgerError", "BadInput", "LedgerError", "NotALedger", "RunNotFound", "AmbiguousRun",
-    "ConcurrencyConflict", "RunAborted", "RunIncomplete", "RunBusy", "CheckFailed", "CorpusChanged",
+    "ConcurrencyConflict", "RunAborted", "RunIncomplete", "RunBusy", "RunSealed", "CheckFailed", "CorpusChanged",
     "NotAnEvaluationStore", "LedgerCorrupt", "LedgerWriteFailed", "VerificationFailed",
 ]
 
@@ -72,6 +72,10 @@ class RunIncomplete(BenchledgerError):
     """The run finished, but not every planned question was judged (operational failures): resume it."""
 
     exit_code = 3
+
+
+class RunSealed(LedgerError):
+    """An append to a finished run that joins no segment opened by its own event; nothing written."""
 
 
 class RunBusy(BenchledgerError):

@@ -89,9 +89,10 @@ def open_ledger(ctx_or_app: click.Context | AppContext, *, create: bool = True):
     return Ledger.open(app.ledger_path, create=create)
 
 
-def checked_events(ledger, run_id: str, *, until_seq: int | None = None) -> list:
-    """The run's events, handed out only once its chain segment and blobs verify (exit 1 if not)."""
-    events = ledger.verified_events(run_id)
+def checked_events(ledger, run_id: str, *, until_seq: int | None = None, expect_head: str | None = None) -> list:
+    """The run's events, handed out only once its chain segment and blobs verify (exit 1 if not);
+    with `expect_head`, only when the run still holds that event too."""
+    events = ledger.verified_events(run_id, expect_head=expect_head)
     return events if until_seq is None else [event for event in events if event.seq <= until_seq]
 
 

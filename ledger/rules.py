@@ -5,7 +5,9 @@ have written:
 - every row's idempotency key is the one its type and payload derive (`ledger.events.keys`): a
   stored key that differs (a NULL, or any other string a raw INSERT chose) is tampering;
 - one key, one row: a second row under a key (same stage, item, scorer, segment) is tampering,
-  even where the database's UNIQUE constraint was dropped or never held (a NULL key).
+  even where the database's UNIQUE constraint was dropped or never held (a NULL key);
+- a finished run is sealed (`ledger.seal`): a row after its finish that joins no segment opened by
+  its own recorded event was not appended by the store, which refuses it.
 
 Each problem names the row's seq. The check runs over rows the caller has already typed, once per
 row: it is on the path of every `show`.
@@ -17,6 +19,7 @@ from collections.abc import Sequence
 
 from benchledger.ledger.events.keys import KEYS
 from benchledger.ledger.mapper import StoredEvent
+from benchledger.ledger.seal import CLOSERS, Seal
 from benchledger.ledger.walk import Problem
 
 __all__ = ["rules_problem"]
@@ -25,12 +28,16 @@ __all__ = ["rules_problem"]
 def rules_problem(events: Sequence[StoredEvent]) -> Problem | None:
     """The first row of one run (in position order) that breaks a store rule, or None."""
     seen: set[str] = set()
-    add, keys = seen.add, KEYS
+    add, keys, seal = seen.add, KEYS, Seal()
     for stored in events:
         event, type_ = stored.event, stored.type
         if event.type != type_ or keys[type_](event) != stored.idempotency_key or stored.idempotency_key in seen:
             return _broken(stored, [row for row in events if row.idempotency_key == stored.idempotency_key])
         add(stored.idempotency_key)
+        if not seal.open or type_ in CLOSERS:  # an open run admits everything: skip the call
+            refused = seal.admit(event)
+            if refused:
+                return stored.seq, f"seq {stored.seq} ({type_} of run {stored.run_id}) is {refused}"
     return None
 
 

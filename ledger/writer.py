@@ -34,14 +34,15 @@ from typing import TypeVar
 from pydantic_core import to_json
 
 from benchledger import clock
-from benchledger.errors import BadInput, ConcurrencyConflict, LedgerError
+from benchledger.errors import BadInput, ConcurrencyConflict, LedgerError, RunSealed
 from benchledger.ledger import blobs as blob_table
 from benchledger.ledger.backend import LedgerConnection, select_in
 from benchledger.ledger.cache import INSERT_SQL as INSERT_CACHE, CacheEntry, cache_rows
 from benchledger.ledger.chain import batch_linker, ledger_link
 from benchledger.ledger.copies import RunCopy, write_run
 from benchledger.ledger.events import Event
-from benchledger.ledger.mapper import StoredEvent, event_row, stored_event
+from benchledger.ledger.mapper import ROW_COLUMNS, StoredEvent, event_row, rows_to_stored, stored_event
+from benchledger.ledger.seal import CLOSERS, CONTROL_KEY_RANGES, OPENERS, Seal
 from benchledger.ledger.tails import INSERT_EVENT, ledger_tail, run_tail
 
 __all__ = ["SqlEventWriter", "MAX_APPEND_ATTEMPTS"]
@@ -51,6 +52,10 @@ MAX_APPEND_ATTEMPTS = 5
 _UPSERT_VIEW = """INSERT INTO views (run_id, name, version, position, value) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (run_id, name, version) DO UPDATE SET position = excluded.position,
     value = excluded.value"""
+
+_CONTROL_TYPES = tuple(sorted(OPENERS | CLOSERS))
+_CONTROL_ROWS = (f"SELECT {ROW_COLUMNS} FROM events WHERE run_id = ? AND idempotency_key >= ? AND idempotency_key < ? "
+                 f"AND type IN ({', '.join('?' * len(_CONTROL_TYPES))})")
 
 EventRow = tuple[str, int, str, bytes]
 ViewRow = tuple[str, int, str]
@@ -185,6 +190,8 @@ class SqlEventWriter:
             written.append(stored_event(seq, run_id, position, type_, version, recorded_at, key,
                                         hash_, prev_hash, event))
             prev_hash = hash_
+        if to_insert:
+            _admit(conn, run_id, [stored.event for stored in written])
         cached = cache_rows(run_id, cache, by_key, skipped, recorded_at) if cache else []
         if to_insert:
             conn.executemany(INSERT_EVENT, to_insert)
@@ -204,6 +211,22 @@ def _event_row(event: Event) -> EventRow:
     except ValueError as exc:  # e.g. an integer too long for Python to write as text
         name = type(event).__name__
         raise BadInput(f"{name} event cannot be stored: {exc}", field=name) from None
+
+
+def _admit(conn: LedgerConnection, run_id: str, events: list[Event]) -> None:
+    """Refuse the batch (RunSealed, nothing written) if the run is sealed and an event joins no
+    segment (`ledger.seal`). The run's openers and finishes are replayed first: a few rows, found
+    through the run's key index (`CONTROL_KEY_RANGES`), not by reading the run."""
+    seal = Seal()
+    rows = sorted((row for low, high in CONTROL_KEY_RANGES
+                   for row in conn.execute(_CONTROL_ROWS, (run_id, low, high, *_CONTROL_TYPES))),
+                  key=lambda row: row[2])
+    for stored in rows_to_stored(rows):
+        seal.admit(stored.event)
+    for event in events:
+        refused = seal.admit(event)
+        if refused:
+            raise RunSealed(f"run {run_id} refuses {refused}; nothing was written")
 
 
 def _rollback(conn: LedgerConnection) -> None:

@@ -18,10 +18,12 @@ from typing import Any
 import pytest
 
 from benchledger import clock
-from benchledger.errors import (BadInput, ConcurrencyConflict, LedgerError, RunBusy, RunNotFound,
+from benchledger.errors import (BadInput, ConcurrencyConflict, LedgerError, RunBusy, RunNotFound, RunSealed,
                                 VerificationFailed)
 from benchledger.ledger.chain import GENESIS, batch_linker, ledger_link, link_hash
-from benchledger.ledger.events import Event, Failed, Judged, QuestionAnswered
+from benchledger.ledger.events import (
+    Event, Failed, Judged, QuestionAnswered, RunFinished, RunResumed, ScopePurged, ScorerStarted,
+)
 from benchledger.ledger.recorder import CacheEntry, Recorder
 from benchledger.ledger.tails import INSERT_EVENT, ledger_tail, run_tail
 
@@ -279,3 +281,45 @@ class LedgerContract:
         assert store.verify("other").ok  # a run that names other bodies is not held up
         with pytest.raises(LedgerError, match="does not hash to its digest"):
             store.get_blob(digest)
+
+    # -- a finished run is sealed ---------------------------------------------------------------
+
+    def test_a_finished_run_refuses_what_joins_no_segment(self, store: Recorder) -> None:
+        store.append("run", [answered("q1", "a", "r" * 64), verdict("q1"), RunFinished(status="completed")],
+                     blobs=[b"a"])
+        before = store.events("run")
+        for late in ([answered("q2", "b", "s" * 64)], [verdict("q2", "correct")],
+                     [RunFinished(status="aborted", reason="x", attempt=2)], [failed("q1", attempt=2)]):
+            with pytest.raises(RunSealed, match="joins no segment"):
+                store.append("run", late)
+        with pytest.raises(RunSealed):  # a batch is refused whole
+            store.append("run", [Failed(stage="purge", scope_key="default", error_class="E", message="m"),
+                                 verdict("q3")])
+        assert store.events("run") == before and store.verify().ok
+
+    def test_a_segment_opened_by_its_own_event_takes_its_own_events_only(self, store: Recorder) -> None:
+        store.append("run", [answered("q1", "a", "r" * 64), verdict("q1"), RunFinished(status="completed")],
+                     blobs=[b"a"])
+        store.append("run", [ScopePurged(scope_key="default", scope="s", documents_removed=3)])  # housekeeping
+        store.append("run", [ScorerStarted(scorer_id="s2", judge_model="j2", protocol="typed"),
+                             verdict("q1", "correct", scorer="s2")])
+        with pytest.raises(RunSealed, match="inside the segment of scorer s2"):
+            store.append("run", [verdict("q2", "correct", scorer="s1")])
+        store.append("run", [RunResumed(attempt=2, fingerprint_on_disk="f", reprepared=False, pending_questions=1),
+                             answered("q2", "b", "s" * 64), verdict("q2"), RunFinished(status="completed", attempt=2)],
+                     blobs=[b"b"])
+        with pytest.raises(RunSealed, match="after it finished"):
+            store.append("run", [answered("q3", "c", "t" * 64)])
+        assert store.verify().ok and len(store.verified_events("run")) == 10
+
+    def test_a_row_forged_after_the_finish_is_named_by_verify(self, store: Recorder) -> None:
+        store.append("run", [answered("q1", "a", "r" * 64), verdict("q1"), RunFinished(status="completed")],
+                     blobs=[b"a"])
+        head = store.head("run")
+        seq = forge(store, "run", verdict("q2", "correct"), "judge:s1:q2")  # the key it derives: only the seal names it
+        result = store.verify()
+        assert (result.ok, result.first_bad_seq) == (False, seq) and "after it finished" in result.problem
+        assert store.verify("run").first_bad_seq == seq
+        with pytest.raises(VerificationFailed, match=f"at seq {seq}"):
+            store.verified_events("run")
+        assert store.verify("run", expect_head=head).first_bad_seq == seq

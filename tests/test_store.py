@@ -10,7 +10,7 @@ from freezegun import freeze_time
 from benchledger.ledger import mapper
 from benchledger.ledger.chain import GENESIS, link_hash
 from benchledger.errors import AmbiguousRun, ConcurrencyConflict, LedgerError, NotALedger, RunNotFound
-from benchledger.ledger.events import Failed, Judged, Provenance, RunFinished, RunStarted
+from benchledger.ledger.events import Failed, Judged, Provenance, RunFinished, RunResumed, RunStarted
 from events_factory import config as make_config
 from benchledger.ledger.store import Ledger, RunSummary, StoredEvent
 
@@ -147,13 +147,15 @@ def test_runs_are_listed_newest_first_with_their_start_and_finish(ledger):
         ledger.append("01AAA", [started("LoCoMo"), failed("q1")])
     with freeze_time("2025-01-02T00:00:00Z"):
         ledger.append("01BBB", [started(), RunFinished(status="aborted", reason="x")])
-        ledger.append("01BBB", [RunFinished(status="completed", attempt=2)])
+        # a finished run is sealed: its second finish comes inside the resume that opened it
+        ledger.append("01BBB", [RunResumed(attempt=2, fingerprint_on_disk="f", reprepared=False, pending_questions=0),
+                                RunFinished(status="completed", attempt=2)])
     ledger.append("01CCC", [failed("q1")])
     assert ledger.runs() == [
         RunSummary(run_id="01CCC", started_at=ledger.events("01CCC")[0].recorded_at,
                    benchmark=None, subset=None, memory=None, events=1, finished=None),
         RunSummary(run_id="01BBB", started_at="2025-01-02T00:00:00.000000Z",
-                   benchmark="GroupMemBench", subset="Finance", memory="sqlite", events=3,
+                   benchmark="GroupMemBench", subset="Finance", memory="sqlite", events=4,
                    finished="completed"),
         RunSummary(run_id="01AAA", started_at="2025-01-01T00:00:00.000000Z", benchmark="LoCoMo",
                    subset="Finance", memory="sqlite", events=2, finished=None),

@@ -20,6 +20,7 @@ from benchledger.orchestration.run_list import RunRow, run_rows
 from benchledger.projections.inspect import (
     VERDICT_FILTERS, failure_entries, group_failures, question_detail, question_rows,
 )
+from benchledger.projections.pinned import pin, pinned_notes
 from benchledger.projections.state import fold_run
 from benchledger.projections.tallies import SCORING_RULES
 from benchledger.tables import Align, fit_columns, output_width, render_table
@@ -93,15 +94,23 @@ def writers_line(spans: list[WriterSpan]) -> str:
 @click.option("--scoring-rule", type=click.Choice([str(rule) for rule in SCORING_RULES]), default=None,
               help=scoring_rule_help())
 @click.option("--out", type=OutputFile(), default=None, help="Also write the report JSON here.")
+@click.option("--expect-head", "expect_head", metavar="HASH", default=None,
+              help="A head printed earlier (the run's last event then): report the run exactly as it stood "
+                   "there, and name what was appended after it.")
 @json_option
 @pass_app
 def show(app: AppContext, run_ref: str, scorer_id: str | None, scoring_rule: str | None, out: Path | None,
-         as_json: bool) -> None:
+         expect_head: str | None, as_json: bool) -> None:
     """Print a run's report (scorecard, or JSON with --json)."""
+    pinned = None
     with open_ledger(app, create=False) as ledger:
         run_id = ledger.resolve_run(run_ref)
-        events = checked_events(ledger, run_id)
-        state = fold_run(run_id, events)
+        events = checked_events(ledger, run_id, expect_head=expect_head)
+        if expect_head is None:
+            state = fold_run(run_id, events)
+        else:
+            pinned = pin(run_id, events, expect_head)
+            state, events = pinned.state, events[:len(events) - len(pinned.later)]
         if state.mode == "retrieval":
             show_retrieval(state, retrieval_of(events), as_json=as_json, out=out)
             return
@@ -117,6 +126,8 @@ def show(app: AppContext, run_ref: str, scorer_id: str | None, scoring_rule: str
     show_report(report, out=out, as_json=as_json)
     if writers and not as_json:
         click.echo(writers_line(writers))
+    for line in pinned_notes(pinned, state, report.scorer_id):
+        click.echo(line, err=True)
     for scorer, missing in state.partial_scorers.items():
         if scorer != report.scorer_id:
             click.echo(f"note: scorer {scorer} is partial ({missing} answer(s) not judged), so this report uses "

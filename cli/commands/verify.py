@@ -6,6 +6,7 @@ import click
 from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app
 from benchledger.errors import CheckFailed
 from benchledger.orchestration.reports import refold_views
+from benchledger.projections.pinned import pin, pinned_notes
 
 __all__ = ["COMMANDS"]
 
@@ -13,14 +14,19 @@ __all__ = ["COMMANDS"]
 @click.command("verify")
 @click.argument("run_ref", metavar="[RUN]", required=False)
 @click.option("--expect-head", "expect_head", metavar="HASH", default=None,
-              help="A head printed earlier (a report's ledger head): fail unless the ledger still holds it.")
+              help="A head printed earlier (a report's ledger head): fail unless the ledger still holds it; with "
+                   "RUN, also say what was appended to the run after it and which segments its score counts.")
 @json_option
 @pass_app
 def verify(app: AppContext, run_ref: str | None, expect_head: str | None, as_json: bool) -> None:
     """Check schema, hash chain, blobs, cached responses and saved views; exit 1 naming the first bad seq."""
+    notes: list[str] = []
     with open_ledger(app, create=False) as ledger:
         run_id = ledger.resolve_run(run_ref) if run_ref else None
         result = ledger.verify(run_id, refold=refold_views, expect_head=expect_head)
+        if result.ok and run_id is not None and expect_head is not None:
+            pinned = pin(run_id, ledger.verified_events(run_id, expect_head=expect_head), expect_head)
+            notes = pinned_notes(pinned, pinned.state, pinned.state.default_scorer)
     if as_json:
         echo_json(result.model_dump())
     if not result.ok:
@@ -30,6 +36,8 @@ def verify(app: AppContext, run_ref: str | None, expect_head: str | None, as_jso
         scope = f"run {run_id}" if run_id else "the whole ledger"
         click.echo(f"ok: {result.checked} events of {scope} verified (schema, chain, blobs, cache, "
                    f"views); head {result.head}")
+        for line in notes:
+            click.echo(line)
 
 
 COMMANDS = [verify]
