@@ -70,12 +70,12 @@ class Seal:
     def _inside(self, event: Any) -> bool:
         kind, owner = self.segment
         if kind == "scorer":
-            return (event.type == "Judged" or (event.type == "Failed" and event.stage == "judge")) \
-                and event.scorer_id == owner
+            return bool((event.type == "Judged" or (event.type == "Failed" and event.stage == "judge"))
+                        and event.scorer_id == owner)
         if kind == "audit":
-            return event.type in ("PlantJudged", "PlantFailed") and event.audit_id == owner
+            return bool(event.type in ("PlantJudged", "PlantFailed") and event.audit_id == owner)
         return False
 
 
 def _housekeeping(event: Any) -> bool:
-    return event.type == "ScopePurged" or (event.type == "Failed" and event.stage == "purge")
+    return bool(event.type == "ScopePurged" or (event.type == "Failed" and event.stage == "purge"))
