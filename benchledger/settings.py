@@ -87,6 +87,9 @@ class RunSettings(BaseModel):
     """Attempts per model call on 429, 5xx, timeouts and resets."""
     backoff_base: float = Field(default=0.5, gt=0)
     """First retry wait in seconds, doubling with jitter; a Retry-After is always honoured."""
+    cache_from: str | None = None
+    """Another run of this ledger whose recorded model responses may also answer this run's calls
+    (unset: only the run's own); the run is then diagnostic."""
 
     def with_changes(self, **changes: Any) -> RunSettings:
         """A copy with some fields changed, validated again (None values are left unchanged)."""

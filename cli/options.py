@@ -87,6 +87,7 @@ def model_options(benchmark: Benchmark) -> Decorator:
                      help="OpenAI-compatible endpoint (also $OPENAI_BASE_URL)."),
         click.option("--api-key-env", default=setting_default("api_key_env"), show_default=True,
                      help=_help("api_key_env")),
+        click.option("--cache-from", metavar="RUN", default=None, help=_help("cache_from")),
         click.option("--protocol", type=click.Choice(list(benchmark.protocols)), default=None,
                      help=_protocol_help(benchmark)),
         click.option("--concurrency", type=click.IntRange(1, 256), default=setting_default("concurrency"),

@@ -13,9 +13,14 @@ decides a score, so an entry is only served when the chained ledger vouches for 
 - the recording event (a `QuestionAnswered` or `Judged`) names the same `request_digest`, and
   its `raw_hash` is the SHA-256 of the response's `text`, so the hash chain pins both.
 
-`cached_response` serves an entry only when the response still hashes to its digest, the
-recording event exists, still hashes to its own chain hash, and names the same request and raw
-hash; anything else is a miss, logged at debug level with the reason. `check_entries` (called
+`cached_response` serves an entry only to the runs it is asked for (a run's own id, and a run it
+named with `--cache-from`): an entry another run recorded is a miss, so no run's responses are
+in play for another unless it asked for them by name, and a `pull`ed run's responses serve only
+that run. It also requires that the response still hashes to its digest, the recording event
+exists, still hashes to its own chain hash, and names the same request and raw hash; anything
+else is a miss, logged at debug level with the reason. The table keeps one row per request (the
+first recording wins), so a run asking a request another run recorded first pays for it and its
+own response is not kept: it is recorded in its event and blob all the same. `check_entries` (called
 by `verify`) reports the first entry that is edited, orphaned or contradicts its event. The
 m001 table `cache` had none of this: its rows are never served.
 """
@@ -24,7 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -136,8 +141,10 @@ def _row_problem(row: tuple[Any, ...]) -> tuple[str, dict[str, Any] | None]:
     return "", response
 
 
-def cached_response(conn: LedgerConnection, request_digest: str) -> dict[str, Any] | None:
-    """The response recorded for the request, when the ledger vouches for it; else None."""
+def cached_response(conn: LedgerConnection, request_digest: str, runs: Collection[str]) -> dict[str, Any] | None:
+    """The response recorded for the request by one of `runs`, when the ledger vouches for it; else None."""
+    if not runs:
+        return None
     conn.begin_read()
     try:
         if not conn.has_responses():  # an older ledger, not yet migrated: it caches nothing
@@ -146,6 +153,10 @@ def cached_response(conn: LedgerConnection, request_digest: str) -> dict[str, An
     finally:
         conn.execute("ROLLBACK")
     if row is None:
+        return None
+    if row[3] not in runs:
+        log.debug("cached response not served", request_digest=request_digest,
+                  reason=f"it was recorded by run {row[3]}, which this run did not name")
         return None
     problem, response = _row_problem(tuple(row))
     if problem:

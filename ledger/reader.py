@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from benchledger.collector import building_long_lived
@@ -72,11 +72,11 @@ class SqlEventReader:
             except self._conn.errors as exc:
                 raise self._conn.storage_error(exc, "read") from None
 
-    def cache_get(self, key: str) -> dict[str, Any] | None:
-        """The response cached for a request, when its recording event vouches for it; else None."""
+    def cache_get(self, key: str, *, runs: Collection[str]) -> dict[str, Any] | None:
+        """The response one of `runs` recorded for a request, when its event vouches for it; else None."""
         with self._lock:
             try:
-                return cached_response(self._conn, key)
+                return cached_response(self._conn, key, runs)
             except self._conn.errors as exc:
                 raise self._conn.storage_error(exc, "read") from None
 

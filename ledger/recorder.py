@@ -9,7 +9,7 @@ against `Recorder`, or against the narrower side it needs.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, runtime_checkable
 
@@ -96,8 +96,8 @@ class EventReader(Protocol):
 class ResponseCacheStore(Protocol):
     """Serves a cached model response only when the ledger vouches for it."""
 
-    def cache_get(self, key: str) -> dict[str, Any] | None:
-        """The response recorded for the request digest `key`, or None (a miss)."""
+    def cache_get(self, key: str, *, runs: Collection[str]) -> dict[str, Any] | None:
+        """The response one of `runs` recorded for the request digest `key`, or None (a miss)."""
         ...
 
 

@@ -9,22 +9,15 @@ connections (WAL lets readers run while a writer appends); the writer's is opene
 write, so a process that only reads (`show`, `verify`, `export`) never writes the file, and a
 read-only file or mount can be read.
 
-`cache_put` is the deprecated way model clients cached responses before `append(cache=...)`.
-An entry it is handed waits in memory until this `Ledger` appends the event that recorded that
-response (a `QuestionAnswered` or `Judged` with no `request_digest` whose `raw_hash` is the
-hash of the response's text; entries with the same text are claimed in the order they were
-put, so two requests answered with byte-identical text may swap which event names which); the
-event is then chained naming the request, and the entry written with it, exactly as
-`append(cache=[CacheEntry(...)])` would. An entry no event claims is never written.
+A model response is cached one way only: with the event that recorded it, in the same
+append (`append(..., cache=[CacheEntry(...)])`, see `ledger.cache`), and served back only to the
+runs a caller names (`cache_get(key, runs=...)`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
@@ -47,10 +40,6 @@ from benchledger.ledger.writer import MAX_APPEND_ATTEMPTS, SqlEventWriter
 
 __all__ = ["Ledger", "StoredEvent", "RunSummary", "VerifyResult", "CacheEntry", "MAX_APPEND_ATTEMPTS",
            "is_url", "display_target", "init_ledger"]
-
-_MAX_WAITING = 10_000
-"""Deprecated `cache_put` entries kept waiting for their event; the oldest are dropped beyond it."""
-
 
 def _refuse_secrets(events: Sequence[Event], blobs: Sequence[bytes | str],
                     cache: Sequence[CacheEntry]) -> None:
@@ -114,8 +103,6 @@ class Ledger:
         self.where, self.path = where, path
         self._writer, self._reader, self._on_close = writer, reader, on_close
         self._closed = False
-        self._waiting: OrderedDict[str, tuple[str, dict[str, Any], str]] = OrderedDict()
-        self._waiting_lock = threading.Lock()
 
     @classmethod
     def open(cls, target: str | os.PathLike[str], *, create: bool = True) -> Ledger:
@@ -178,7 +165,6 @@ class Ledger:
         check_token(run_id)
         blobs = list(blobs)
         _refuse_secrets(events, blobs, cache)
-        events, cache = self._claim_waiting(events, cache)
         written = self._writer.append(run_id, events, blobs=blobs, views=views, cache=cache,
                                       expected_position=expected_position)
         self._reader.note_written(run_id, written)
@@ -201,41 +187,6 @@ class Ledger:
                                   f"written to it: {problem}; see `benchledger verify`")
             yield
 
-    def cache_put(self, key: str, response: Mapping[str, Any], *, model: str) -> None:
-        """Deprecated: pass `append(..., cache=[CacheEntry(...)])` with the recording event.
-
-        The entry waits for its event (see the module docstring); nothing is written until then.
-        """
-        text = response.get("text")
-        if not isinstance(text, str):
-            return
-        with self._waiting_lock:
-            self._waiting[key] = (hashlib.sha256(text.encode("utf-8")).hexdigest(), dict(response),
-                                  model)
-            while len(self._waiting) > _MAX_WAITING:
-                self._waiting.popitem(last=False)
-
-    def _claim_waiting(self, events: Sequence[Event],
-                       cache: Sequence[CacheEntry]) -> tuple[Sequence[Event], Sequence[CacheEntry]]:
-        """Events naming the request of the one waiting entry with their reply, and those entries."""
-        with self._waiting_lock:
-            if not self._waiting:
-                return events, cache
-            by_reply: dict[str, list[str]] = {}
-            for key, (reply_hash, _, _) in self._waiting.items():
-                by_reply.setdefault(reply_hash, []).append(key)
-            claimed_events, claimed = list(events), list(cache)
-            for index, event in enumerate(events):
-                keys = by_reply.get(getattr(event, "raw_hash", None) or "", [])
-                if getattr(event, "request_digest", None) != "" or not keys:
-                    continue
-                key = keys.pop(0)
-                _, response, model = self._waiting.pop(key)
-                claimed_events[index] = event.model_copy(update={"request_digest": key})
-                claimed.append(CacheEntry(request_digest=key, response=response, model=model,
-                                          idempotency_key=event.idempotency_key() or ""))
-            return claimed_events, claimed
-
     def copy_in(self, copy: RunCopy) -> int:
         """Append the rows of a run copied from another ledger that this one lacks (see
         `ledger.copies`), holding the run's writer lock; how many events were appended."""
@@ -252,9 +203,9 @@ class Ledger:
         """The raw bytes stored under digest, checked against it; LedgerError if absent or changed."""
         return self._reader.get_blob(digest)
 
-    def cache_get(self, key: str) -> dict[str, Any] | None:
-        """The response cached for a request digest, when its recording event vouches for it."""
-        return self._reader.cache_get(key)
+    def cache_get(self, key: str, *, runs: Collection[str]) -> dict[str, Any] | None:
+        """The response one of `runs` cached for a request digest, when its recording event vouches for it."""
+        return self._reader.cache_get(key, runs=runs)
 
     def events(self, run_id: str, *, types: Iterable[str] | None = None,
                until_seq: int | None = None) -> list[StoredEvent]:

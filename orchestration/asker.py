@@ -11,7 +11,13 @@ them are answered by the response cache.
 
 What to do for each question is "planned minus recorded": stages already on the ledger are
 skipped, so resume uses the same code. A stage that raises becomes a Failed event for that
-question only, and the run goes on. In retrieval mode there is no answer or judge model: a
+question only, and the run goes on.
+
+Each answer or judge call runs in a model-call scope (`adapters.models.response_cache.model_calls`)
+served only from the run's own recorded responses (and those of the run its RunStarted names with
+`--cache-from`); the response the endpoint gave the call is recorded with the event that used it
+(the event names its request digest, and the append carries the `CacheEntry`), never matched to
+an event afterwards by its text. In retrieval mode there is no answer or judge model: a
 question is done once its recall is recorded.
 """
 
@@ -31,12 +37,13 @@ import structlog
 from benchledger.adapters.benchmarks.base import Dataset, Document, Prompts
 from benchledger.adapters.memory.protocol import Candidate, MemorySystem, estimate_tokens
 from benchledger.adapters.models.base import Answer, AnswerModel, JudgeModel, Verdict
+from benchledger.adapters.models.response_cache import RecordedResponse, model_calls
 from benchledger.clock import monotonic_ms
 from benchledger.ledger.events import (
     Stage,
     ContextRecalled, Event, Failed, Judged, QuestionAnswered, RecalledItem, cap_message,
 )
-from benchledger.ledger.recorder import Recorder
+from benchledger.ledger.recorder import CacheEntry, Recorder
 from benchledger.callbacks import Progress, Redact
 from benchledger.orchestration.context import render_context
 from benchledger.orchestration.prepare import scope_names
@@ -97,20 +104,22 @@ class GroupCommit:
         self.ledger, self.run_id = ledger, run_id
         self.events: list[Event] = []
         self.blobs: list[bytes] = []
+        self.cache: list[CacheEntry] = []
         self.recorded: dict[str, QuestionAnswered] = {}
         """question_id -> the answer the ledger holds for it."""
-        self.waiting: list[tuple[Judged, bytes | None]] = []
+        self.waiting: list[tuple[Judged, bytes | None, tuple[CacheEntry, ...]]] = []
         """Verdicts whose answer is not committed yet."""
         self.on_superseded = on_superseded
         self.superseded = 0
         """Verdicts dropped because another writer's answer is the recorded one."""
         self.last = time.monotonic()
 
-    def add(self, event: Event, blob: bytes | None = None) -> None:
+    def add(self, event: Event, blob: bytes | None = None, cache: tuple[CacheEntry, ...] = ()) -> None:
+        """Queue an event (with the body it names, and the cached response it records)."""
         if isinstance(event, Judged) and event.answer_hash:
             recorded = self.recorded.get(event.question_id)
             if recorded is None:
-                self.waiting.append((event, blob))
+                self.waiting.append((event, blob, cache))
                 return
             if recorded.raw_hash != event.answer_hash:
                 self.superseded += 1
@@ -119,6 +128,7 @@ class GroupCommit:
         self.events.append(event)
         if blob:
             self.blobs.append(blob)
+        self.cache.extend(cache)
         self.flush(when_due=True)
 
     def add_blob(self, blob: bytes) -> None:
@@ -132,13 +142,14 @@ class GroupCommit:
         if when_due and len(self.events) < GROUP_COMMIT_EVENTS and \
                 time.monotonic() - self.last < GROUP_COMMIT_SECONDS:
             return
-        events, blobs, self.events, self.blobs = self.events, self.blobs, [], []
-        written = {stored.idempotency_key for stored in self.ledger.append(self.run_id, events, blobs=blobs)}
+        events, blobs, cache, self.events, self.blobs, self.cache = self.events, self.blobs, self.cache, [], [], []
+        written = {stored.idempotency_key
+                   for stored in self.ledger.append(self.run_id, events, blobs=blobs, cache=cache)}
         self.last = time.monotonic()
         self._learn_answers([e for e in events if isinstance(e, QuestionAnswered)], written)
         waiting, self.waiting = self.waiting, []
-        for verdict, blob in waiting:
-            self.add(verdict, blob)
+        for verdict, blob, entries in waiting:
+            self.add(verdict, blob, entries)
 
     def _learn_answers(self, answers: list[QuestionAnswered], written: set[str | None]) -> None:
         """Remember which answer the ledger now holds for each question just appended."""
@@ -180,11 +191,15 @@ class QuestionAsker:
         self.done: set[str] = set()
         self.total = 0
         self._pool: ThreadPoolExecutor | None = None
+        self.serve_from: tuple[str, ...] = (job.run_id,)
+        """Runs whose recorded responses may answer this attempt's model calls."""
 
     def run(self, state: RunState) -> None:
         """Ask every planned question the ledger has not finished; flush what finished, even on error."""
         planned = [qid for qid in state.questions if qid in self.questions]
         self.total = len(planned)
+        cache_from = state.started.config.settings.cache_from if state.started is not None else None
+        self.serve_from = (self.job.run_id, cache_from) if cache_from else (self.job.run_id,)
         self.pending.recorded.update({qid: q.answered for qid, q in state.questions.items() if q.answered})
         self._pool = ThreadPoolExecutor(max_workers=self.job.concurrency, thread_name_prefix="benchledger-model")
         try:
@@ -277,14 +292,20 @@ class QuestionAsker:
 
     def _submit_answer(self, question: Question, candidates: list[Candidate]) -> None:
         assert self._pool is not None and self.job.answer_model is not None
-        future = self._pool.submit(self.job.answer_model.answer, question, candidates, self.prompts)
+        future = self._pool.submit(self._scoped, self.job.answer_model.answer, question, candidates, self.prompts)
         self.inflight[future] = ("answer", question.question_id)
 
     def _submit_judge(self, question: Question, answer: Answer) -> None:
         assert self._pool is not None and self.job.judge_model is not None
         self.judging[question.question_id] = _sha(answer.raw.encode())
-        future = self._pool.submit(self.job.judge_model.judge, question, answer, self.prompts)
+        future = self._pool.submit(self._scoped, self.job.judge_model.judge, question, answer, self.prompts)
         self.inflight[future] = ("judge", question.question_id)
+
+    def _scoped(self, call: Callable[..., Any], *args: Any) -> tuple[Any, list[RecordedResponse]]:
+        """`call(*args)` in a model-call scope of this run (in the pool's worker); its result and the
+        responses its endpoint gave."""
+        with model_calls(self.serve_from) as calls:
+            return call(*args), calls.responses
 
     def _judge_recorded_instead(self, question_id: str, recorded: QuestionAnswered) -> None:
         """Another writer recorded a different answer: judge that one, whose verdict is the one that counts."""
@@ -294,24 +315,25 @@ class QuestionAsker:
     def _settle(self, future: Future[Any]) -> None:
         stage, qid = self.inflight.pop(future)
         try:
-            result = future.result()
+            result, responses = future.result()
         except Exception as err:  # operational failure of a model call: Failed, never wrong
             self.pending.add(self._failed(stage, qid, err, self.job.scorer_id if stage == "judge" else None))
             self._finished(qid)
             return
         if isinstance(result, Answer):
             event, raw = _answered_event(result, qid)
-            self.pending.add(event, raw)
+            self.pending.add(*_recording(event, raw, responses))
             self._submit_judge(self.questions[qid], result)
             return
         raw = result.raw.encode()
         assert self.job.scorer_id is not None
-        self.pending.add(Judged(
+        self.pending.add(*_recording(Judged(
             question_id=qid, scorer_id=self.job.scorer_id, verdict=result.verdict,
             reason=cap_message(result.reason, 2000), model=result.model,
             raw_hash=_sha(raw) if raw else "", usage=result.usage,
             cache_hit=result.cache_hit, latency_ms=result.latency_ms, criteria=result.criteria,
-            score=result.score, judge_votes=result.judge_votes, answer_hash=self.judging.pop(qid, "")), raw)
+            score=result.score, judge_votes=result.judge_votes, answer_hash=self.judging.pop(qid, "")), raw,
+            responses))
         self._finished(qid)
 
     def _drain(self, *, block_until: int) -> None:
@@ -363,6 +385,23 @@ def _candidates_json(candidates: list[Candidate]) -> bytes:
     """The candidates exactly as the memory returned them, as the blob resume answers from."""
     return json.dumps([c.model_dump(mode="json") for c in candidates], ensure_ascii=False,
                       separators=(",", ":")).encode()
+
+
+def _recording(event: QuestionAnswered | Judged, raw: bytes,
+               responses: list[RecordedResponse]) -> tuple[Event, bytes, tuple[CacheEntry, ...]]:
+    """The event naming the request whose response it recorded, its body, and that cache entry.
+
+    The response is the one the call got whose text is the event's raw output; a call whose event
+    records something else (several judges' votes in one verdict) names no request and caches
+    nothing, so a cached response is always the one its event's raw_hash pins."""
+    matching = [r for r in responses if isinstance(r.response.get("text"), str)
+                and _sha(r.response["text"].encode()) == event.raw_hash]
+    if len(matching) != 1 or event.request_digest:
+        return event, raw, ()
+    (chosen,) = matching
+    event = event.model_copy(update={"request_digest": chosen.request_digest})
+    return event, raw, (CacheEntry(request_digest=chosen.request_digest, response=chosen.response,
+                                   model=chosen.model, idempotency_key=event.idempotency_key()),)
 
 
 def _answered_event(answer: Answer, qid: str) -> tuple[QuestionAnswered, bytes]:

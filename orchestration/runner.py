@@ -213,6 +213,9 @@ def _abort(ledger: Recorder, run_id: str, parts: RunParts, stage: Stage, err: Ba
 def start_run(ledger: Recorder, parts: RunParts, *, run_id: str | None = None) -> str:
     """Record a new run from start to finish; returns its id (also when the run aborts, via RunAborted)."""
     run_id = run_id or new_run_id()
+    if parts.settings.cache_from:  # recorded as the full id of a run this ledger holds, or refused
+        parts = replace(parts, settings=parts.settings.model_copy(
+            update={"cache_from": ledger.resolve_run(parts.settings.cache_from)}))
     dataset = parts.dataset
     prompts = ([p.encode() for p in (dataset.prompts.agent_system, dataset.prompts.judge_system)]
                if dataset.prompts else [])

@@ -135,6 +135,9 @@ def recorded_provenance(state: RunState, overall: KindTally, scorer: str | None)
                 used[role].add(_source(segment, role, rule_scorer=rule_scorer))
     problems = [f"answers or verdicts came from an endpoint that was not recorded ({', '.join(sorted(unrecorded))})"] \
         if unrecorded else []
+    if cache_from := run_config(state).settings.cache_from:
+        problems.append(f"model calls could be answered from the responses run {cache_from} recorded "
+                        "(--cache-from), not only from the run's own")
     start = state.segments[0].memory if state.segments else None
     for segment in state.segments:
         if segment.kind != "resume":

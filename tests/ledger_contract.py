@@ -167,11 +167,11 @@ class LedgerContract:
     def test_a_response_is_served_once_its_event_recorded_it(self, store: Recorder,
                                                            store_factory: StoreFactory) -> None:
         request = "a" * 64
-        assert store.cache_get(request) is None
+        assert store.cache_get(request, runs=("run",)) is None
         store.append("run", [answered("q1", "Final: Paris", request)], blobs=[b"Final: Paris"],
                      cache=[reply_entry("q1", "Final: Paris", request)])
         with store_factory("main") as later:
-            assert later.cache_get(request) == {"text": "Final: Paris", "model": "m", "usage": {}}
+            assert later.cache_get(request, runs=("run",)) == {"text": "Final: Paris", "model": "m", "usage": {}}
         assert store.verify().ok
 
     def test_the_first_recording_wins_and_skipped_events_record_nothing(self, store: Recorder) -> None:
@@ -180,8 +180,15 @@ class LedgerContract:
         store.append("run2", [answered("q1", "two", first)], cache=[reply_entry("q1", "two", first)])
         # q1 of run is already recorded: its new event and its entry are skipped together
         store.append("run", [answered("q1", "three", second)], cache=[reply_entry("q1", "three", second)])
-        assert store.cache_get(first)["text"] == "one"
-        assert store.cache_get(second) is None
+        assert store.cache_get(first, runs=("run",))["text"] == "one"
+        assert store.cache_get(second, runs=("run",)) is None
+
+    def test_a_response_is_served_only_to_the_runs_named(self, store: Recorder) -> None:
+        request = "a" * 64  # another run asking the same request is never handed this run's reply
+        store.append("run", [answered("q1", "Final: Paris", request)], cache=[reply_entry("q1", "Final: Paris", request)])
+        assert store.cache_get(request, runs=("other",)) is None
+        assert store.cache_get(request, runs=()) is None
+        assert store.cache_get(request, runs=("other", "run"))["text"] == "Final: Paris"
 
     def test_an_entry_no_event_of_the_append_vouches_for_is_refused(self, store: Recorder) -> None:
         request = "a" * 64
@@ -191,14 +198,14 @@ class LedgerContract:
             store.append("run", [answered("q1", "x", "b" * 64)], cache=[reply_entry("q1", "x", request)])
         with pytest.raises(LedgerError, match="raw_hash"):
             store.append("run", [answered("q1", "x", request)], cache=[reply_entry("q1", "y", request)])
-        assert store.events("run") == [] and store.cache_get(request) is None
+        assert store.events("run") == [] and store.cache_get(request, runs=("run",)) is None
 
     def test_a_judge_reply_is_cached_with_its_verdict(self, store: Recorder) -> None:
         request = "c" * 64
         verdict = Judged(question_id="q1", scorer_id="s1", verdict="correct", model="j",
                          raw_hash=_sha("Final: Correct"), request_digest=request)
         store.append("run", [verdict], cache=[reply_entry("q1", "Final: Correct", request, stage="judge:s1")])
-        assert store.cache_get(request)["text"] == "Final: Correct"
+        assert store.cache_get(request, runs=("run",))["text"] == "Final: Correct"
 
 
     # -- the store's rules: keys are derived, one key is one row ------------------------------

@@ -49,13 +49,13 @@ def cached(tmp_path) -> Path:
     with Ledger.open(path) as ledger:
         ledger.append("run", [answered("q1", "Final: Paris", REQUEST)], blobs=[b"Final: Paris"],
                       cache=[reply_entry("q1", "Final: Paris", REQUEST)])
-        assert ledger.cache_get(REQUEST) is not None
+        assert ledger.cache_get(REQUEST, runs=("run",)) is not None
     return path
 
 
 def _served_and_verified(path: Path) -> tuple[dict | None, object]:
     with Ledger.open(path, create=False) as ledger:
-        return ledger.cache_get(REQUEST), ledger.verify()
+        return ledger.cache_get(REQUEST, runs=("run",)), ledger.verify()
 
 
 def test_the_database_refuses_to_change_or_remove_a_cached_response(cached):
@@ -99,7 +99,7 @@ def test_an_orphan_entry_is_never_served_and_fails_verify(cached):
     conn.execute("INSERT INTO responses VALUES (?, ?, ?, 'm', 'run', 'answer:q9', 'now')",
                  ("b" * 64, text, hashlib.sha256(text.encode()).hexdigest()))
     with Ledger.open(cached, create=False) as ledger:
-        assert ledger.cache_get("b" * 64) is None
+        assert ledger.cache_get("b" * 64, runs=("run",)) is None
         result = ledger.verify()
     assert not result.ok and f"cached response {'b' * 64} is an orphan" in result.problem
 
@@ -109,7 +109,7 @@ def test_an_entry_tied_to_an_event_of_another_request_is_never_served(cached):
     conn.execute("INSERT INTO responses SELECT ?, response, response_digest, model, run_id, "
                  "idempotency_key, recorded_at FROM responses", ("c" * 64,))
     with Ledger.open(cached, create=False) as ledger:
-        assert ledger.cache_get("c" * 64) is None
+        assert ledger.cache_get("c" * 64, runs=("run",)) is None
         assert "names request " + REQUEST in ledger.verify().problem
 
 
@@ -123,11 +123,11 @@ def test_an_m001_ledger_still_verifies_and_its_cache_is_never_served(tmp_path, m
     conn.execute("INSERT INTO cache VALUES (?, ?, 'm', 'now')", (REQUEST, '{"text": "Final: Correct"}'))
     before = path.read_bytes()
     with Ledger.open(path, create=False) as ledger:  # reading neither migrates nor serves
-        assert ledger.verify().ok and ledger.cache_get(REQUEST) is None
+        assert ledger.verify().ok and ledger.cache_get(REQUEST, runs=("run",)) is None
     assert path.read_bytes() == before
     with Ledger.open(path) as ledger:  # the first write migrates
         ledger.put_blob(b"x")
-        assert ledger.verify().ok and ledger.cache_get(REQUEST) is None
+        assert ledger.verify().ok and ledger.cache_get(REQUEST, runs=("run",)) is None
     assert conn.execute("SELECT COUNT(*) FROM cache").fetchone()[0] == 1
 
 

@@ -187,25 +187,31 @@ def test_typed_replies_that_break_the_schema_are_parse_errors(server, kind):
     assert len(cache) == 0 and server.count() == 1
 
 
-def test_the_ledger_cache_lets_a_later_session_rejudge_without_asking_again(server, prompts, tmp_path):
+def test_the_ledger_cache_lets_a_later_session_of_the_run_rejudge_without_asking_again(server, prompts, tmp_path):
     import hashlib
 
     from benchledger.ledger.events import Judged
-    from benchledger.ledger.store import Ledger
-    from benchledger.adapters.models.response_cache import ledger_cache
+    from benchledger.ledger.store import CacheEntry, Ledger
+    from benchledger.adapters.models.response_cache import ledger_cache, model_calls
 
-    def judge_once(path):
+    def judge_once(path, run):
         with Ledger.open(path) as ledger:
             _, judge = build_models(agent_model=None, judge_model="loopback-judge", protocol="reference",
                                     base_url=server.base_url, cache=ledger_cache(ledger), prompts=prompts)
-            verdict = judge.judge(QUESTION, Answer(answer="2025-07-18", abstained=False, raw="", model="a"), None)
-            # only a response the ledger recorded with its verdict is ever served again
-            ledger.append("run", [Judged(question_id=QUESTION.question_id, scorer_id="s1", verdict=verdict.verdict,
-                                         model=verdict.model, raw_hash=hashlib.sha256(verdict.raw.encode()).hexdigest())],
-                          blobs=[verdict.raw.encode()])
+            with model_calls(serve_from=(run,)) as calls:
+                verdict = judge.judge(QUESTION, Answer(answer="2025-07-18", abstained=False, raw="", model="a"), None)
+            # a response is written only with the verdict that names its request, and served to that run
+            entries = [CacheEntry(request_digest=r.request_digest, response=r.response, model=r.model,
+                                  idempotency_key=f"judge:s1:{QUESTION.question_id}") for r in calls.responses]
+            ledger.append(run, [Judged(question_id=QUESTION.question_id, scorer_id="s1", verdict=verdict.verdict,
+                                       model=verdict.model, raw_hash=hashlib.sha256(verdict.raw.encode()).hexdigest(),
+                                       request_digest=entries[0].request_digest if entries else "")],
+                          blobs=[verdict.raw.encode()], cache=entries)
             return verdict
 
-    first, second = judge_once(tmp_path / "ledger.db"), judge_once(tmp_path / "ledger.db")
+    first, second = judge_once(tmp_path / "ledger.db", "run"), judge_once(tmp_path / "ledger.db", "run")
     assert (first.cache_hit, second.cache_hit) == (False, True)
     assert second.raw == first.raw and second.usage == first.usage and second.verdict == "correct"
     assert server.count(role="judge") == 1
+    assert not judge_once(tmp_path / "ledger.db", "another-run").cache_hit, "another run asks for itself"
+    assert server.count(role="judge") == 2

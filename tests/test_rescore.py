@@ -71,15 +71,25 @@ def test_replay_under_a_new_scoring_rule_calls_no_model_and_names_its_versions(s
     assert partial["run_status"] == "unfinished" and partial["last_seq"] == early
 
 
-def test_a_repeated_run_is_served_from_the_ledgers_response_cache(server):
+def test_a_repeated_run_pays_again_unless_it_names_the_run_to_reuse(server):
+    """Issue 19 item 4: a run's cache is its own; another run's responses are reused only by name."""
     first = reference_run(server)
     calls = server.count()
     second = reference_run(server)
-    assert server.count() == calls, "every call of the repeated run should be a cache hit"
-    assert second["correct"] == first["correct"]
+    assert server.count() == 2 * calls, "a new run is never served another run's responses unasked"
+    third = reference_run(server, "--cache-from", first["run_id"][:10])
+    assert server.count() == 2 * calls, "every call of the run that named the first is a cache hit"
+    assert second["correct"] == first["correct"] == third["correct"]
     with Ledger.open("ledger.db") as ledger:
-        answered = [e.event for e in ledger.events(second["run_id"], types=["QuestionAnswered", "Judged"])]
-    assert answered and all(event.cache_hit for event in answered)
+        served = [e.event for e in ledger.events(third["run_id"], types=["QuestionAnswered", "Judged"])]
+        paid = [e.event for e in ledger.events(second["run_id"], types=["QuestionAnswered", "Judged"])]
+        (started,) = ledger.events(third["run_id"], types=["RunStarted"])
+    assert served and all(event.cache_hit for event in served)
+    assert paid and not any(event.cache_hit for event in paid)
+    assert started.event.config.settings.cache_from == first["run_id"], "recorded as the full id"
+    provenance = {c["name"]: c for c in third["conditions"]}["recorded_provenance"]
+    assert not provenance["met"] and f"run {first['run_id']} recorded (--cache-from)" in provenance["reason"]
+    assert {c["name"]: c["met"] for c in second["conditions"]}["recorded_provenance"]
 
 
 def test_an_interrupted_rejudge_is_finished_with_continue(server):

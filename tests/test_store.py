@@ -12,7 +12,7 @@ from benchledger.ledger.chain import GENESIS, link_hash
 from benchledger.errors import AmbiguousRun, ConcurrencyConflict, LedgerError, NotALedger, RunNotFound
 from benchledger.ledger.events import Failed, Judged, Provenance, RunFinished, RunResumed, RunStarted
 from events_factory import config as make_config
-from benchledger.ledger.store import Ledger, RunSummary, StoredEvent
+from benchledger.ledger.store import CacheEntry, Ledger, RunSummary, StoredEvent
 
 
 def failed(qid: str, attempt: int = 1) -> Failed:
@@ -101,26 +101,20 @@ def test_blobs_are_content_addressed_and_stored_once(ledger, tmp_path):
         ledger.get_blob("0" * 64)
 
 
-def test_the_deprecated_cache_put_waits_for_the_event_that_records_its_reply(ledger):
+def test_a_response_is_cached_only_with_the_event_that_names_it(ledger):
+    """Issue 25 item 4: one cache write path. No reply is paired with an event afterwards by its text:
+    an event that names no request caches nothing, and the store has no other way in."""
+    assert not hasattr(ledger, "cache_put")
+    raw_hash = hashlib.sha256(b"Final: Correct").hexdigest()
+    (stored,) = ledger.append("run", [Judged(question_id="q1", scorer_id="s1", verdict="correct", model="j",
+                                             raw_hash=raw_hash)], blobs=[b"Final: Correct"])
+    assert stored.event.request_digest == "" and ledger.cache_get("k1", runs=("run",)) is None
     reply = {"text": "Final: Correct", "model": "j", "usage": {}}
-    ledger.cache_put("k1", reply, model="j")
-    assert ledger.cache_get("k1") is None, "nothing is served before an event records it"
-    verdict = Judged(question_id="q1", scorer_id="s1", verdict="correct", model="j",
-                     raw_hash=hashlib.sha256(b"Final: Correct").hexdigest())
-    (stored,) = ledger.append("run", [verdict], blobs=[b"Final: Correct"])
-    assert stored.event.request_digest == "k1", "the chained event names the request"
-    assert ledger.cache_get("k1") == reply and ledger.verify().ok
-
-
-def test_the_deprecated_cache_put_entries_are_claimed_in_the_order_they_were_put(ledger):
-    reply = {"text": "Final: Correct", "model": "j", "usage": {}}
-    ledger.cache_put("k1", reply, model="j")
-    ledger.cache_put("k2", reply, model="j")
-    verdicts = [Judged(question_id=q, scorer_id="s1", verdict="correct", model="j",
-                       raw_hash=hashlib.sha256(b"Final: Correct").hexdigest()) for q in ("q1", "q2", "q3")]
-    stored = ledger.append("run", verdicts, blobs=[b"Final: Correct"])
-    assert [e.event.request_digest for e in stored] == ["k1", "k2", ""]
-    assert ledger.cache_get("k1") == ledger.cache_get("k2") == reply and ledger.verify().ok
+    ledger.append("run", [Judged(question_id="q2", scorer_id="s1", verdict="correct", model="j",
+                                 raw_hash=raw_hash, request_digest="k1")],
+                  cache=[CacheEntry(request_digest="k1", response=reply, model="j",
+                                    idempotency_key="judge:s1:q2")])
+    assert ledger.cache_get("k1", runs=("run",)) == reply and ledger.verify().ok
 
 
 def test_views_are_saved_at_the_runs_position_with_the_append(ledger):

@@ -132,7 +132,7 @@ def test_a_run_that_grew_is_pushed_again_with_only_its_new_events(tmp_path, post
         second = copy_run(source, target, RUN)
         assert (first.copied, second.copied, second.events) == (1, 2, 3)
         assert target.head(RUN) == source.head(RUN) == second.head
-        assert target.cache_get(REQUEST)["text"] == "Final: Paris"
+        assert target.cache_get(REQUEST, runs=(RUN,))["text"] == "Final: Paris"
         assert target.verify().ok and [e.seq for e in target.events(RUN)] == [1, 3, 4]
     assert stored(local, RUN)[2] == stored(shared, RUN)[2] != []  # the cached response, as stored
 

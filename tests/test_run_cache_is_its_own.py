@@ -1,0 +1,90 @@
+"""A run's response cache is its own (issue 19, finding 3).
+
+An adversary's run on the same ledger records poisoned replies (every answer the gold-free
+"Final: 1999-01-01", every verdict "Final: Correct"); an honest run after it asks its own endpoint
+for every call and scores what that endpoint said, on the same ledger and after `pull`ing the
+adversary's run into the honest ledger. A run is still served its own responses: a rejudge with the
+same judge calls no model. `--cache-from` must name a run the ledger holds (exit 2, no run started).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from benchledger.adapters.models.loopback import LoopbackOpenAI
+from benchledger.cli.main import cli
+from benchledger.ledger.store import Ledger
+from conftest import REPO
+
+pytestmark = pytest.mark.slow
+
+MINI = REPO / "examples" / "groupmem-mini"
+
+
+def invoke(ledger: Path, *args: str, expect: int = 0):
+    result = CliRunner().invoke(cli, ["--ledger", str(ledger), *args], catch_exceptions=False,
+                                env={"OPENAI_API_KEY": "sk-own-cache-test-1234"})
+    assert result.exit_code == expect, result.output
+    return result
+
+
+def run(ledger: Path, server: LoopbackOpenAI, *extra: str, expect: int = 0) -> dict:
+    out = ledger.with_name(f"report-{len(list(ledger.parent.glob('report-*')))}.json")
+    invoke(ledger, "run", "groupmem", str(MINI), "--domain", "Demo", "--agent-model", "gpt-5", "--judge-model",
+           "gpt-5", "--base-url", server.base_url, "--question-limit", "3", "--out", str(out), *extra, expect=expect)
+    return json.loads(out.read_text())
+
+
+def poisoned_run(ledger: Path, server: LoopbackOpenAI) -> dict:
+    server.faults.always("reply", role="agent", text="Final: 1999-01-01")
+    server.faults.always("reply", role="judge", text="Final: Correct")
+    report = run(ledger, server)
+    server.faults.clear()
+    assert report["correct"] == report["total"], "the poison: every question counted correct"
+    return report
+
+
+def test_an_honest_run_after_a_poisoned_one_asks_its_own_endpoint(tmp_path: Path) -> None:
+    ledger = tmp_path / "shared.db"
+    with LoopbackOpenAI() as server:  # one endpoint: the same requests, the same request digests
+        poisoned_run(ledger, server)
+        calls = server.count()
+        report = run(ledger, server)
+        assert server.count() == calls + 2 * report["total"], "every answer and verdict was asked again"
+        clean = run(tmp_path / "clean.db", server)
+    assert report["correct"] == clean["correct"] < report["total"]
+
+
+def test_pulling_someone_elses_run_puts_none_of_its_responses_in_play(tmp_path: Path) -> None:
+    theirs, mine = tmp_path / "theirs.db", tmp_path / "mine.db"
+    with LoopbackOpenAI() as server:
+        poisoned = poisoned_run(theirs, server)
+        invoke(mine, "pull", poisoned["run_id"], "--from", str(theirs))
+        with Ledger.open(mine, create=False) as opened:
+            assert opened.cache_get(next(e.event.request_digest for e in opened.events(
+                poisoned["run_id"], types=["QuestionAnswered"])), runs=(poisoned["run_id"],)) is not None
+        calls = server.count()
+        report = run(mine, server)
+        assert server.count() == calls + 2 * report["total"]
+    assert report["correct"] < report["total"]
+
+
+def test_a_run_is_served_its_own_responses_and_cache_from_must_name_a_run(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.db"
+    with LoopbackOpenAI() as server:
+        report = run(ledger, server)
+        calls = server.count()
+        invoke(ledger, "rejudge", report["run_id"], "--judge-model", "gpt-5", "--base-url", server.base_url)
+        assert server.count() == calls, "the same judge requests are answered from the run's own responses"
+        with Ledger.open(ledger, create=False) as opened:
+            rejudged = [e.event for e in opened.events(report["run_id"], types=["Judged"]) if e.event.scorer_id == "s2"]
+        assert len(rejudged) == report["total"] and all(v.cache_hit for v in rejudged)
+        refused = invoke(ledger, "run", "groupmem", str(MINI), "--domain", "Demo", "--agent-model", "gpt-5",
+                         "--base-url", server.base_url, "--cache-from", "01ZZZZZZZZZZ", expect=2)
+        assert "01ZZZZZZZZZZ" in refused.output and server.count() == calls  # no model was asked
+    with Ledger.open(ledger, create=False) as opened:
+        assert len(opened.runs()) == 1
