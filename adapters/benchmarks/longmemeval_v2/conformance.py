@@ -8,15 +8,17 @@ prompt texts are read from `<prompts_root>/prompts` (the conformance folder's pa
   answer: boxed answer, UNKNOWN, first argument, whether the judge was called, its label, the
   function's return, the harness bool and score, or the official exception type.
 - `judge-requests.json`: the exact create() arguments and HTTP body of every judge request.
-- `reader-prompts.json`: the two system prompts byte for byte, every example's messages (logged and
-  wire forms) from its memory context, the request variants and the truncation examples.
+- `reader-prompts.json`: the two system prompts byte for byte, every example's memory context cut
+  to its run's budget and its messages (logged and wire forms) from that, the request variants and
+  the truncation examples.
 - `aggregates/runs/*`, `aggregates/edge/*`: each run replayed from its inputs (`runs.py`):
   per-question records, `aggregated_metrics.json`, the prompt summary, or where the official run
   raised; `fixture_inputs.json`, `run_args.json` and `runtime_inputs/` are its declared inputs.
 - `aggregates/operating_points/*`: `combine_metrics` of the two domain runs and the metric overview
   (`operating_point_metadata.json` is recomputed too: counts, types, models).
 - `aggregates/submissions/*` and `lafs-cases.json`: LAFS and its gain over the reference frontier.
-- `aggregates/index.json`: every operating point's overview and every submission's gain.
+- `aggregates/index.json`: every operating point's overview, every submission's gain, and how each
+  edge run ended (the official exception, type and message, and the records written before it).
 """
 
 from __future__ import annotations
@@ -189,11 +191,14 @@ def _check_reader_prompts(path: Path, options: ConformanceOptions) -> FixtureRes
     for domain, text in data["system_prompts"].items():
         compare.case(f"system prompt {domain}", [("text", text, templates[f"reader_system_{domain}.txt"])])
     for example in data["examples"]:
-        cut = truncate(validate_items(example["memory_context_returned"]), 10**9, example["question_id"])
-        args = (templates, example["domain"], example["memory_context"], example["question_text"],
-                example["question_image"])
+        run = example["run"] if "/" in example["run"] else f"runs/{example['run']}"
+        budget = _json(path.parent / "aggregates" / run / "run_args.json")["memory_context_max_tokens"]
+        cut = truncate(validate_items(example["memory_context_returned"]), budget, example["question_id"])
+        args = (templates, example["domain"], cut.kept, example["question_text"], example["question_image"])
         pairs = [("memory_context_original_token_count", example["memory_context_original_token_count"],
                   cut.original_tokens),
+                 ("memory_context", example["memory_context"], cut.kept),
+                 ("memory_context_token_count", example["memory_context_token_count"], cut.final_tokens),
                  ("prompt_messages", example["prompt_messages"], reader_messages(*args, logged=True)),
                  ("messages", example["messages"], reader_messages(*args, read=read))]
         if "http_body_without_messages" in example:
@@ -418,6 +423,13 @@ def _check_index(path: Path, options: ConformanceOptions) -> FixtureResult:
     for run in data["runs"]:
         records = _jsonl(root / run["dir"] / "per_question.jsonl")
         compare.case(f"run {run['dir']}", [("questions", run["questions"], len(records))])
+    templates = _templates(options, root, result)
+    for edge in data.get("edge_runs", []) if templates is not None else []:
+        out = _replay_dir(root / edge["dir"], templates)[0]
+        raised = {"type": out.raised.official_type, "message": out.raised.message} if out.raised else None
+        lines = len(out.records) if not (out.raised and out.raised.official_type == "RuntimeError") else None
+        compare.case(f"edge run {edge['dir']}", [*field_pairs("raised", edge["raised"], raised),
+                                                  ("per_question_lines", edge["per_question_lines"], lines)])
     return result
 
 

@@ -42,8 +42,10 @@ EVAL_FUNCTIONS: dict[str, Callable[..., bool]] = {
 _ONE_ARGUMENT = ("normalize_phrase", "split_phrases", "extract_boxed_answer", "is_unknown", "eval_name",
                  "score_to_bool", "_stringify_text", "_extract_multi_select_letters",
                  "parse_eval_function_spec", "_parse_llm_binary_judgement")
+_MORE_ARGUMENTS = ("eval_from_spec", "_build_abstention_judge_messages", "_build_gotchas_judge_messages")
 OFFICIAL_HELPERS: dict[str, str] = {
     **{name: "one positional argument" for name in _ONE_ARGUMENT},
+    **{name: "more positional arguments" for name in _MORE_ARGUMENTS},
     "Any": "typing special form", "List": "typing alias", "_parse_eval_value": "value parser",
 }
 """Callables of the official module that are not eval functions, and how calling one fails."""
@@ -125,6 +127,8 @@ def _call_helper(name: str, prediction: Any, answer: Any, options: Mapping[str, 
         raise OfficialError("TypeError", f"{name} cannot be instantiated")
     if kind == "typing alias":
         raise OfficialError("TypeError", f"Type {name} cannot be instantiated; use {name.lower()}() instead")
+    if kind == "more positional arguments":
+        raise OfficialError("TypeError", f"{name}() is missing required positional arguments")
     raise OfficialError("TypeError", f"{name}() takes 1 positional argument but 2 were given")
 
 
