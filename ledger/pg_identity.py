@@ -22,6 +22,10 @@ length is its size, so no digest can be stored with a wrong body before the run 
 The trigger also refuses a run id that is not a plain token (`run_ids.TOKEN`), so no id
 carrying a terminal escape reaches the ledger, however the row is inserted.
 
+A run's writer lock is a session advisory lock, which any role may take; its key is derived
+from the run id and `writer_secret`, a random value only writer roles may read, so a reader or a
+role with no rights on the ledger cannot compute it and hold a run up.
+
 Runs recorded before p002 carry no writer and have no owner: anyone who may write the ledger
 may add to them, as before. Every function runs with `search_path = pg_catalog, pg_temp` and
 names the ledger's tables through `TG_TABLE_SCHEMA`, so a role cannot shadow a table or a
@@ -32,7 +36,7 @@ from __future__ import annotations
 
 from benchledger.ledger.run_ids import TOKEN_PATTERN
 
-__all__ = ["NOT_YOURS", "EVENTS_WRITER_COLUMN", "GRANTS_TABLE", "BLOB_CHECK", "FUNCTIONS", "FUNCTION_CONFIG",
+__all__ = ["NOT_YOURS", "EVENTS_WRITER_COLUMN", "GRANTS_TABLE", "SECRET_TABLE", "BLOB_CHECK", "FUNCTIONS", "FUNCTION_CONFIG",
            "TRIGGERS", "GRANT_GUARDS", "statements"]
 
 NOT_YOURS = "BLR01"
@@ -45,6 +49,9 @@ GRANTS_TABLE = (("run_id text NOT NULL", "grantee text NOT NULL", "granted_by te
                  "granted_at text NOT NULL"),
                 {"run_grants_pkey": "PRIMARY KEY (run_id, grantee)"})
 """`run_grants`: the roles a run's owner lets add to its run (a resume or a rejudge)."""
+
+SECRET_TABLE = (("secret text NOT NULL",), {})
+"""`writer_secret`: one random value only writer roles may read, which names the run writer locks."""
 
 BLOB_CHECK = ("blobs_body_check",
               "CHECK (((encoding = 'identity'::text) AND (size = octet_length(body)) AND "
@@ -164,11 +171,14 @@ TRIGGERS: dict[str, str] = {
 """p002's checking triggers, as `pg_get_triggerdef` prints them (without the schema)."""
 
 
-def statements(create_table: str) -> tuple[str, ...]:
-    """The statements of p002, given the CREATE TABLE of `run_grants`."""
+def statements(create_grants: str, create_secret: str) -> tuple[str, ...]:
+    """The statements of p002, given the CREATE TABLE of `run_grants` and of `writer_secret`."""
     return (
         f"ALTER TABLE events ADD COLUMN {EVENTS_WRITER_COLUMN}",
-        create_table,
+        create_grants,
+        create_secret,
+        "INSERT INTO writer_secret (secret) VALUES (encode(sha256(convert_to(gen_random_uuid()::text || "
+        "gen_random_uuid()::text, 'UTF8')), 'hex'))",
         f"ALTER TABLE blobs ADD CONSTRAINT {BLOB_CHECK[0]} CHECK (encoding = 'identity' AND "
         "size = octet_length(body) AND digest = encode(sha256(body), 'hex')) NOT VALID",
         *(f"CREATE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp "

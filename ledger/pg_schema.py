@@ -87,6 +87,7 @@ _TABLES: dict[str, _Table] = {
     "blobs": _Table(_P001_TABLES["blobs"].columns,
                     {**_P001_TABLES["blobs"].constraints, pg_identity.BLOB_CHECK[0]: pg_identity.BLOB_CHECK[1]}),
     "run_grants": _Table(*pg_identity.GRANTS_TABLE),
+    "writer_secret": _Table(*pg_identity.SECRET_TABLE),
 }
 """The tables of a ledger at its newest migration."""
 TABLES = tuple(_TABLES)
@@ -172,7 +173,8 @@ _P001 = (
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "p001_ledger", _P001),
-    Migration(2, "p002_writer_identities", pg_identity.statements(_create_table("run_grants", _TABLES["run_grants"]))),
+    Migration(2, "p002_writer_identities", pg_identity.statements(
+        _create_table("run_grants", _TABLES["run_grants"]), _create_table("writer_secret", _TABLES["writer_secret"]))),
 )
 """The PostgreSQL ledger's own numbered migrations (the SQLite file has its own)."""
 
@@ -198,6 +200,7 @@ def writer_grants(schema: str, role: str) -> list[str]:
     (and move the ledger tail forward, which the insert trigger does as the inserting role).
     `schema` and `role` are quoted identifiers."""
     return [*reader_grants(schema, role),
+            f"GRANT SELECT ON writer_secret TO {role}",
             f"GRANT INSERT ON events, blobs, responses, run_grants TO {role}",
             f"GRANT INSERT, UPDATE ON views TO {role}",
             f"GRANT UPDATE ON ledger_tail TO {role}"]
@@ -206,7 +209,7 @@ def writer_grants(schema: str, role: str) -> list[str]:
 def reader_grants(schema: str, role: str) -> list[str]:
     """What a reader role may do: read the schema's tables (quoted identifiers, as above)."""
     return [f"GRANT USAGE ON SCHEMA {schema} TO {role}",
-            f"GRANT SELECT ON {', '.join(_TABLES)} TO {role}"]
+            f"GRANT SELECT ON {', '.join(name for name in _TABLES if name != 'writer_secret')} TO {role}"]
 
 
 # -- the check --------------------------------------------------------------------------------

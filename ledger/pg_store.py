@@ -8,8 +8,9 @@ and a shared ledger should not appear by accident where a URL was mistyped, so o
 creates; `benchledger ledger init URL` (as the schema's owner) does, in one transaction under
 an advisory lock, and grants the writer and reader roles it is given exactly their rights.
 
-One writer per run is a session-level advisory lock named after the schema and the run id
-(`pg_try_advisory_lock`), held on a connection of its own: it is free again when the block
+One writer per run is a session-level advisory lock named after the schema, the run id and the
+ledger's `writer_secret` (which only writer roles may read, so no one else can compute the key
+and hold a run up; `pg_identity`), taken with `pg_try_advisory_lock` on a connection of its own: it is free again when the block
 ends, or when that session ends however the process ends. As with the file lock, a second hold
 of the same run from this process is refused too (PostgreSQL would let one session take its own
 lock twice).
@@ -91,9 +92,13 @@ class AdvisoryRunLocks:
         self._conn: PostgresConnection | None = None
         self._held: set[str] = set()
         self._guard = threading.Lock()
+        self._secret: str | None = None
 
-    def _key(self, run_id: str) -> int:
-        return lock_key(f"benchledger:run:{self._schema}:{run_id}")
+    def _key(self, conn: PostgresConnection, run_id: str) -> int:
+        if self._secret is None:
+            row = conn.execute("SELECT secret FROM writer_secret").fetchone()
+            self._secret = str(row[0]) if row else ""
+        return lock_key(f"benchledger:run:{self._schema}:{self._secret}:{run_id}")
 
     @contextmanager
     def hold(self, run_id: str) -> Iterator[None]:
@@ -104,7 +109,8 @@ class AdvisoryRunLocks:
                               "then try again")
             conn = self._conn = self._conn or connect(self._url)
             try:
-                (taken,) = conn.execute("SELECT pg_try_advisory_lock(?::bigint)", (self._key(run_id),)).fetchone()
+                (taken,) = conn.execute("SELECT pg_try_advisory_lock(?::bigint)",
+                                        (self._key(conn, run_id),)).fetchone()
             except conn.errors as exc:
                 raise conn.storage_error(exc, f"lock run {run_id} in") from None
             if not taken:
@@ -117,7 +123,7 @@ class AdvisoryRunLocks:
             with self._guard:
                 self._held.discard(run_id)
                 try:
-                    conn.execute("SELECT pg_advisory_unlock(?::bigint)", (self._key(run_id),))
+                    conn.execute("SELECT pg_advisory_unlock(?::bigint)", (self._key(conn, run_id),))
                 except conn.errors:
                     pass  # the session is gone, and its locks with it
 

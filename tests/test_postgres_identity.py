@@ -335,3 +335,20 @@ def test_a_rejudge_by_another_role_needs_the_owners_grant_and_show_names_each_wr
         assert total > count and ledger.verify(run_id).ok and ledger.verify().ok
     shown = cli(shared.url("eve"), "show", run_id).output.strip().splitlines()
     assert shown[-1] == f"owner alice; written by alice (1-{count}), mallory ({count + 1}-{total}) (event positions)"
+
+
+def test_only_a_writer_can_name_a_runs_writer_lock(alices_run):
+    from benchledger.errors import RunBusy
+    from benchledger.ledger.pg_connection import lock_key
+
+    for role in ("eve", "nobody"):
+        with psycopg.connect(alices_run.server.url(role, alices_run.schema)) as conn:
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(f"SELECT secret FROM {alices_run.schema}.writer_secret")
+    with psycopg.connect(alices_run.server.url("nobody", alices_run.schema), autocommit=True) as conn:
+        # the key anyone could compute before: holding it now stops nobody
+        conn.execute("SELECT pg_advisory_lock(%s)", (lock_key(f"benchledger:run:{alices_run.schema}:{RUN}"),))
+        with Ledger.open(alices_run.url("alice")) as ledger, ledger.run_writer(RUN):
+            with Ledger.open(alices_run.url("mallory")) as other, pytest.raises(RunBusy):
+                with other.run_writer(RUN):  # between writers the lock is still exclusive
+                    pass
