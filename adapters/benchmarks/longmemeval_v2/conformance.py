@@ -424,7 +424,9 @@ def _check_index(path: Path, options: ConformanceOptions) -> FixtureResult:
         records = _jsonl(root / run["dir"] / "per_question.jsonl")
         compare.case(f"run {run['dir']}", [("questions", run["questions"], len(records))])
     templates = _templates(options, root, result)
-    for edge in data.get("edge_runs", []) if templates is not None else []:
+    for edge in data.get("edge_runs", []):
+        if templates is None:
+            break
         out = _replay_dir(root / edge["dir"], templates)[0]
         raised = {"type": out.raised.official_type, "message": out.raised.message} if out.raised else None
         lines = len(out.records) if not (out.raised and out.raised.official_type == "RuntimeError") else None
