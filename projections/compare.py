@@ -14,8 +14,9 @@ Per run: accuracy per kind and overall (over judged questions, 95% Wilson interv
 benchmark's own number (LoCoMo's token F1...), tokens per question (answer and judge calls) and
 latency per question (recall + answer). The best run is the system (not floor or ceiling) with the
 highest overall accuracy; every other run is tested against it over the questions both judged:
-a seeded paired bootstrap interval of the difference and an exact McNemar p-value, the p-values
-Holm-corrected over the comparisons (family-wise 5%).
+a seeded paired bootstrap interval of the difference (of the per-answer score where both scorers
+give one, as LoCoMo's token F1 does, else of correctness) and an exact McNemar p-value over the
+verdicts, the p-values Holm-corrected over the comparisons (family-wise 5%).
 """
 
 from __future__ import annotations
@@ -91,9 +92,11 @@ class PairedTest(BaseModel):
     against: str
     paired: int
     difference: float | None
-    """This run's accuracy minus the best run's, over the questions both judged."""
+    """This run's mean minus the best run's over the questions both judged: of the scorer's number per
+    answer where both scorers give one (`paired_on` scores), else of correct verdicts (accuracy)."""
     ci_low: float | None
     ci_high: float | None
+    paired_on: Literal["verdicts", "scores"] = "verdicts"
     mcnemar_p: float | None
     holm_p: float | None
     """The McNemar p-value, Holm-corrected over every test of the table."""
@@ -207,19 +210,24 @@ def _column(run: CompareInput) -> RunColumn:
                                        for q in answered if q.answered]))
 
 
-def _paired(best: CompareInput, other: CompareInput) -> tuple[int, float | None, float | None, float | None, float | None]:
+def _paired(best: CompareInput, other: CompareInput) -> tuple[int, float | None, float | None, float | None,
+                                                               float | None, str]:
+    """(paired, difference, ci_low, ci_high, McNemar p, what the difference is over): over the questions
+    both judged. When both scorers give a number per answer (a graded rule such as LoCoMo's token F1)
+    the bootstrap is over those numbers, else over correct verdicts; McNemar is over verdicts."""
     sb, so = best.report.scorer_id, other.report.scorer_id
-    pairs = [(int(qb.judged[sb].verdict == "correct"), int(qo.judged[so].verdict == "correct"))
-             for qid, qb in best.state.questions.items()
+    pairs = [(qb.judged[sb], qo.judged[so]) for qid, qb in best.state.questions.items()
              if sb and so and sb in qb.judged and (qo := other.state.questions.get(qid)) is not None
              and so in qo.judged]
     if not pairs:
-        return 0, None, None, None, None
-    a, b = [x for x, _ in pairs], [y for _, y in pairs]
+        return 0, None, None, None, None, "verdicts"
+    graded = all(jb.score is not None and jo.score is not None for jb, jo in pairs)
+    a = [float(jb.score if graded else jb.verdict == "correct") for jb, _ in pairs]  # type: ignore[arg-type]
+    b = [float(jo.score if graded else jo.verdict == "correct") for _, jo in pairs]  # type: ignore[arg-type]
     difference, low, high = paired_bootstrap_diff(a, b, resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
-    worse = sum(1 for x, y in pairs if x and not y)
-    better = sum(1 for x, y in pairs if y and not x)
-    return len(pairs), difference, low, high, mcnemar_exact(worse, better)
+    worse = sum(1 for jb, jo in pairs if jb.verdict == "correct" and jo.verdict != "correct")
+    better = sum(1 for jb, jo in pairs if jo.verdict == "correct" and jb.verdict != "correct")
+    return len(pairs), difference, low, high, mcnemar_exact(worse, better), "scores" if graded else "verdicts"
 
 
 def compare_runs(runs: Sequence[CompareInput], *, allow_differences: bool = False) -> Comparison:
@@ -248,8 +256,9 @@ def compare_runs(runs: Sequence[CompareInput], *, allow_differences: bool = Fals
     raw = [(run.state.run_id, _paired(best_run, run)) for run in runs if run.state.run_id != best.run_id]
     adjusted = holm([t[4] if t[4] is not None else 1.0 for _, t in raw])
     tests = [PairedTest(run_id=rid, against=best.run_id, paired=n, difference=d, ci_low=lo, ci_high=hi,
-                        mcnemar_p=p, holm_p=h if p is not None else None, significant=p is not None and h < 0.05)
-             for (rid, (n, d, lo, hi, p)), h in zip(raw, adjusted)]
+                        paired_on=on, mcnemar_p=p, holm_p=h if p is not None else None,
+                        significant=p is not None and h < 0.05)
+             for (rid, (n, d, lo, hi, p, on)), h in zip(raw, adjusted)]
     label = "like for like" if not differences else \
         "NOT LIKE FOR LIKE: differs in " + ", ".join(d.fact for d in differences)
     return Comparison(

@@ -58,7 +58,7 @@ def _rows(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
         versus = "best" if test is None else (
             "no shared judged questions" if test.difference is None else
             f"{100 * test.difference:+.1f} [{100 * (test.ci_low or 0):+.1f}, {100 * (test.ci_high or 0):+.1f}] "
-            f"n={test.paired}")
+            f"n={test.paired}{' (score)' if test.paired_on == 'scores' else ''}")
         p = "" if test is None or test.mcnemar_p is None else \
             f"{test.mcnemar_p:.3g} ({test.holm_p:.3g}){' *' if test.significant else ''}"
         rows.append([run.run_id, _name(run, comparison.best), *(_rate(run.by_kind.get(k)) for k in comparison.kinds),
@@ -73,7 +73,8 @@ def _notes(comparison: Comparison) -> list[str]:
               for d in comparison.differences]
     notes.append(f"Accuracy over judged questions with 95% Wilson intervals; paired tests against the best system "
                  f"({comparison.best}) over the questions both judged: seeded bootstrap ({comparison.bootstrap_resamples} "
-                 f"resamples, seed {comparison.bootstrap_seed}) and exact McNemar, Holm-corrected; * = significant at 5%. "
+                 f"resamples, seed {comparison.bootstrap_seed}) of the accuracy difference, or of the scorer's own number "
+                 f"where both give one (marked score), and exact McNemar over verdicts, Holm-corrected; * = significant at 5%. "
                  f"Tokens are per question as the endpoint reported them (no price table is kept).")
     return notes
 
@@ -100,7 +101,7 @@ def render_csv(comparison: Comparison) -> str:
     writer.writerow(["label", "run_id", "memory", "role", "kind", "judged", "correct", "accuracy", "ci_low", "ci_high",
                      "official", "official_metric", "answer_tokens_per_question", "judge_tokens_per_question",
                      "latency_ms_per_question", "best", "difference_vs_best", "diff_ci_low", "diff_ci_high",
-                     "mcnemar_p", "holm_p"])
+                     "paired_on", "mcnemar_p", "holm_p"])
     for run in comparison.runs:
         test = tests.get(run.run_id)
         for kind, rate in [*run.by_kind.items(), ("overall", run.overall)]:
@@ -109,7 +110,7 @@ def render_csv(comparison: Comparison) -> str:
                              run.official_metric, _cell(run.answer_tokens_per_question),
                              _cell(run.judge_tokens_per_question), _cell(run.latency_ms_per_question),
                              comparison.best, *(_cell(getattr(test, f, None)) for f in
-                                                ("difference", "ci_low", "ci_high", "mcnemar_p", "holm_p"))])
+                                                ("difference", "ci_low", "ci_high", "paired_on", "mcnemar_p", "holm_p"))])
     return buffer.getvalue()
 
 

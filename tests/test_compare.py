@@ -107,3 +107,18 @@ def test_the_html_comparison_draws_systems_as_bars_and_full_context_and_oracle_a
     assert (width, height) == (1280, 1400) and len(colours(rows)) > 50
     first_bar = bytes((0x2F, 0x5F, 0xD0))
     assert sum(row[i:i + 3] == first_bar for row in rows for i in range(0, len(row), 3)) > 500
+
+
+def test_under_a_graded_rule_the_paired_difference_is_over_its_scores(shared_data):
+    dev = shared_data / "locomo" / "locomo-dev.json"
+    a, b = _run(dev, "sqlite"), _run(dev, "bm25-reference")
+    result = invoke("compare", a, b, "--format", "csv")  # both default to the official token F1 (s1)
+    assert result.exit_code == 0, result.output
+    rows = [r for r in csv.DictReader(io.StringIO(result.stdout)) if r["kind"] == "overall" and r["paired_on"]]
+    assert len(rows) == 1 and rows[0]["paired_on"] == "scores"
+    other, best = rows[0]["run_id"], rows[0]["best"]
+    scores = {run: {e.question_id: e.score for e in events_of(run) if e.type == "Judged" and e.scorer_id == "s1"}
+              for run in (a, b)}
+    expected = sum(scores[other][q] - scores[best][q] for q in scores[best]) / len(scores[best])
+    assert float(rows[0]["difference_vs_best"]) == pytest.approx(expected)
+    assert float(rows[0]["diff_ci_low"]) <= float(rows[0]["difference_vs_best"]) <= float(rows[0]["diff_ci_high"])
