@@ -4,8 +4,8 @@ Real `benchledger` processes run against the loopback server with a distinctive 
 in both log formats at debug verbosity, with a 401 whose body echoes the Authorization header and
 with server errors and a dead endpoint (the exception paths); then the run is shown, inspected
 and exported as JSON, CSV and HTML. A second run goes through a memory server guarded by a bearer
-token, whose error body (longer than 200 characters) echoes that token across the 200th
-character, and through a `--base-url` that carries a user and password. Every byte of every file
+token, whose error body (longer than the 500-character message cap) echoes that token, bare, across
+the cap, and through a `--base-url` that carries a user and password. Every byte of every file
 under the test folder (the ledger and its -wal/-shm, the memory store, reports, exports), every
 value of every SQLite table in them with each zlib blob decompressed, and everything the processes
 printed is searched for the secrets: they must appear nowhere. The servers prove they were sent.
@@ -26,6 +26,7 @@ import pytest
 from benchledger.adapters.memory.http_server import MemoryServer
 from benchledger.adapters.memory.registry import open_memory
 from benchledger.adapters.models.loopback import LoopbackOpenAI
+from benchledger.text import MESSAGE_CAP
 from conftest import REPO
 from scripted_remote import Remote
 
@@ -33,8 +34,8 @@ pytestmark = pytest.mark.slow
 
 MINI = REPO / "examples" / "groupmem-mini"
 SECRET_CORE = "Zq8Wx3Kp7Rt2Vn9Ym4Lh6"
-KEY = f"sk-proj-{SECRET_CORE}"
-NEEDLES = (KEY.encode(), SECRET_CORE.encode(), SECRET_CORE[:12].encode())
+KEY = f"proj-{SECRET_CORE}-noprefix"  # no sk-: when echoed bare, only its registered value can be known
+NEEDLES = (KEY.encode(), SECRET_CORE.encode(), SECRET_CORE[:12].encode(), SECRET_CORE[:6].encode())
 
 
 MEMORY_TOKEN = "mtok-SECRET123-abcdef"
@@ -101,6 +102,15 @@ def closed_port() -> int:
         return sock.getsockname()[1]
 
 
+def over_the_cap(model: str) -> str:
+    """A 401 message (`{key}` is the bare key) that puts the key across the last character a recorded
+    message keeps: the client's message is `<model>: HTTP 401: Error code: 401 - <this>`, cut at
+    MESSAGE_CAP. Redacted before the cut it is masked whole; cut first, half of it would be kept."""
+    before = len(f"{model}: HTTP 401: Error code: 401 - ")
+    head = "the credentials you sent were refused; we received "
+    return head + "." * (MESSAGE_CAP - before - len(head) - len(KEY) // 2) + "{key}" + " and nothing else." + "." * 200
+
+
 def test_the_api_key_appears_in_no_file_and_no_output(tmp_path):
     printed: list[tuple[str, bytes]] = []
 
@@ -108,9 +118,10 @@ def test_the_api_key_appears_in_no_file_and_no_output(tmp_path):
         assert result.returncode in ok_codes, (label, result.stderr.decode()[-2000:])
         printed.extend([(f"{label} stdout", result.stdout), (f"{label} stderr", result.stderr)])
 
-    first, second, third = question_texts()[:3]
+    first, second, third, fourth = question_texts()[:4]
     with LoopbackOpenAI() as server:
         server.faults.always("401", role="agent", contains=first)   # the body echoes "Bearer <key>"
+        server.faults.always("401", role="agent", contains=fourth, text=over_the_cap("gpt-5"))  # bare, across the cap
         server.faults.always("500", role="judge", contains=second)  # retried, then given up
         server.faults.always("401", role="judge", contains=third)
         runs = {}
@@ -119,9 +130,9 @@ def test_the_api_key_appears_in_no_file_and_no_output(tmp_path):
             result = bl(tmp_path, "--log-format", log_format, "-vv", "run", "groupmem", str(MINI),
                         "--domain", "Demo", "--agent-model", "gpt-5", "--base-url", server.base_url,
                         "--max-attempts", "2", "--keep", "--out", str(out))
-            record(f"run {log_format}", result, 3)  # finished with 3 operational failures
+            record(f"run {log_format}", result, 3)  # finished with 4 operational failures
             runs[log_format] = json.loads(out.read_text())
-            assert runs[log_format]["failed"] == 3
+            assert runs[log_format]["failed"] == 4
             if log_format == "json":  # an open reader keeps the -wal and -shm on disk to be searched
                 holder = sqlite3.connect(tmp_path / "ledger.db")
                 holder.execute("SELECT count(*) FROM events").fetchone()
@@ -152,6 +163,9 @@ def test_the_api_key_appears_in_no_file_and_no_output(tmp_path):
     messages = json.loads(bl(tmp_path, "failures", run_id, "--json").stdout)
     assert any("401" in m["message"] for m in messages), "the 401 failure must be recorded"
     assert any("***" in m["message"] for m in messages), "the echoed header must be masked, not dropped"
+    [capped] = [m["message"] for m in messages if "the credentials you sent were refused" in m["message"]]
+    assert len(capped) <= MESSAGE_CAP and "..*** and nothing" in capped, \
+        "the bare key across the cap is masked whole before the message is cut"
 
     files = [p for p in tmp_path.rglob("*") if p.is_file()]
     names = {p.name for p in files}
@@ -165,10 +179,13 @@ def test_the_api_key_appears_in_no_file_and_no_output(tmp_path):
 
 
 def long_error_body(token: str) -> bytes:
-    """A proxy's error page, longer than 200 characters, that echoes the bearer token twice: in its
-    header (a pattern catches it) and bare across character 200 (only the whole value can be known)."""
+    """A proxy's error page, longer than the message cap, that echoes the bearer token three times: in
+    its header (a pattern catches it), and bare across character 200 (where the memory client cuts
+    what a server said) and across the message cap: no pattern knows the bare token, only its value,
+    redacted before each cut, can be masked."""
     head = f"upstream memory gateway refused the request (Authorization: Bearer {token}); the token was "
     bare = head + "." * (200 - len(head) - len(token) // 2) + token
+    bare += "; and again " + "." * (MESSAGE_CAP - len(bare) - len("; and again ") - len(token) // 2) + token
     return (bare + "; check the gateway's configuration and try again later." + "." * 80).encode()
 
 
@@ -181,7 +198,10 @@ def test_the_memory_token_and_url_credentials_appear_in_no_file_and_no_output(tm
 
     body = long_error_body(MEMORY_TOKEN)
     start = body.rindex(MEMORY_TOKEN.encode())
-    assert len(body) > 200 and start < 200 < start + len(MEMORY_TOKEN), "the token straddles character 200"
+    first = body.index(MEMORY_TOKEN.encode(), body.index(b"token was"))
+    assert first < 200 < first + len(MEMORY_TOKEN), "the token straddles character 200"
+    assert len(body) > MESSAGE_CAP and start < MESSAGE_CAP < start + len(MEMORY_TOKEN), "and the message cap"
+    assert not any(p in MEMORY_TOKEN for p in ("sk-", "Bearer")), "a token no pattern matches"
     victim = json.dumps(question_texts()[0]).encode()
     with MemoryServer(open_memory("sqlite", tmp_path / "served.sqlite"), token=MEMORY_TOKEN) as served, \
             Remote(upstream=served.url) as remote, LoopbackOpenAI() as llm:

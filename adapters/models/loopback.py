@@ -240,7 +240,10 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_json(int(kind), {"error": {"message": f"injected {kind}", "type": "server_error"}})
         if kind == "401":
             seen = self.headers.get("Authorization", "")
-            return self._send_json(401, {"error": {"message": f"invalid credentials in header {seen}"}})
+            said = f"invalid credentials in header {seen}"
+            if fault is not None and fault.text:
+                said = fault.text.replace("{key}", seen.removeprefix("Bearer "))
+            return self._send_json(401, {"error": {"message": said}})
         if kind == "reset":
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             self.close_connection = True

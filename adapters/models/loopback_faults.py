@@ -9,7 +9,8 @@ Kinds (`FAULT_KINDS`):
   429             rate limited, with `Retry-After: <retry_after>` (default 0)
   500, 503        server errors
   401             authentication error whose body echoes the Authorization header it received
-                  (a careless endpoint; the client must still keep the key out of its errors)
+                  (a careless endpoint; the client must still keep the key out of its errors), or
+                  given `text`, says `text` with `{key}` replaced by the bare key it was sent
   reset           the connection is dropped with no response (TCP reset)
   slow            the reply comes after `delay` seconds (default 2), past a short client timeout
   malformed_body  HTTP 200 whose body is truncated JSON
@@ -48,7 +49,8 @@ class Fault:
     model: str | None = None
     contains: str | None = None
     text: str = ""
-    """The content a `reply` fault answers with; the model an `other_model` fault reports."""
+    """The content a `reply` fault answers with; the model an `other_model` fault reports; a `401`
+    fault's error message (`{key}` stands for the bare key it was sent)."""
 
     def matches(self, *, role: str, model: str, prompt: str) -> bool:
         return ((self.role is None or self.role == role) and (self.model is None or self.model == model)
