@@ -122,3 +122,30 @@ def test_under_a_graded_rule_the_paired_difference_is_over_its_scores(shared_dat
     expected = sum(scores[other][q] - scores[best][q] for q in scores[best]) / len(scores[best])
     assert float(rows[0]["difference_vs_best"]) == pytest.approx(expected)
     assert float(rows[0]["diff_ci_low"]) <= float(rows[0]["difference_vs_best"]) <= float(rows[0]["diff_ci_high"])
+
+
+def test_other_questions_and_another_context_format_are_named(shared_data):
+    from benchledger.errors import BadInput
+    from benchledger.ledger.store import Ledger
+    from benchledger.orchestration.compare import context_format
+    from benchledger.orchestration.reports import report_of
+    from benchledger.projections.compare import CompareInput, compare_runs
+    from benchledger.projections.state import fold_run
+
+    dev = shared_data / "locomo" / "locomo-dev.json"
+    full = _run(dev, "sqlite")
+    result = invoke("run", "locomo", str(dev), "--conversations", "conv-30", "--question-limit", "20",
+                    "--out", "limited.json")
+    assert result.exit_code == 0, result.output
+    limited = json.loads(Path("limited.json").read_text())["run_id"]
+    refused = invoke("compare", full, limited)
+    assert refused.exit_code == 2 and "questions: " in refused.output and "questions, digest" in refused.output
+    with Ledger.open(Path("ledger.db")) as ledger:
+        states = [fold_run(run_id, ledger.events(run_id)) for run_id in (full, _run(dev, "bm25-reference"))]
+        measured = [context_format(ledger, state) for state in states]
+    assert measured == ["timestamps", "timestamps"]  # LoCoMo turns carry their session's date-time
+    inputs = [CompareInput(states[0], report_of(states[0]), measured[0]),
+              CompareInput(states[1], report_of(states[1]), "no timestamps")]
+    with pytest.raises(BadInput, match=r"context format: timestamps \(\w+\) vs no timestamps \(\w+\)"):
+        compare_runs(inputs)
+    assert compare_runs(inputs, allow_differences=True).label == "NOT LIKE FOR LIKE: differs in context format"
