@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from benchledger.errors import AmbiguousRun, RunNotFound
+from benchledger.errors import AmbiguousRun, LedgerCorrupt, RunNotFound
 from benchledger.ledger.backend import LedgerConnection
-from benchledger.ledger.run_ids import is_ulid, shown
+from benchledger.ledger.run_ids import is_token, is_ulid, shown
 
 __all__ = ["RunSummary", "WriterSpan", "list_runs", "resolve_run", "run_writers"]
 
@@ -54,6 +54,17 @@ def list_runs(conn: LedgerConnection) -> list[RunSummary]:
 
 
 def resolve_run(conn: LedgerConnection, ref: str) -> str:
+    """A full run id from a full id, a unique prefix, or "latest" (see `_resolve`); an id the
+    ledger holds that no append would take (not a `run_ids.TOKEN`: written by hand) is refused
+    with LedgerCorrupt, shown escaped."""
+    run_id = _resolve(conn, ref)
+    if not is_token(run_id):
+        raise LedgerCorrupt(f"run id {shown(run_id)} is not one benchledger records (the ledger was written "
+                            "to by hand); nothing is read from it")
+    return run_id
+
+
+def _resolve(conn: LedgerConnection, ref: str) -> str:
     """A full run id from a full id, a unique prefix, or "latest"; RunNotFound / AmbiguousRun.
 
     "latest" is the run started last, the first one `list_runs` shows. An id or prefix in another

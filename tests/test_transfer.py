@@ -269,3 +269,18 @@ def test_a_run_pushed_under_a_prefix_of_another_id_cannot_stand_in_for_it(tmp_pa
     assert result.stderr.strip() == (f"Error: '{real[:12]}' matches 2 runs ({real[:12]}, {real}); give more "
                                      "characters of the run id (its full ULID names one run)")
     assert "q1" in invoke("--ledger", str(path), "events", real).output
+
+
+def test_a_run_id_written_by_hand_with_a_terminal_escape_is_refused_on_read(tmp_path):
+    path = tmp_path / "hand.db"
+    with Ledger.open(path) as ledger:
+        ledger.append(RUN, [failed("q1")])
+    conn = sqlite3.connect(path, isolation_level=None)  # a row put in by hand, with the next seq
+    conn.execute("INSERT INTO events (seq, run_id, position, type, schema_version, recorded_at, payload, "
+                 "prev_hash, hash, chain, link) SELECT 2, ?, 1, type, schema_version, recorded_at, payload, "
+                 "prev_hash, hash, chain, link FROM events WHERE seq = 1", ("01X\x1b]0;pwned\x07",))
+    conn.close()
+    result = invoke("--ledger", str(path), "events", "01X", code=1)
+    assert "\x1b" not in result.stderr and "\x07" not in result.stderr
+    assert "run id '01X\\x1b]0;pwned\\x07' is not one benchledger records" in result.stderr
+    assert "q1" in invoke("--ledger", str(path), "events", RUN).output
