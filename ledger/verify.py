@@ -20,7 +20,8 @@ Every check reads one snapshot (the caller's read transaction) and names the fir
   ledger, that ledger link: the head `verify` printed): a consistent rewrite of the chain, or a
   restored older copy of the file, cannot hold it;
 - with `refold`, each stored view is compared with a fresh fold of the events up to its
-  position.
+  position; a view saved under a version this code does not fold (other code wrote it) is
+  listed as stale in the result, never reported as a problem.
 
 A run-scoped check of a run written under chain version 2 reads the run's own rows alone: each
 re-hashed and linked to the run's previous row, then the run's last row and the row after it
@@ -72,6 +73,8 @@ class VerifyResult(BaseModel):
     """What is wrong and where, in one sentence; None when ok."""
     head: str | None = None
     """Hash of the last event checked (the ledger's, or the run's); pin it to catch a rewrite."""
+    stale: tuple[str, ...] = ()
+    """Saved views written by another code version: re-folded and not compared (never tampering)."""
 
 
 def _walk_ledger(conn: LedgerConnection) -> tuple[int, str, Problem | None]:
@@ -227,7 +230,7 @@ def _check_rules(conn: LedgerConnection, read_events: Callable[[str], list[Store
 
 
 def _check_views(conn: LedgerConnection, run_ids: Sequence[str], refold: Refold,
-                 read_events: Callable[[str], list[StoredEvent]]) -> Problem | None:
+                 read_events: Callable[[str], list[StoredEvent]], stale: list[str]) -> Problem | None:
     for run_id in run_ids:
         stored = conn.execute(
             "SELECT name, version, position, value FROM views WHERE run_id = ? ORDER BY position, name",
@@ -240,8 +243,11 @@ def _check_views(conn: LedgerConnection, run_ids: Sequence[str], refold: Refold,
             if position not in folds:
                 folds[position] = refold(run_id, [e for e in events if e.position <= position])
             fresh = folds[position].get(name)
-            if fresh is None or fresh[0] != version:
-                continue  # this code no longer folds that view version: nothing to compare
+            if fresh is None or fresh[0] != version:  # written by other code: nothing to compare with
+                folds_now = f"this code folds v{fresh[0]}" if fresh else "this code folds no such view"
+                stale.append(f"view {name} v{version} of run {run_id} was written by another code version "
+                             f"({folds_now}): it is stale, and reports fold the events afresh")
+                continue
             if json.loads(to_json(fresh[1])) != json.loads(value):
                 seq = next((e.seq for e in events if e.position == position), None)
                 return seq, (f"view {name} v{version} of run {run_id} at position {position} differs "
@@ -265,7 +271,8 @@ def _check_run_blobs(conn: LedgerConnection, run_id: str) -> str | None:
 
 
 def _later_checks(conn: LedgerConnection, run_id: str | None, refold: Refold | None,
-                  read_events: Callable[[str], list[StoredEvent]]) -> Iterable[Problem | None]:
+                  read_events: Callable[[str], list[StoredEvent]],
+                  stale: list[str] | None = None) -> Iterable[Problem | None]:
     """The checks after the chain, lazily, cheapest first."""
     if run_id is None:
         yield _check_rules(conn, read_events)
@@ -278,7 +285,7 @@ def _later_checks(conn: LedgerConnection, run_id: str | None, refold: Refold | N
     if refold is not None:
         run_ids = [run_id] if run_id else [r for (r,) in conn.execute(
             "SELECT DISTINCT run_id FROM views ORDER BY run_id")]
-        yield _check_views(conn, run_ids, refold, read_events)
+        yield _check_views(conn, run_ids, refold, read_events, [] if stale is None else stale)
     if run_id is None:
         storage_problem = conn.check_storage()
         yield (None, storage_problem) if storage_problem else None
@@ -300,15 +307,16 @@ def _verify_snapshot(conn: LedgerConnection, run_id: str | None, refold: Refold 
         rows, problem = check_run(conn, run_id, expect_head)
         problem = problem or _rules_of_rows(rows)
         checked, head_or_none = len(rows), (rows[-1][9] if rows else None)
+    stale: list[str] = []
     if problem is None:
         try:
-            problem = next((found for found in _later_checks(conn, run_id, refold, read_events) if found),
+            problem = next((found for found in _later_checks(conn, run_id, refold, read_events, stale) if found),
                            None)
         except LedgerError as exc:  # an event the views need cannot be read
             problem = None, str(exc)
     if problem:
         return VerifyResult(ok=False, checked=checked, first_bad_seq=problem[0], problem=problem[1])
-    return VerifyResult(ok=True, checked=checked, head=head_or_none)
+    return VerifyResult(ok=True, checked=checked, head=head_or_none, stale=tuple(stale))
 
 
 def verify_ledger(conn: LedgerConnection, run_id: str | None, refold: Refold | None,

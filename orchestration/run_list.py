@@ -15,11 +15,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from benchledger.ledger.store import Ledger, RunSummary
+from benchledger.adapters.benchmarks.registry import folds_for_benchmark
 from benchledger.orchestration.reports import report_of
-from benchledger.projections.report import REPORT_VERSION
 from benchledger.projections.retrieval import RETRIEVAL_VERSION, retrieval_metrics
 from benchledger.projections.state import fold_run
-from benchledger.projections.views import RETRIEVAL_VIEW, SCORECARD_VIEW
+from benchledger.projections.views import RETRIEVAL_VIEW, SCORECARD_VIEW, scorecard_version
 
 __all__ = ["RunRow", "run_rows"]
 
@@ -73,7 +73,8 @@ def _from_metrics(summary: RunSummary, metrics: dict[str, Any]) -> dict[str, Any
 
 
 def _current_view(ledger: Ledger, summary: RunSummary) -> tuple[str, dict[str, Any]] | None:
-    current = {SCORECARD_VIEW: REPORT_VERSION, RETRIEVAL_VIEW: RETRIEVAL_VERSION}
+    benchmark_version = folds_for_benchmark(summary.benchmark).version if summary.benchmark else 0
+    current = {SCORECARD_VIEW: scorecard_version(benchmark_version), RETRIEVAL_VIEW: RETRIEVAL_VERSION}
     for name, version, position, value in ledger.stored_views(summary.run_id):
         # a view an older projection saved may lack what this one reports: fold the events instead
         if current.get(name) == version and position == summary.events and isinstance(value, dict):

@@ -33,7 +33,10 @@ from benchledger.projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES,
 __all__ = ["PROJECTION_VERSIONS", "REPORT_VERSION", "FailureRow", "SegmentRow", "Report", "Section", "SectionFold",
            "build_report", "report_from_state"]
 
-REPORT_VERSION = 8  # bumped whenever a saved scorecard would read differently; verify compares same-version views only
+REPORT_VERSION = 8
+"""The core report's version: bump it whenever the core of a saved scorecard would read differently. What a
+benchmark's own conditions and sections say is versioned by its `report_version`; a saved view carries both
+(`projections.views.scorecard_version`), and verify compares a view only under the version this code folds."""
 PROJECTION_VERSIONS = {
     "fold": FOLD_VERSION, "corpus_state": CORPUS_STATE_VERSION, "publishable": PUBLISHABLE_VERSION,
     "report": REPORT_VERSION,

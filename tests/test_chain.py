@@ -210,7 +210,7 @@ def test_a_clean_ledger_verifies(path, chain):
     hash_, link = raw(path).execute("SELECT hash, link FROM events WHERE seq = 6").fetchone()
     head = link if chain == 2 else hash_  # the ledger's head: what the next row would chain to
     assert verify(path).model_dump() == {"ok": True, "checked": 6, "first_bad_seq": None, "problem": None,
-                                         "head": head}
+                                         "head": head, "stale": ()}
     assert (verify(path, "run-b").checked, verify(path, "run-b").head) == (3, hash_)
     with Ledger.open(path, create=False) as ledger:
         assert (ledger.head(), ledger.head("run-b"), ledger.head("run-a")) == (head, hash_, all_rows(path)[4][9])

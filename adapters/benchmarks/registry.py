@@ -83,6 +83,10 @@ class Benchmark(ABC):
     """The publishable conditions (`benchledger.projections.publishable`); complete_run is added."""
     sections: ClassVar[tuple[SectionFold, ...]] = ()
     """Report sections the benchmark adds: its own statistics for its scorers (`projections.report`)."""
+    report_version: ClassVar[int] = 1
+    """The version of what its `conditions` and `sections` put in a report (their names, reasons and
+    figures): bump it whenever a saved scorecard of its runs would read differently, so `verify`
+    re-folds an older saved view as stale instead of finding it differs (`projections.views`)."""
     source: ClassVar[ReleaseSource | None] = None
     """Where its release and official prompts come from, pinned (`benchledger fetch`); None: not fetchable."""
 
@@ -106,7 +110,7 @@ class Benchmark(ABC):
 
     def report_folds(self) -> ReportFolds:
         """What reports and views of this benchmark's runs fold with."""
-        return ReportFolds(self.conditions, self.sections, self.official_retrieval)
+        return ReportFolds(self.conditions, self.sections, self.official_retrieval, self.report_version)
 
     def default_prompts_dir(self, source: Path) -> Path:
         """Where the official templates are looked for when no folder is given: `prompts/` inside a
@@ -217,6 +221,8 @@ class ReportFolds:
     conditions: tuple[Check, ...]
     sections: tuple[SectionFold, ...] = ()
     retrieval_official: RetrievalFold | None = None
+    version: int = 0
+    """The benchmark's `report_version` (0 for a run whose benchmark has no installed adapter)."""
 
 
 def folds_for_benchmark(benchmark_name: str) -> ReportFolds:

@@ -38,6 +38,8 @@ def verify(app: AppContext, run_ref: str | None, expect_head: str | None, as_jso
                    f"views); head {result.head}")
         for line in notes:
             click.echo(line)
+        for line in result.stale:
+            click.echo(f"note: {line}")
 
 
 COMMANDS = [verify]

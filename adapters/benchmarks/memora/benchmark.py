@@ -37,6 +37,7 @@ class Memora(Benchmark):
     official = MemoraOfficial()
     retrieval = True
     conditions: ClassVar[tuple[Check, ...]] = CONDITIONS
+    report_version: ClassVar[int] = 1  # bump with any change to what its conditions or sections report
     sections: ClassVar[tuple[SectionFold, ...]] = (fama_section,)
 
     def release_source(self) -> ReleaseSource | None:
