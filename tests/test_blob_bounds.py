@@ -78,7 +78,7 @@ def test_a_zlib_bomb_is_one_line_at_constant_memory(tmp_path, bomb, recorded):
     run_id = a_run(path)
     plant(path, recorded, bomb)
     assert len(bomb) > 3_000_000
-    for args in (["verify"], ["verify", run_id]):
+    for args in (["verify"], ["verify", run_id], ["blob", DIGEST]):
         done = limited_cli("--ledger", str(path), *args)
         assert done.returncode == 1, done.stderr[-2000:]
         assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr

@@ -17,6 +17,7 @@ from benchledger.cli.render import unfiltered
 
 from benchledger.cli.common import AppContext, open_ledger, pass_app
 from benchledger.errors import BadInput, LedgerError
+from benchledger.ledger.blobs import BadBlob
 
 __all__ = ["COMMANDS", "blob"]
 
@@ -35,6 +36,8 @@ def blob(app: AppContext, digest: str) -> None:
                            field="digest")
         try:
             body = ledger.get_blob(digest)
+        except BadBlob:
+            raise  # stored but does not check (changed, or a bomb): exit 1, not "no blob"
         except LedgerError:
             raise BadInput(f"no blob {digest} in {app.ledger_path}; events name their blobs (see "
                            "`benchledger question RUN QID --json` or `benchledger events RUN`)",
