@@ -46,6 +46,7 @@ from benchledger.ledger.events import (
 from benchledger.ledger.recorder import CacheEntry, Recorder
 from benchledger.callbacks import Progress, Redact
 from benchledger.orchestration.context import render_context
+from benchledger.orchestration.recalled_fields import changed_fields
 from benchledger.orchestration.prepare import scope_names
 from benchledger.projections.state import QuestionState, RunState
 from benchledger.redaction import safe_message
@@ -367,12 +368,16 @@ class QuestionAsker:
 
 
 def _recalled_item(candidate: Candidate, ingested: dict[str, Document]) -> RecalledItem:
-    """What the ledger keeps of one candidate. A document is checked against what was ingested;
-    derived text is attributed to the documents it names and never expected to be verbatim."""
+    """What the ledger keeps of one candidate. A document is checked against what was ingested, its
+    text (`verbatim`) and its structure (`changed_fields`), and the item keeps the ingested author
+    and channel; derived text is attributed to the documents it names and never expected to be
+    verbatim."""
     if candidate.document is not None:
         doc = candidate.document
-        return RecalledItem(doc_id=doc.doc_id, score=candidate.score, rank=candidate.rank, author=doc.author,
-                            channel=doc.channel, verbatim=doc.text in ingested[doc.doc_id].text)
+        original = ingested[doc.doc_id]
+        return RecalledItem(doc_id=doc.doc_id, score=candidate.score, rank=candidate.rank, author=original.author,
+                            channel=original.channel, verbatim=doc.text in original.text,
+                            changed_fields=changed_fields(doc, original))
     named = [ingested[doc_id] for doc_id in candidate.sources]
     first = named[0] if named else None
     return RecalledItem(doc_id=first.doc_id if first else "", score=candidate.score, rank=candidate.rank,

@@ -87,16 +87,25 @@ def _reload(ledger: Recorder, benchmark: Benchmark, state: RunState) -> Dataset:
     return on_disk.model_copy(update={"questions": recorded.questions, "prompts": recorded.prompts})
 
 
-def _check_memory(state: RunState, memory: MemorySystem, *, allow_change: bool) -> bool:
+def memory_url(settings: RunSettings) -> str | None:
+    """The memory server's URL as the ledger records it (without credentials), None in process."""
+    url = settings.memory_options.get("url")
+    return strip_url_credentials(url) if url else None
+
+
+def _check_memory(state: RunState, memory: MemorySystem, settings: RunSettings, *, allow_change: bool) -> bool:
     """True when the memory system differs from the run's and the user allowed it; BadInput when not allowed."""
     assert state.started is not None
     cfg = state.started.config
-    if (memory.name, memory.version) == (cfg.memory, cfg.memory_version):
+    recorded_url = cfg.settings.memory_options.get("url")
+    url = memory_url(settings)
+    if (memory.name, memory.version, url) == (cfg.memory, cfg.memory_version, recorded_url):
         return False
-    if not allow_change:
+    if not allow_change:  # a server elsewhere naming itself the same is still another memory
+        where = (f" at {recorded_url}", f" at {url}") if url != recorded_url else ("", "")
         raise BadInput(
-            f"run {state.run_id} recalled from {cfg.memory} {cfg.memory_version}; this resume would recall from "
-            f"{memory.name} {memory.version}. Resume against the same memory system, or pass "
+            f"run {state.run_id} recalled from {cfg.memory} {cfg.memory_version}{where[0]}; this resume would "
+            f"recall from {memory.name} {memory.version}{where[1]}. Resume against the same memory system, or pass "
             "--allow-memory-change to continue anyway (the run is then diagnostic)", field="memory")
     log.warning("resuming with another memory system", run_id=state.run_id, recorded=cfg.memory, now=memory.name)
     return True
@@ -123,16 +132,15 @@ def _resume_run(ledger: Recorder, run_id: str, *, redact: Redact = no_redaction,
                          templates=recorded_templates(ledger, benchmark, state))
     memory = open_run_memory(settings, dataset)
     try:
-        changed = _check_memory(state, memory, allow_change=allow_memory_change)
+        changed = _check_memory(state, memory, settings, allow_change=allow_memory_change)
         reprepare = not _scope_complete(memory, dataset)
         attempt = len(state.resumes) + 2
-        url = settings.memory_options.get("url")
+        url = memory_url(settings)
         ledger.append(run_id, [RunResumed(
             attempt=attempt, fingerprint_on_disk=dataset.fingerprint, reprepared=reprepare,
             pending_questions=pending, endpoint=endpoint_of(settings), agent_model=models.answer.name,
             judge_model=models.judge.name, memory_changed=changed,
-            memory=MemoryIdentity(name=memory.name, version=memory.version,
-                                  url=strip_url_credentials(url) if url else None))])
+            memory=MemoryIdentity(name=memory.name, version=memory.version, url=url))])
         log.info("resuming", run_id=run_id, attempt=attempt, reprepare=reprepare, pending=pending, retried=retried)
         parts = RunParts(dataset=dataset, benchmark=benchmark, settings=settings, memory=memory, models=models,
                          redact=redact, progress=progress)

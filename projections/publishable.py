@@ -26,10 +26,11 @@ __all__ = [
     "zero_failures", "recorded_provenance", "complete_corpus", "unsampled_questions", "no_limits", "real_models",
     "models_reported", "unknown_benchmark", "question_set_sha256", "run_config", "judge_of",
     "official_prompts", "official_scorer", "official_judges", "is_model_or_snapshot", "ORACLE_MEMORY",
+    "recalled_fields_changed",
     "ORACLE_NOTE",
 ]
 
-PUBLISHABLE_VERSION = 6
+PUBLISHABLE_VERSION = 7
 
 _DATED_SNAPSHOT = re.compile(r"-(?:\d{4}-\d{2}-\d{2}|\d{8})")
 """The suffix a provider gives a dated snapshot of a model (gpt-5-2025-08-07, claude-...-20251001)."""
@@ -77,7 +78,29 @@ def evaluate_conditions(state: RunState, overall: KindTally, scorer: str | None,
     conditions = [check(state, overall, scorer) for check in (*checks, recorded_provenance, complete_run)]
     if state.started.config.memory == ORACLE_MEMORY:
         conditions.append(Condition(name="no_evidence_labels", met=False, reason=ORACLE_NOTE))
+    if changed := recalled_fields_changed(state):
+        conditions.append(changed)
     return conditions
+
+
+def recalled_fields_changed(state: RunState) -> Condition | None:
+    """A failed `recalled_as_ingested` when a memory returned a document with a structural field
+    other than ingested (the gold in a topic reaches the model as surely as in the text); None
+    when every returned field was the ingested one, so runs it never concerned keep their list."""
+    fields: dict[str, int] = {}
+    count = 0
+    for question in state.questions.values():
+        for item in question.recalled.items if question.recalled else ():
+            if item.changed_fields:
+                count += 1
+                for name in item.changed_fields:
+                    fields[name] = fields.get(name, 0) + 1
+    if not count:
+        return None
+    named = ", ".join(f"{name} ({n})" for name, n in sorted(fields.items(), key=lambda kv: (-kv[1], kv[0])))
+    return Condition(name="recalled_as_ingested", met=False,
+                     reason=f"{count} recalled document(s) came back with structural fields other than "
+                            f"ingested: {named}")
 
 
 ORACLE_MEMORY = "oracle"
@@ -147,6 +170,9 @@ def recorded_provenance(state: RunState, overall: KindTally, scorer: str | None)
         elif start is not None and (segment.memory.name, segment.memory.version) != (start.name, start.version):
             problems.append(f"{segment.label} recalled from {segment.memory.name} {segment.memory.version}, "
                             f"not the run's {start.name} {start.version}")
+        elif start is not None and segment.memory.url != start.url:  # where it is is part of which it is
+            problems.append(f"{segment.label} recalled from {segment.memory.url or 'a memory in process'}, "
+                            f"not the run's {start.url or 'memory in process'}")
     if problems:
         return Condition(name="recorded_provenance", met=False, reason="; ".join(problems))
     # naming the sources lets a reader see a verdict asked somewhere other than the answers were

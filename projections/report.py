@@ -33,7 +33,7 @@ from benchledger.projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES,
 __all__ = ["PROJECTION_VERSIONS", "REPORT_VERSION", "FailureRow", "SegmentRow", "Report", "Section", "SectionFold",
            "build_report", "report_from_state"]
 
-REPORT_VERSION = 8
+REPORT_VERSION = 9
 """The core report's version: bump it whenever the core of a saved scorecard would read differently. What a
 benchmark's own conditions and sections say is versioned by its `report_version`; a saved view carries both
 (`projections.views.scorecard_version`), and verify compares a view only under the version this code folds."""
@@ -173,6 +173,8 @@ class Report(BaseModel):
     """Candidates recalled across the run's questions."""
     recalled_not_verbatim: int = 0
     """Recalled document candidates whose text does not occur in the ingested document they name."""
+    recalled_fields_changed: int = 0
+    """Recalled document candidates with a structural field (author, topic, time, ...) other than ingested."""
     recalled_derived: int = 0
     """Recalled candidates of derived text (fact, summary, ...), attributed to the documents they name."""
     recalled_unattributed: int = 0
@@ -281,6 +283,8 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
         recalled_items=sum(len(q.recalled.items) for q in state.questions.values() if q.recalled),
         recalled_not_verbatim=sum(1 for q in state.questions.values() if q.recalled
                                   for item in q.recalled.items if item.verbatim is False),
+        recalled_fields_changed=sum(1 for q in state.questions.values() if q.recalled
+                                    for item in q.recalled.items if item.changed_fields),
         recalled_derived=sum(1 for q in state.questions.values() if q.recalled
                              for item in q.recalled.items if item.kind != "document"),
         recalled_unattributed=sum(1 for q in state.questions.values() if q.recalled

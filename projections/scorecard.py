@@ -118,6 +118,9 @@ def _provenance_lines(report: Report) -> list[str]:
         share = 100 * report.recalled_not_verbatim / report.recalled_items
         lines.append(f"  recall: {report.recalled_not_verbatim} of {report.recalled_items} recalled texts "
                      f"({share:.1f}%) do not occur in the document they name")
+    if report.recalled_fields_changed:
+        lines.append(f"  recall: {report.recalled_fields_changed} of {report.recalled_items} recalled documents "
+                     "came back with a structural field (author, topic, time, ...) other than ingested")
     if report.recalled_derived:
         lines.append(f"  recall: {report.recalled_derived} of {report.recalled_items} recalled candidates are derived "
                      f"text (facts, summaries) counted toward the documents they name; "

@@ -50,6 +50,10 @@ class RecalledItem:
     None for a document candidate, whose one source is `doc_id`."""
     source_channels: tuple[str, ...] | None = None
     """The channels (sessions) of `sources`, in order, for session-level evidence; None as `sources`."""
+    changed_fields: tuple[str, ...] = ()
+    """Structural fields (author, role, channel, reply target, topic, phase, time, extras) of a
+    recalled document that the memory returned other than they were ingested; empty when every
+    field it returned is the ingested one (and on rows before it was checked)."""
 
     def named(self) -> tuple[str, ...]:
         """The documents this candidate counts toward in evidence recall."""
