@@ -5,7 +5,9 @@ in a row trigger (`benchledger_event_insert`), and never the client:
 - sets the row's `writer` to `current_user` (whatever the client sent is overwritten);
 - refuses the row unless its run is the inserting role's: a run belongs to the writer of its
   first event, and another role adds to it only where the owner granted it (`run_grants`, a
-  row the owner alone can insert: `benchledger_grant_insert` sets `granted_by` and checks it);
+  row the owner alone can insert: `benchledger_grant_insert` sets `granted_by` and checks it),
+  and then only as a segment of its own: an opener (`ledger.seal.OPENERS`: a resume, a scorer,
+  an audit), or an event after the run's latest opener when that role wrote it;
 - checks chain and position continuity: the position follows the run's last one, `prev_hash`
   is that event's hash (`GENESIS` for a first event), `hash` is the SHA-256 of the row's own
   framed bytes (the netstrings of `ledger.chain`, computed again in SQL), the seq follows the
@@ -35,6 +37,7 @@ function with one of its own.
 from __future__ import annotations
 
 from benchledger.ledger.run_ids import TOKEN_PATTERN
+from benchledger.ledger.seal import OPENERS
 
 __all__ = ["NOT_YOURS", "EVENTS_WRITER_COLUMN", "GRANTS_TABLE", "SECRET_TABLE", "BLOB_CHECK", "FUNCTIONS", "FUNCTION_CONFIG",
            "TRIGGERS", "GRANT_GUARDS", "statements"]
@@ -60,6 +63,9 @@ BLOB_CHECK = ("blobs_body_check",
 
 FUNCTION_CONFIG = "search_path=pg_catalog, pg_temp"
 
+_OPENERS = "ARRAY[" + ", ".join(f"'{name}'" for name in sorted(OPENERS)) + "]"
+"""The segment openers (`ledger.seal`) as a SQL array."""
+
 _MAY_WRITE = f"""
   EXECUTE format('SELECT writer FROM %I.events WHERE run_id = $1 AND position = 1', TG_TABLE_SCHEMA)
     INTO run_owner USING NEW.run_id;
@@ -78,6 +84,7 @@ FUNCTIONS: dict[str, str] = {
 DECLARE
   run_owner text;
   granted text;
+  opener text;
   last_position integer;
   last_hash text;
   last_seq bigint;
@@ -90,6 +97,15 @@ BEGIN
     RAISE EXCEPTION 'an event''s run id is refused: a run id is letters, digits and . _ : - (at most 64)';
   END IF;
   NEW.writer := current_user;{_MAY_WRITE}
+  IF run_owner IS NOT NULL AND run_owner <> current_user AND NEW.type <> ALL ({_OPENERS}) THEN
+    EXECUTE format('SELECT writer FROM %I.events WHERE run_id = $1 AND type = ANY ($2) '
+                   'ORDER BY position DESC LIMIT 1', TG_TABLE_SCHEMA) INTO opener USING NEW.run_id, {_OPENERS};
+    IF opener IS DISTINCT FROM current_user THEN
+      RAISE EXCEPTION USING ERRCODE = '{NOT_YOURS}', MESSAGE = format(
+        'role %s adds to run %s (role %s''s) only inside a segment of its own: a resume or a scorer it opens',
+        current_user, NEW.run_id, run_owner);
+    END IF;
+  END IF;
   EXECUTE format('SELECT position, hash FROM %I.events WHERE run_id = $1 ORDER BY position DESC LIMIT 1',
                  TG_TABLE_SCHEMA) INTO last_position, last_hash USING NEW.run_id;
   IF NEW.position <> COALESCE(last_position, 0) + 1

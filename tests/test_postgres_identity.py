@@ -146,10 +146,16 @@ def test_the_owner_alone_grants_another_role_to_add_to_its_run(alices_run):
     assert alices_run.sql(OWNER, "SELECT grantee, granted_by FROM run_grants") == [("mallory", "alice")]
     with pytest.raises(psycopg.Error, match="permission denied|append-only"):
         alices_run.sql("mallory", "DELETE FROM run_grants")
-    with Ledger.open(alices_run.url("mallory")) as ledger:
-        ledger.append(RUN, [failed("q3")])
+    from benchledger.ledger.events import Judged, ScorerStarted
+
+    reply = b"Final: Correct"
+    with Ledger.open(alices_run.url("mallory")) as ledger:  # a segment of her own: a scorer she opens
+        ledger.append(RUN, [ScorerStarted(scorer_id="s9", judge_model="j", protocol="typed"),
+                            Judged(question_id="q1", scorer_id="s9", verdict="correct", model="j",
+                                   raw_hash=hashlib.sha256(reply).hexdigest(), request_digest="r" * 64)],
+                      blobs=[reply])
         assert ledger.verify(RUN).ok
-    assert alices_run.writers(RUN) == [(1, "alice"), (2, "alice"), (3, "mallory")]
+    assert alices_run.writers(RUN) == [(1, "alice"), (2, "alice"), (3, "mallory"), (4, "mallory")]
 
 
 # -- what the server checks at insert ---------------------------------------------------------
@@ -352,3 +358,15 @@ def test_only_a_writer_can_name_a_runs_writer_lock(alices_run):
             with Ledger.open(alices_run.url("mallory")) as other, pytest.raises(RunBusy):
                 with other.run_writer(RUN):  # between writers the lock is still exclusive
                     pass
+
+
+def test_a_granted_role_adds_only_a_segment_of_its_own(alices_run):
+    from benchledger.ledger.pg_store import grant_run
+
+    grant_run(alices_run.url("alice"), RUN, "mallory")
+    inside = next_row(alices_run, "mallory", RUN, failed("q3"))  # into alice's segment: refused
+    assert "only inside a segment of its own" in refused(alices_run, "mallory", inside)
+    with Ledger.open(alices_run.url("mallory")) as ledger:  # the library path: the same refusal
+        with pytest.raises(LedgerWriteFailed, match="only inside a segment of its own"):
+            ledger.append(RUN, [failed("q3")])
+    assert alices_run.writers(RUN) == [(1, "alice"), (2, "alice")]
