@@ -202,6 +202,7 @@ class QuestionAsker:
         cache_from = state.started.config.settings.cache_from if state.started is not None else None
         self.serve_from = (self.job.run_id, cache_from) if cache_from else (self.job.run_id,)
         self.pending.recorded.update({qid: q.answered for qid, q in state.questions.items() if q.answered})
+        self._count_recorded(state, planned)
         self._pool = ThreadPoolExecutor(max_workers=self.job.concurrency, thread_name_prefix="benchledger-model")
         try:
             for qid in planned:
@@ -352,6 +353,19 @@ class QuestionAsker:
                 self._settle(future)
 
     # -- bookkeeping --------------------------------------------------------------------------
+
+    def _count_recorded(self, state: RunState, planned: list[str]) -> None:
+        """Questions the ledger already finished count as done from the start, so a resumed run's
+        progress goes on from where it stood (`questions: 31/40`), never from 1 again."""
+        job = self.job
+        retrieval = job.answer_model is None and not job.judge_only
+        for qid in planned:
+            recorded = state.questions[qid]
+            if (recorded.recalled is not None) if retrieval else \
+                    (job.scorer_id in recorded.judged or (job.judge_only and recorded.answered is None)):
+                self.done.add(qid)
+        if self.done:
+            self.job.progress("recall" if retrieval else "questions", len(self.done), self.total)
 
     def _finished(self, question_id: str) -> None:
         if question_id in self.done:

@@ -85,3 +85,19 @@ def test_combine_refuses_runs_that_are_not_one_setup_over_distinct_domains(two_d
     assert same_domain.exit_code == 2 and "distinct domains" in same_domain.output
     other_memory = invoke("combine", a, c)
     assert other_memory.exit_code == 2 and "memory system" in other_memory.output
+
+
+def test_the_published_table_is_well_formed_with_no_kind_judged_yet():
+    from benchledger.adapters.benchmarks.groupmem.summary import Counts, format_markdown
+
+    def columns(line: str) -> int:
+        return line.count("|") - 1
+
+    empty = format_markdown({}, ["sqlite"], qtypes=()).splitlines()
+    assert empty[0] == "| baseline | overall |"
+    assert {columns(line) for line in empty} == {2}
+    full = format_markdown({("sqlite", "temporal"): Counts(correct=1, total=2)}, ["sqlite"],
+                           qtypes=("temporal",)).splitlines()
+    assert full[0] == "| baseline | temporal | overall |"
+    assert {columns(line) for line in full} == {3}
+    assert full[2] == "| sqlite | 50.0% (1/2) | **50.0% (1/2)** |"

@@ -67,3 +67,26 @@ def test_an_unfinished_run_shows_its_strict_accuracy_labelled():
     assert f"{100 * correct / 40:.1f}% strict" in line
     rows = json.loads(invoke("--ledger", "partial.db", "runs", "--json").output)
     assert rows[0]["strict_accuracy"] == correct / 40
+
+
+def test_resumed_progress_goes_on_from_what_the_ledger_already_holds():
+    from benchledger.orchestration.resume import resume_run
+
+    assert invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--out", "r.json").exit_code == 0
+    run_id = json.loads(Path("r.json").read_text())["run_id"]
+    ledger_name = "ledger.db" if Path("ledger.db").exists() else "benchledger.db"
+    import sqlite3
+
+    with Ledger.open(ledger_name) as ledger:
+        events = [stored.event for stored in ledger.events(run_id)]
+        digests = [row[0] for row in sqlite3.connect(ledger_name).execute("SELECT digest FROM blobs")]
+        bodies = [ledger.get_blob(digest) for digest in digests]
+    judged = [i for i, event in enumerate(events) if event.type == "Judged"]
+    seen: list[tuple[str, int, int]] = []
+    with Ledger.open("partial.db") as ledger:
+        ledger.append(run_id, events[:judged[7] + 1], blobs=bodies)
+        resume_run(ledger, run_id, progress=lambda stage, done, total: seen.append((stage, done, total)))
+    questions = [step for step in seen if step[0] == "questions"]
+    assert questions[0] == ("questions", 8, 40)  # not 1/40: eight were on the ledger already
+    assert questions[-1] == ("questions", 40, 40)
+    assert [done for _, done, _ in questions] == sorted(done for _, done, _ in questions)
