@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -28,14 +29,29 @@ from benchledger.ledger.events.keys import KEYS
 from benchledger.ledger.upcasts import UPCASTERS
 
 __all__ = [
-    "StoredEvent", "ROW_COLUMNS", "Row", "row_to_stored", "rows_to_stored", "event_row", "stored_event",
+    "StoredEvent", "ROW_COLUMNS", "EventRow", "Row", "event_rows", "row_to_stored", "rows_to_stored", "event_row", "stored_event",
 ]
 
 ROW_COLUMNS = ("seq, run_id, position, type, schema_version, recorded_at, idempotency_key, "
                "payload, prev_hash, hash")
 
-Row = tuple[int, str, int, str, int, str, "str | None", "str | bytes", str, str]
-"""An event row selected as `ROW_COLUMNS` (the payload as text, or as its UTF-8 bytes)."""
+class EventRow(NamedTuple):
+    """An event row selected as `ROW_COLUMNS`, as modules pass it to each other (hot loops unpack it)."""
+
+    seq: int
+    run_id: str
+    position: int
+    type: str
+    schema_version: int
+    recorded_at: str
+    idempotency_key: str | None
+    payload: str | bytes
+    """The event's JSON as stored: text, or its UTF-8 bytes."""
+    prev_hash: str
+    hash: str
+
+
+Row = EventRow
 
 
 class StoredEvent(BaseModel):
@@ -103,6 +119,11 @@ def _read_event(type_: str, schema_version: int, payload: str | bytes) -> Event:
         data = lift(data)
     upcast: Event = any_event_adapter.validate_python(data)
     return upcast
+
+
+def event_rows(rows: Iterable[tuple[object, ...]]) -> list[EventRow]:
+    """Rows a query selected as `ROW_COLUMNS`, named."""
+    return list(map(EventRow._make, rows))
 
 
 def row_to_stored(row: Row) -> StoredEvent:

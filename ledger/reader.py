@@ -26,7 +26,7 @@ from benchledger.ledger import blobs as blob_table
 from benchledger.ledger.backend import LedgerConnection, select_in
 from benchledger.ledger.cache import cached_response
 from benchledger.ledger.copies import RunCopy, read_run
-from benchledger.ledger.mapper import ROW_COLUMNS, Row, StoredEvent, rows_to_stored
+from benchledger.ledger.mapper import ROW_COLUMNS, Row, StoredEvent, event_rows, rows_to_stored
 from benchledger.ledger.readcache import RunCache
 from benchledger.ledger.references import blob_references
 from benchledger.ledger.rules import rules_problem
@@ -131,7 +131,7 @@ class SqlEventReader:
         """Typed events of checked rows, reusing the cached ones whose row hash is unchanged."""
         cached = self._cache.get(run_id)
         reused = 0
-        while reused < min(len(cached), len(rows)) and cached[reused].hash == rows[reused][9]:
+        while reused < min(len(cached), len(rows)) and cached[reused].hash == rows[reused].hash:
             reused += 1
         return [*cached[:reused], *rows_to_stored(rows[reused:])]
 
@@ -163,12 +163,12 @@ class SqlEventReader:
         where = "seq > ?" + (" AND run_id = ?" if run_id is not None else "")
         while True:
             params = (after, run_id) if run_id is not None else (after,)
-            page = self._query(f"SELECT {ROW_COLUMNS} FROM events WHERE {where} ORDER BY seq "
-                               f"LIMIT {_PAGE}", params)
+            page = event_rows(self._query(f"SELECT {ROW_COLUMNS} FROM events WHERE {where} ORDER BY seq "
+                                          f"LIMIT {_PAGE}", params))
             yield from rows_to_stored(page)
             if len(page) < _PAGE:
                 return
-            after = page[-1][0]
+            after = page[-1].seq
 
     def recorded_keys(self, run_id: str) -> set[str]:
         """Idempotency keys the run holds (resume plans what is missing from them)."""
@@ -196,7 +196,10 @@ class SqlEventReader:
         else:
             rows = self._query("SELECT hash FROM events WHERE run_id = ? ORDER BY position DESC "
                                "LIMIT 1", (run_id,))
-        return str(rows[0][0]) if rows else None
+        if not rows:
+            return None
+        ((hash_,),) = rows
+        return str(hash_)
 
     def stored_views(self, run_id: str) -> list[tuple[str, int, int, object]]:
         """(name, version, position, value) of each view saved for the run."""

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 from pydantic_core import to_json
@@ -48,7 +48,7 @@ from benchledger.errors import LedgerError, RunNotFound
 from benchledger.ledger import blobs, cache, references
 from benchledger.ledger.backend import LedgerConnection
 from benchledger.ledger.chain import CHAIN_RUN, GENESIS, ledger_link, ledger_value
-from benchledger.ledger.mapper import ROW_COLUMNS, Row, StoredEvent, rows_to_stored
+from benchledger.ledger.mapper import ROW_COLUMNS, Row, StoredEvent, event_rows, rows_to_stored
 from benchledger.ledger.rules import rules_problem
 from benchledger.ledger.walk import (ChainRow, ChainWalk, Problem, missing_rows, unlinked,
                                      walk_run_chain)
@@ -81,7 +81,7 @@ def _walk_ledger(conn: LedgerConnection) -> tuple[int, str, Problem | None]:
     """(rows checked, the ledger's head value, first problem) over every row in seq order."""
     walk = ChainWalk()
     rows = conn.execute(f"SELECT {ROW_COLUMNS}, {conn.chain_columns()} FROM events ORDER BY seq")
-    problem = walk.walk(rows)
+    problem = walk.walk(map(ChainRow._make, rows))
     return walk.checked, walk.value, problem
 
 
@@ -92,21 +92,30 @@ def _walk_run(conn: LedgerConnection, run_id: str) -> tuple[list[Row], Problem |
     if first is None:
         raise RunNotFound(f"no run {run_id} in this ledger; list runs with `benchledger runs`")
     # the run's first and last rows and the last row's neighbours, with their chain columns
-    around = {row[0]: row for row in conn.execute(
+    around = {row.seq: row for row in map(_Link._make, conn.execute(
         f"SELECT seq, {conn.chain_columns()}, hash FROM events WHERE seq IN (?, ?, ?, ?)",
-        (first, last - 1, last, last + 1))}
-    if around[first][1] != CHAIN_RUN:
+        (first, last - 1, last, last + 1)))}
+    if around[first].chain != CHAIN_RUN:
         return _walk_segment(conn, run_id, first, last)
     # Payloads as bytes: hashed as they are, and validated without a decode and re-encode. The
     # rows are read along seq (`run_id || ''` keeps SQLite off the run's index and its sort).
-    rows: list[Row] = conn.execute(
+    rows = event_rows(conn.execute(
         f"SELECT {conn.bytes_columns} FROM events WHERE seq BETWEEN ? AND ? AND run_id || '' = ? "
-        "ORDER BY seq", (first, last, run_id)).fetchall()
+        "ORDER BY seq", (first, last, run_id)))
     problem = walk_run_chain(rows, run_id) or _bound_to_ledger(around, last)
     return rows, problem
 
 
-def _bound_to_ledger(around: dict[int, tuple[Any, ...]], last: int) -> Problem | None:
+class _Link(NamedTuple):
+    """A row's place in the ledger's chain (what `_bound_to_ledger` reads around a run's end)."""
+
+    seq: int
+    chain: int
+    link: str | None
+    hash: str
+
+
+def _bound_to_ledger(around: dict[int, _Link], last: int) -> Problem | None:
     """The run's last row, and the row after it, chain into the ledger where they stand.
 
     With the run's own chain intact, this is what shows the run's newest events deleted from
@@ -116,14 +125,14 @@ def _bound_to_ledger(around: dict[int, tuple[Any, ...]], last: int) -> Problem |
     before = around.get(last - 1)
     if before is None and last > 1:
         return missing_rows(last - 1, last - 1)
-    value = ledger_value(before[1], before[3], before[2]) if before else GENESIS
+    value = ledger_value(before.chain, before.hash, before.link) if before else GENESIS
     for seq in (last, last + 1):
         if seq not in around:
             break
-        _, chain, link, hash_ = around[seq]
-        if chain != CHAIN_RUN or link != ledger_link(value, hash_):
+        row = around[seq]
+        if row.chain != CHAIN_RUN or row.link is None or row.link != ledger_link(value, row.hash):
             return unlinked(seq)
-        value = link
+        value = row.link
     return None
 
 
@@ -134,13 +143,13 @@ def _walk_segment(conn: LedgerConnection, run_id: str, first: int,
     Version-1 rows link through other runs' rows (the chain was global), so the segment is
     walked with them, the first row anchored to the stored value of the row before it.
     """
-    segment: list[ChainRow] = conn.execute(
+    segment = list(map(ChainRow._make, conn.execute(
         f"SELECT {conn.bytes_columns}, {conn.chain_columns()} FROM events WHERE seq BETWEEN ? AND ? "
-        "ORDER BY seq", (first - 1, last + 1)).fetchall()
+        "ORDER BY seq", (first - 1, last + 1))))
     walk = ChainWalk(own_run=run_id)
-    if segment and segment[0][0] == first - 1:  # the row before the run anchors its first link
+    if segment and segment[0].seq == first - 1:  # the row before the run anchors its first link
         before = segment.pop(0)
-        walk.last_seq, walk.value = before[0], ledger_value(before[10], before[9], before[11])
+        walk.last_seq, walk.value = before.seq, ledger_value(before.chain, before.hash, before.link)
     elif first > 1:
         return [], (first - 1, f"seq {first - 1}, the row before run {run_id}'s first event, is "
                                "missing (deleted)")
@@ -149,8 +158,8 @@ def _walk_segment(conn: LedgerConnection, run_id: str, first: int,
         problem = walk.step(row)
         if problem:
             return rows, problem
-        if row[1] == run_id:
-            rows.append(row[:10])
+        if row.run_id == run_id:
+            rows.append(row.event_row())
     return rows, None
 
 
@@ -167,7 +176,10 @@ def ledger_head(conn: LedgerConnection) -> str | None:
     """The ledger value of the last row (see `ledger.chain`), or None for an empty ledger."""
     row = conn.execute(f"SELECT {conn.chain_columns()}, hash FROM events ORDER BY seq DESC LIMIT 1"
                        ).fetchone()
-    return ledger_value(row[0], row[2], row[1]) if row else None
+    if row is None:
+        return None
+    chain, link, hash_ = row
+    return ledger_value(chain, hash_, link)
 
 
 def _holds_head(conn: LedgerConnection, head: str) -> bool:
@@ -190,7 +202,7 @@ def check_run(conn: LedgerConnection, run_id: str,
         return [], (None, schema_problem)
     rows, problem = _walk_run(conn, run_id)
     problem = problem or _check_tail(conn)
-    if problem is None and expect_head is not None and all(row[9] != expect_head for row in rows):
+    if problem is None and expect_head is not None and all(row.hash != expect_head for row in rows):
         problem = _missing_head(expect_head, run_id)
     return rows, problem
 
@@ -306,7 +318,7 @@ def _verify_snapshot(conn: LedgerConnection, run_id: str | None, refold: Refold 
     else:
         rows, problem = check_run(conn, run_id, expect_head)
         problem = problem or _rules_of_rows(rows)
-        checked, head_or_none = len(rows), (rows[-1][9] if rows else None)
+        checked, head_or_none = len(rows), (rows[-1].hash if rows else None)
     stale: list[str] = []
     if problem is None:
         try:

@@ -19,16 +19,35 @@ under version 2 alone: its own rows, in order, and nothing else.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import NamedTuple
 
 from benchledger.ledger.chain import CHAIN_RUN, GENESIS, batch_linker, ledger_link
+from benchledger.ledger.mapper import EventRow
 
 __all__ = ["ChainRow", "Problem", "ChainWalk", "walk_run_chain", "position_problem", "changed", "unlinked",
            "missing_rows"]
 
-ChainRow = tuple[int, str, int, str, int, str, "str | None", "str | bytes", str, str, int, "str | None"]
-"""(seq, run_id, position, type, schema_version, recorded_at, idempotency_key, payload,
-prev_hash, hash, chain, link) of one event row."""
+class ChainRow(NamedTuple):
+    """An event row (`mapper.EventRow`'s columns) with its chain columns: version and ledger link."""
+
+    seq: int
+    run_id: str
+    position: int
+    type: str
+    schema_version: int
+    recorded_at: str
+    idempotency_key: str | None
+    payload: str | bytes
+    prev_hash: str
+    hash: str
+    chain: int
+    """The row's chain version (`ledger.chain`)."""
+    link: str | None
+    """A version-2 row's link into the ledger's chain (None for version 1)."""
+
+    def event_row(self) -> EventRow:
+        """The row without its chain columns."""
+        return EventRow._make(self[:10])
 
 Problem = tuple["int | None", str]
 """(first bad seq or None, what is wrong)."""
@@ -40,21 +59,20 @@ class Linkers:
     def __init__(self) -> None:
         self._linkers: dict[tuple[str, str], Callable[..., str]] = {}
 
-    def rehash(self, row: ChainRow | tuple[Any, ...]) -> str:
+    def rehash(self, row: ChainRow | EventRow) -> str:
         """The hash the row's stored bytes give, linked to its stored `prev_hash`."""
-        run_id, position, type_, version, recorded_at, key, payload, stored_prev = row[1:9]
+        run_id, recorded_at, payload = row.run_id, row.recorded_at, row.payload
         link = self._linkers.get((run_id, recorded_at))
         if link is None:
             if len(self._linkers) > 1024:
                 self._linkers.clear()
             link = self._linkers[(run_id, recorded_at)] = batch_linker(run_id, recorded_at)
-        return link(stored_prev, position, type_, version, key,
+        return link(row.prev_hash, row.position, row.type, row.schema_version, row.idempotency_key,
                     payload if isinstance(payload, bytes) else payload.encode())
 
 
-def changed(row: ChainRow | tuple[Any, ...]) -> Problem:
-    seq, run_id, type_ = row[0], row[1], row[3]
-    return seq, f"seq {seq} ({type_} of run {run_id}) was changed: its bytes do not match its hash"
+def changed(row: ChainRow | EventRow) -> Problem:
+    return row.seq, f"seq {row.seq} ({row.type} of run {row.run_id}) was changed: its bytes do not match its hash"
 
 
 def unlinked(seq: int) -> Problem:
@@ -93,7 +111,7 @@ class ChainWalk:
     def step(self, row: ChainRow) -> Problem | None:
         """Check one row after the rows already stepped over; None when it holds."""
         seq, run_id, position, stored_prev, stored_hash, chain, link = (
-            row[0], row[1], row[2], row[8], row[9], row[10], row[11])
+            row.seq, row.run_id, row.position, row.prev_hash, row.hash, row.chain, row.link)
         if seq != self.last_seq + 1:
             return missing_rows(self.last_seq + 1, seq - 1)
         own = self.own_run is None or run_id == self.own_run
@@ -148,7 +166,7 @@ class ChainWalk:
         return None
 
 
-def walk_run_chain(rows: list[tuple[Any, ...]], run_id: str) -> Problem | None:
+def walk_run_chain(rows: list[EventRow], run_id: str) -> Problem | None:
     """The first problem of a version-2 run's own rows (`ROW_COLUMNS`, in seq order), or None.
 
     Each row must re-hash to its hash, link to the run's previous row (the first to `GENESIS`)

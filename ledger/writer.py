@@ -57,7 +57,8 @@ _CONTROL_TYPES = tuple(sorted(OPENERS | CLOSERS))
 _CONTROL_ROWS = (f"SELECT {ROW_COLUMNS} FROM events WHERE run_id = ? AND idempotency_key >= ? AND idempotency_key < ? "
                  f"AND type IN ({', '.join('?' * len(_CONTROL_TYPES))})")
 
-EventRow = tuple[str, int, str, bytes]
+NewRow = tuple[str, int, str, bytes]
+"""(type, schema_version, idempotency_key, payload) of an event about to be stored."""
 ViewRow = tuple[str, int, str]
 BlobRow = blob_table.BlobRow
 T = TypeVar("T")
@@ -161,7 +162,7 @@ class SqlEventWriter:
                 raise
 
     def _append_in_transaction(self, conn: LedgerConnection, run_id: str, events: Sequence[Event],
-                               rows: list[EventRow], blob_rows: list[BlobRow],
+                               rows: list[NewRow], blob_rows: list[BlobRow],
                                view_rows: list[ViewRow], cache: Sequence[CacheEntry],
                                expected_position: int | None) -> list[StoredEvent]:
         keys = [key for _, _, key, _ in rows]
@@ -205,7 +206,7 @@ class SqlEventWriter:
         return written
 
 
-def _event_row(event: Event) -> EventRow:
+def _event_row(event: Event) -> NewRow:
     try:
         return event_row(event)
     except ValueError as exc:  # e.g. an integer too long for Python to write as text
