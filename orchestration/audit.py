@@ -74,6 +74,8 @@ class LoadedPlants(NamedTuple):
     pinned: bool
     version: int
     skipped: dict[str, int]
+    reference: tuple[float | None, int] = (None, 0)
+    """(accepted share, verdicts) of the file's own recorded judges over the plants asked."""
 
 
 def _contexts(ledger: Recorder, state: RunState) -> dict[str, str]:
@@ -133,6 +135,7 @@ def load_plants(ledger: Recorder, state: RunState, answers: Path | None, plant_k
     kind = plant_kind or audit_files.PINNED_KINDS.get(planted.sha256, "planted_wrong")
     plants, skipped = [], {}
     not_in_run = mismatched = 0
+    recorded: list[bool] = []
     for row in planted.rows:
         question = state.questions.get(row.question_id)
         if question is None:
@@ -141,13 +144,16 @@ def load_plants(ledger: Recorder, state: RunState, answers: Path | None, plant_k
             mismatched += 1
         else:
             plants.append(Plant(f"{kind}:{row.question_id}", row.question_id, kind, row.answer, "incorrect"))
+            recorded += row.judgments
     for reason, count in (("not a question of this run", not_in_run),
                           ("question text differs from the run's", mismatched),
                           ("outside locomo10.json", planted.not_mapped)):
         if count:
             skipped[reason] = count
+    every_row_judged = bool(plants) and all(row.judgments for row in planted.rows)
+    reference = (sum(recorded) / len(recorded), len(recorded)) if recorded and every_row_judged else (None, 0)
     return LoadedPlants(plants, str(answers), planted.sha256, planted.label, planted.pinned, FILE_PLANTS_VERSION,
-                        skipped)
+                        skipped, reference)
 
 
 def ask_judge(judge: JudgeModel, items: Sequence[AskItem], prompts: Prompts | None, *, concurrency: int,
@@ -289,7 +295,8 @@ def audit_judge(ledger: Recorder, run_id: str, *, scorer_id: str | None = None, 
             written = ledger.append(run_id, [AuditStarted(
                 audit_id=audit_id, source=loaded.source, source_sha256=loaded.sha256, source_label=loaded.label,
                 source_pinned=loaded.pinned, plants_version=loaded.version, planned=len(loaded.plants), skipped=loaded.skipped,
-                plant_kind=plant_kind or "", **fields)])
+                plant_kind=plant_kind or "", reference_rate=loaded.reference[0],
+                reference_judgments=loaded.reference[1], **fields)])
             if not written:
                 raise ConcurrencyConflict(f"audit {audit_id} of run {run_id} was started by another process; retry")
         else:

@@ -73,6 +73,9 @@ class JudgeAudit(BaseModel):
     source_label: str
     source_sha256: str
     plants_version: int
+    reference_rate: float | None = None
+    """The share of these plants the file's own recorded judges accepted (None: derived, or unscored file)."""
+    reference_judgments: int = 0
     planned: int
     judged: int
     failed: int
@@ -145,5 +148,6 @@ def _audit(started: AuditStarted, verdicts: dict[str, PlantJudged], failures: di
         audit_id=started.audit_id, scorer_id=started.scorer_id, judge_model=started.judge_model,
         method=started.method, protocol=started.protocol, endpoint=_endpoint(started), source=started.source,
         source_label=started.source_label, source_sha256=started.source_sha256,
-        plants_version=started.plants_version, planned=started.planned, judged=len(verdicts),
+        plants_version=started.plants_version, reference_rate=started.reference_rate,
+        reference_judgments=started.reference_judgments, planned=started.planned, judged=len(verdicts),
         failed=len(unresolved), skipped=dict(started.skipped), kinds=rows)

@@ -138,6 +138,9 @@ def render_judge_audit(audit: JudgeAudit) -> list[str]:
                  f"{' (' + audit.method + ')' if audit.method else ''} at {audit.endpoint}; plants: {source}",
              f"    {audit.judged} of {audit.planned} plants judged, {audit.failed} failed"
              + (f", {sum(audit.skipped.values())} skipped" if audit.skipped else "")]
+    if audit.reference_rate is not None:
+        lines.append(f"    the file's own recorded judges accepted {_pct(audit.reference_rate)} of these plants "
+                     f"({audit.reference_judgments} verdicts)")
     scored = any(row.overall.mean_score is not None for row in audit.kinds)
     rows = [[row.plant_kind, row.expected, row.error, row.overall.verdicts, row.overall.wrong, row.overall.unclear,
              _pct(row.overall.rate), _ci(row.overall.ci_low, row.overall.ci_high), row.failed,

@@ -153,3 +153,26 @@ def test_the_audits_planted_answers_are_mapped_onto_the_run_and_a_bad_file_is_re
     result = invoke("audit", "judge", run["run_id"], "--answers", str(bad))
     assert result.exit_code == 2 and "bad.json:2: field '[1].answer'" in result.output
     assert len(events_of(run["run_id"])) == before
+
+
+def test_the_audits_own_judges_are_shown_beside_the_re_measured_rate(shared_data):
+    """The shared data's README: on conversations 1-7 the audit's gpt-4o-mini accepted 11.34% of the
+    v1 and 60.93% of the v2 planted answers (three runs each)."""
+    dev = shared_data / "locomo" / "locomo-dev.json"
+    result = invoke("run", "locomo", str(dev), "--categories", "single_hop,multi_hop,temporal,open_domain",
+                    "--out", "run.json")
+    assert result.exit_code == 0, result.output
+    run_id = json.loads(Path("run.json").read_text())["run_id"]
+    for version, published in (("v1", 0.1134), ("v2", 0.6093)):
+        scored = shared_data / "locomo-audit" / "ap-baseline" / version / "ap_eval_results_scored.json"
+        result = invoke("audit", "judge", run_id, "--answers", str(scored), "--json")
+        assert result.exit_code == 0, result.output
+        audit = json.loads(result.stdout)
+        assert audit["planned"] == 1035 and audit["reference_judgments"] == 3 * 1035
+        assert round(audit["reference_rate"], 4) == published
+        wrong = audit["kinds"][0]["overall"]
+        assert wrong["verdicts"] == 1035 and wrong["rate"] < audit["reference_rate"]  # full-credit F1 is strict
+    unscored = shared_data / "locomo-audit" / "ap-baseline" / "v1" / "ap_eval_results.json"
+    audit = json.loads(invoke("audit", "judge", run_id, "--answers", str(unscored), "--json").stdout)
+    assert audit["reference_rate"] is None
+    assert "the file's own recorded judges accepted 60.9% of these plants" in invoke("show", run_id).stdout

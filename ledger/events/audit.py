@@ -54,6 +54,11 @@ class AuditStarted(Event):
     saying it is of unknown origin; '' for derived plants."""
     source_pinned: bool = False
     """True when the file's SHA-256 is a pinned one (it is the audit's own file, byte for byte)."""
+    reference_rate: float | None = None
+    """The share of the planted answers the file's own recorded judges accepted, over the plants asked
+    (the LoCoMo audit's scored files: gpt-4o-mini, three runs); None when the file records no verdicts."""
+    reference_judgments: int = 0
+    """How many recorded verdicts `reference_rate` is over."""
     plant_kind: str = ""
     """The kind a file's plants were given (--plant-kind), '' when derived or named by the file's pin."""
     plants_version: int = 0

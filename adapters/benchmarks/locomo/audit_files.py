@@ -73,6 +73,8 @@ class PlantedRow(NamedTuple):
     """The run's question id."""
     question: str
     answer: str
+    judgments: tuple[bool, ...]
+    """The file's own recorded verdicts on the answer (`llm_judgments`, True = judged correct); empty when unscored."""
 
 
 class PlantedFile(NamedTuple):
@@ -161,7 +163,9 @@ def read_planted_answers(path: Path) -> PlantedFile:
             if qid is None:
                 not_mapped += 1
                 continue
-            rows.append(PlantedRow(qid, record["question"], record["generated_answer"]))
+            judged = record.get("llm_judgments")
+            judgments = tuple(v for v in judged.values() if isinstance(v, bool)) if isinstance(judged, dict) else ()
+            rows.append(PlantedRow(qid, record["question"], record["generated_answer"], judgments))
     return PlantedFile(sha, _label(sha, path), sha in PINNED, rows, not_mapped)
 
 
