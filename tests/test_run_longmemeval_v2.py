@@ -100,7 +100,7 @@ def test_an_unparseable_judge_reply_fails_that_question_and_says_how_the_officia
     assert "Could not parse evaluator binary judgement" in failed[0].message
     section = _section(report)
     assert section["values"]["aggregated_metrics"]["overall"]["count_all_questions"] == 23 - len(failed)
-    assert any("the official harness would have ended the whole run" in line for line in section["lines"])
+    assert any("the official harness would have ended the whole run there" in line for line in section["lines"])
     assert not conditions(report)["zero_operational_failures"]
 
 
@@ -161,3 +161,11 @@ def test_the_aggregates_are_the_harness_rule_on_the_recorded_records(release, pr
     fingerprinted = next(e for e in events if e.type == "CorpusFingerprinted")
     assert len(fingerprinted.scopes) == 23  # the medium tier: one memory per question, as the harness builds it
     assert aggregate_metrics([])["overall"]["overall_full_set"] is None
+
+
+def test_how_the_official_harness_ends_on_each_kind_of_failure():
+    from benchledger.adapters.benchmarks.longmemeval_v2.report import official_ending
+    assert "scored it 0" in official_ending("answer", "ModelError", "Qwen: HTTP 400: context length")
+    assert "ended the whole run" in official_ending("answer", "ModelError", "Qwen: HTTP 401: unauthorized")
+    assert "ended the whole run" in official_ending("judge", "OfficialRunAbort", "Could not parse")
+    assert "no such stage" in official_ending("recall", "MemoryError_", "store locked")

@@ -31,7 +31,7 @@ from benchledger.errors import BadInput
 from benchledger.projections.report import Section
 from benchledger.projections.state import RunState
 
-__all__ = ["official_section", "combined_section", "run_records", "run_aggregates"]
+__all__ = ["official_section", "combined_section", "run_records", "run_aggregates", "official_ending"]
 
 _TITLE = "LongMemEval-V2 official aggregates (harness aggregate_metrics)"
 _ABORTS = "OfficialRunAbort"
@@ -84,18 +84,25 @@ def _bucket_lines(metrics: dict[str, Any]) -> list[str]:
     return lines
 
 
+def official_ending(stage: str, error_class: str, message: str) -> str:
+    """What the official harness does where benchledger recorded this Failed: abort the run, or (a
+    reader HTTP 400) score the question 0 and go on."""
+    if stage == "answer" and "HTTP 400" in message:
+        return "the official harness would have scored it 0 (an empty reply) and gone on"
+    if error_class == _ABORTS or stage in ("answer", "judge"):
+        return "the official harness would have ended the whole run there and written no aggregated_metrics.json"
+    return "the official harness has no such stage failure (benchledger's memory or store failed)"
+
+
 def _how_the_official_run_ends(state: RunState, scorer: str) -> list[str]:
     failures = [(q.planned.question_id, f) for q in state.questions.values() if scorer not in q.judged
                 for f in q.failures[-1:]]
     if not failures:
         return []
     qid, first = failures[0]
-    if first.error_class == _ABORTS or first.stage == "answer":
-        ending = (f"the official harness would have ended the whole run at question {qid} "
-                  f"({first.stage}: {first.message[:160]}) and written no aggregated_metrics.json")
-    else:
-        ending = f"{len(failures)} question(s) failed operationally (first {qid}, {first.stage}: {first.error_class})"
-    return [f"{len(failures)} question(s) Failed and are not in these aggregates; {ending}"]
+    ending = official_ending(first.stage, first.error_class, first.message)
+    return [f"{len(failures)} question(s) Failed and are not in these aggregates; first {qid} ({first.stage}: "
+            f"{first.error_class}: {first.message[:160]}): {ending}"]
 
 
 def _overall_lines(metrics: dict[str, Any]) -> list[str]:
