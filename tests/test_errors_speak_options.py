@@ -39,8 +39,8 @@ def test_a_missing_key_names_the_variable_not_a_field():
     result = invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--agent-model", "gpt-5",
                     "--base-url", "http://127.0.0.1:9/v1", env={"OPENAI_API_KEY": ""})
     assert result.exit_code == 2
-    assert last_line(result) == ("Error: set the environment variable OPENAI_API_KEY to the endpoint's API key "
-                                 "(--api-key-env names another)")
+    assert last_line(result) == ("Error: option --api-key-env: set the environment variable OPENAI_API_KEY to the "
+                                 "endpoint's API key (or name another variable)")
 
 
 @pytest.mark.parametrize("args", [("memora", "missing-release", "--split", "weekly"),

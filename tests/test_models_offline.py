@@ -130,7 +130,7 @@ def test_the_factory_builds_real_models_only_with_the_key(monkeypatch, shared_da
     with pytest.raises(BadInput, match="BENCH_KEY") as missing:
         build_models(agent_model="gpt-5", judge_model=None, protocol="reference", base_url=None,
                      api_key_env="BENCH_KEY", cache=None)
-    assert missing.value.field == "BENCH_KEY"
+    assert missing.value.field == "api_key_env"  # the CLI names it as the option --api-key-env
     monkeypatch.setenv("BENCH_KEY", "sk-test-factory-9876543210")
     folder = shared_data / "groupmembench" / "prompts"
     prompts = Prompts(agent_system=(folder / "agent_system.txt").read_text(),

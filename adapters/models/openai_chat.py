@@ -78,7 +78,7 @@ class ChatClient:
         api_key = os.environ.get(api_key_env, "")
         if not api_key:
             raise BadInput(f"set the environment variable {api_key_env} to the endpoint's API key "
-                           "(--api-key-env names another)")
+                           "(or name another variable)", field="api_key_env")
         if max_attempts < 1:
             raise BadInput("max_attempts must be at least 1", field="max_attempts")
         # Never $OPENAI_BASE_URL here: the endpoint is the one the settings name (and the ledger

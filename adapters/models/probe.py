@@ -27,7 +27,7 @@ def probe_endpoint(base_url: str | None, api_key_env: str, *, timeout: float = P
     api_key = os.environ.get(api_key_env, "")
     if not api_key:
         raise BadInput(f"set the environment variable {api_key_env} to the endpoint's API key "
-                       "(--api-key-env names another)")
+                       "(or name another variable)", field="api_key_env")
     shown = strip_url_credentials(base_url) if base_url else "the OpenAI API"
     client = openai.OpenAI(api_key=api_key, base_url=base_url or DEFAULT_BASE_URL, timeout=timeout, max_retries=0)
     try:
