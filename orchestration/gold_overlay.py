@@ -21,7 +21,7 @@ from benchledger.adapters.benchmarks.json_source import line_of, read_json
 from benchledger.adapters.benchmarks.locomo import audit_files
 from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.errors import BadInput, ConcurrencyConflict
-from benchledger.ledger.events import AuditStarted
+from benchledger.ledger.events import AuditContinued, AuditStarted, PlantJudged
 from benchledger.ledger.recorder import Recorder
 from benchledger.orchestration.audit import AskItem, next_audit_id, open_audit, run_audit
 from benchledger.projections.gold_overlay import GOLD_OVERLAY_VERSION, GoldOverlay, parse_overlay
@@ -66,11 +66,24 @@ def read_gold_overlay(path: Path, state: RunState) -> tuple[GoldOverlay, bool, d
     return kept, False, skipped
 
 
+def _unfinished(state: RunState, scorer: str, sha256: str) -> AuditStarted | None:
+    """The newest gold-overlay audit of this scorer and file that still lacks a verdict, if any."""
+    judged = {(e.audit_id, e.question_id) for e in state.audit_events if isinstance(e, PlantJudged)}
+    for event in reversed(state.audit_events):
+        if isinstance(event, AuditStarted) and event.audit == "gold-overlay" and event.scorer_id == scorer \
+                and event.source_sha256 == sha256:
+            return event if any((event.audit_id, qid) not in judged for qid in event.replaced) else None
+    return None
+
+
 def rejudge_with_overlay(ledger: Recorder, run_id: str, overlay_path: Path, *, scorer_id: str | None = None,
                          base_url: str | None = None, api_key_env: str | None = None, concurrency: int | None = None,
                          max_attempts: int | None = None, redact: Redact = no_redaction,
                          progress: Progress = no_progress) -> str:
-    """Score the run's recorded answers against the overlay's corrected gold; returns the audit id."""
+    """Score the run's recorded answers against the overlay's corrected gold; returns the audit id.
+
+    Run again with the same file and scorer after operational failures, it finishes that audit
+    (an `AuditContinued`) and asks only the replaced questions that have no verdict yet."""
     with ledger.run_writer(run_id):
         state = fold_run(run_id, ledger.events(run_id))
         scorer, judge, dataset, fields = open_audit(ledger, state, audit="gold-overlay", scorer_id=scorer_id,
@@ -80,13 +93,20 @@ def rejudge_with_overlay(ledger: Recorder, run_id: str, overlay_path: Path, *, s
         if not overlay.replacements and not any(overlay.excluded.values()):
             raise BadInput(f"the overlay names none of run {run_id}'s questions", file=str(overlay_path))
         replaced = tuple(qid for qid in overlay.replacements if state.questions[qid].answered is not None)
-        audit_id = next_audit_id(state)
-        written = ledger.append(run_id, [AuditStarted(
-            audit_id=audit_id, source=str(overlay_path), source_sha256=overlay.sha256, source_label=overlay.label,
-            source_pinned=pinned, plants_version=GOLD_OVERLAY_VERSION, planned=len(replaced), skipped=skipped,
-            replaced=replaced, excluded={r: ids for r, ids in sorted(overlay.excluded.items()) if ids}, **fields)])
-        if not written:
-            raise ConcurrencyConflict(f"audit {audit_id} of run {run_id} was started by another process; retry")
+        unfinished = _unfinished(state, scorer, overlay.sha256)
+        if unfinished is not None:  # the same overlay on the same scorer, interrupted: ask only what it lacks
+            audit_id = unfinished.audit_id
+            attempt = 2 + sum(1 for e in state.audit_events if isinstance(e, AuditContinued) and e.audit_id == audit_id)
+            ledger.append(run_id, [AuditContinued(audit_id=audit_id, attempt=attempt, endpoint=fields["endpoint"])])
+        else:
+            audit_id, attempt = next_audit_id(state), 1
+            written = ledger.append(run_id, [AuditStarted(
+                audit_id=audit_id, source=str(overlay_path), source_sha256=overlay.sha256, source_label=overlay.label,
+                source_pinned=pinned, plants_version=GOLD_OVERLAY_VERSION, planned=len(replaced), skipped=skipped,
+                replaced=replaced, excluded={r: ids for r, ids in sorted(overlay.excluded.items()) if ids},
+                **fields)])
+            if not written:
+                raise ConcurrencyConflict(f"audit {audit_id} of run {run_id} was started by another process; retry")
         state = fold_run(run_id, ledger.events(run_id))
         items = []
         for qid in replaced:
@@ -98,7 +118,7 @@ def rejudge_with_overlay(ledger: Recorder, run_id: str, overlay_path: Path, *, s
                                  answered.abstained))
         assert state.started is not None
         run_audit(ledger, state, audit_id, judge, items, prompts=dataset.prompts,
-                  concurrency=concurrency or state.started.config.settings.concurrency, redact=redact,
-                  progress=progress)
+                  concurrency=concurrency or state.started.config.settings.concurrency, attempt=attempt,
+                  redact=redact, progress=progress)
         log.info("gold overlay scored", run=run_id, audit=audit_id, scorer=scorer, replaced=len(replaced))
         return audit_id

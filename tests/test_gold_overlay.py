@@ -137,3 +137,35 @@ def test_on_the_whole_dev_split_the_ceilings_are_the_audits_own_arithmetic(share
     ceilings = {kind: round(100 * k["ceiling"], 2) for kind, k in corrected["by_kind"].items()}
     assert ceilings == {"single_hop": 95.91, "multi_hop": 91.15, "temporal": 91.12, "open_domain": 89.39}
     assert round(100 * corrected["overall"]["ceiling"], 2) == 93.62 and corrected["overall"]["planned"] == 1035
+
+
+def test_the_loopback_judge_rescores_replacements_and_a_failed_call_is_finished_by_running_it_again(
+        shared_data, monkeypatch):
+    from benchledger.adapters.models.loopback import LoopbackOpenAI
+
+    dev = shared_data / "locomo" / "locomo-dev.json"
+    errors = shared_data / "locomo-audit" / "errors.json"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loopback-0000")
+    with LoopbackOpenAI() as server:
+        result = invoke("run", "locomo", str(dev), "--conversations", "conv-26", "--protocol", "typed",
+                        "--agent-model", "loopback-agent", "--judge-model", "loopback-judge",
+                        "--base-url", server.base_url, "--out", "run.json")
+        assert result.exit_code == 0, result.output
+        run_id = json.loads(Path("run.json").read_text())["run_id"]
+        before = server.count(role="judge")
+        server.faults.push("500", times=3, role="judge")
+        failed = invoke("rejudge", run_id, "--gold-overlay", str(errors), "--max-attempts", "1", "--json")
+        assert failed.exit_code == 3 and "again to finish it" in failed.output
+        assert json.loads(failed.stdout)["overall"]["missing"] == 3
+        finished = invoke("rejudge", run_id, "--gold-overlay", str(errors), "--json")
+        assert finished.exit_code == 0, finished.output
+        asked = server.count(role="judge") - before
+    corrected = json.loads(finished.stdout)
+    assert corrected["audit_id"] == "a1" and corrected["overall"]["missing"] == 0
+    events = events_of(run_id)
+    started = next(e for e in events if e.type == "AuditStarted")
+    judged = [e for e in events if e.type == "PlantJudged"]
+    assert sorted(e.question_id for e in judged) == sorted(started.replaced)  # one verdict per replaced question
+    assert asked == len(started.replaced) + 3  # the three failed calls, then only what they lacked
+    assert [e.attempt for e in events if e.type == "AuditContinued"] == [2]
+    assert invoke("verify").exit_code == 0

@@ -104,7 +104,7 @@ def _overlay(app: AppContext, run_ref: str, path: Path, *, scorer_id: str | None
         click.echo("\n".join(line[2:] for line in render_corrected_gold(corrected)).strip("\n"))
     if corrected.overall.missing:
         raise RunIncomplete(f"gold overlay {audit_id} of run {run_id}: {corrected.overall.missing} replaced "
-                            "question(s) failed operationally; run the same rejudge --gold-overlay again")
+                            "question(s) failed operationally; run the same rejudge --gold-overlay again to finish it")
 
 
 COMMANDS = [rejudge]
