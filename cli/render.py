@@ -30,6 +30,7 @@ from benchledger.errors import RunIncomplete
 from benchledger.files import write_atomic
 from benchledger.redaction import redact
 from benchledger.orchestration.reports import report_of
+from benchledger.projections.memory_costs import memory_cost_lines
 from benchledger.projections.report import Report
 from benchledger.projections.state import fold_run
 from benchledger.projections.scorecard import render_scorecard
@@ -183,6 +184,8 @@ def show_retrieval(state, metrics: dict, *, as_json: bool = False, out: Path | N
         click.echo(f"  {candidates['derived']} of {candidates['recalled']} recalled candidates are derived text "
                    f"counted toward the documents they name; {candidates['unattributed']} name none and count "
                    "toward no evidence")
+    for line in memory_cost_lines(metrics.get("memory_calls")):
+        click.echo(line)
     if note := metrics.get("diagnostic"):
         click.echo(f"  DIAGNOSTIC: {note}")
     click.echo(f"  ledger head {state.head}")

@@ -46,6 +46,7 @@ from benchledger.ledger.events import (
 from benchledger.ledger.recorder import CacheEntry, Recorder
 from benchledger.callbacks import Progress, Redact
 from benchledger.orchestration.context import render_context
+from benchledger.orchestration.memory_calls import drained_events, in_stage, model_calls_of
 from benchledger.orchestration.recalled_fields import changed_fields
 from benchledger.orchestration.prepare import scope_names
 from benchledger.projections.state import QuestionState, RunState
@@ -254,13 +255,18 @@ class QuestionAsker:
         job = self.job
         assert job.memory is not None
         started = monotonic_ms()
+        calls = model_calls_of(job.memory)
         try:
-            candidates = job.memory.recall(
-                self.scopes[question.scope_key], question.text, asking_user=question.asking_user, k=job.k,
-                token_budget=job.token_budget, question_time=question.question_time)
+            with in_stage(calls, "recall", question_id=question.question_id):
+                candidates = job.memory.recall(
+                    self.scopes[question.scope_key], question.text, asking_user=question.asking_user, k=job.k,
+                    token_budget=job.token_budget, question_time=question.question_time)
         except Exception as err:  # the memory system failed for this question: Failed, never a miss
             self.pending.add(self._failed("recall", question.question_id, err))
             return None
+        finally:
+            for call in drained_events(calls):
+                self.pending.add(call)
         latency = monotonic_ms() - started
         ingested = self.documents[question.scope_key]
         if unknown := [doc_id for c in candidates for doc_id in c.sources if doc_id not in ingested]:

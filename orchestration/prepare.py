@@ -11,6 +11,7 @@ import structlog
 
 from benchledger.adapters.benchmarks.base import Dataset
 from benchledger.adapters.memory.protocol import MemorySystem
+from benchledger.orchestration.memory_calls import drained_events, in_stage, model_calls_of
 from benchledger.callbacks import Progress, Redact, no_progress
 from benchledger.ledger.events import (
     ChunkExtracted, CorpusFingerprinted, Failed, MessagesIngested, ScopePurged, ScopeVerified,
@@ -66,23 +67,29 @@ def prepare_scopes(ledger: Recorder, run_id: str, dataset: Dataset, memory: Memo
     names = scope_names(dataset)
     total = dataset.document_count
     done = 0
+    calls = model_calls_of(memory)
     for key, docs in dataset.scopes.items():
         scope = names[key]
         for batch, start in enumerate(range(0, len(docs), batch_size)):
             chunk = docs[start:start + batch_size]
-            new = memory.ingest(scope, chunk)
+            with in_stage(calls, "ingest", scope_key=key):
+                new = memory.ingest(scope, chunk)
             ledger.append(run_id, [MessagesIngested(
                 scope_key=key, batch=batch, first_doc_id=chunk[0].doc_id, last_doc_id=chunk[-1].doc_id,
-                count=len(chunk), new=new, preparation=preparation)])
+                count=len(chunk), new=new, preparation=preparation), *drained_events(calls)])
             done += len(chunk)
             progress("ingest", done, total)
     built = 0
     for key in dataset.scopes:
-        for batch, chunk_ids in enumerate(memory.build(names[key], batch_size)):
-            ledger.append(run_id, [ChunkExtracted(scope_key=key, batch=batch, chunk_ids=tuple(chunk_ids),
-                                                  preparation=preparation)])
-            built += len(chunk_ids)
-            progress("build", built, total)
+        with in_stage(calls, "build", scope_key=key):
+            batches = memory.build(names[key], batch_size)
+            for batch, chunk_ids in enumerate(batches):
+                ledger.append(run_id, [ChunkExtracted(scope_key=key, batch=batch, chunk_ids=tuple(chunk_ids),
+                                                      preparation=preparation), *drained_events(calls)])
+                built += len(chunk_ids)
+                progress("build", built, total)
+        if calls is not None and (rest := drained_events(calls)):
+            ledger.append(run_id, rest)
 
 
 def verify_scopes(ledger: Recorder, run_id: str, dataset: Dataset, memory: MemorySystem, *, check: int) -> list[str]:

@@ -22,6 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from benchledger.projections.corpus_state import CORPUS_STATE_VERSION, CorpusState, corpus_state
+from benchledger.projections.memory_costs import memory_costs_summary
 from benchledger.projections.fama import FAMA_VERSION, aggregate, score_question
 from benchledger.projections.gold_overlay import GOLD_OVERLAY_VERSION, CorrectedGold, corrected_golds
 from benchledger.projections.judge_audit import JUDGE_AUDIT_VERSION, JudgeAudit, judge_audits
@@ -142,6 +143,8 @@ class Report(BaseModel):
     """The memory system's recorded options (mem0's infer, granularity, models, ...)."""
     memory_model: str | None = None
     """The model the memory system itself reported using, if any."""
+    memory_calls: dict[str, Any] | None = None
+    """The memory's own model calls from its MemoryModelCalled events: per stage calls, tokens, seconds."""
     protocol: str | None
     """The scorer's protocol (the run's, unless a rejudge used another)."""
     base_url: str | None = None
@@ -258,6 +261,7 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
         memory_version=cfg.memory_version if cfg else None,
         memory_options=dict(cfg.settings.memory_options) if cfg else {},
         memory_model=cfg.memory_model if cfg else None,
+        memory_calls=memory_costs_summary(state),
         protocol=state.scorers[scorer].protocol if scorer in state.scorers else (cfg.settings.protocol if cfg else None),
         base_url=cfg.settings.base_url if cfg else None,
         release=release_line(cfg.release_files) if cfg else "",

@@ -28,6 +28,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from benchledger.projections.memory_costs import memory_costs_summary
 from benchledger.projections.publishable import ORACLE_MEMORY, ORACLE_NOTE
 from benchledger.projections.state import RunState, fold_run
 
@@ -148,6 +149,8 @@ def retrieval_metrics_of(state: RunState, *, k: int | None = None,
                                  "unattributed": sum(1 for item in items if not item.named())}
     if state.started.config.memory == ORACLE_MEMORY:
         metrics["diagnostic"] = ORACLE_NOTE
+    if (calls := memory_costs_summary(state)) is not None:
+        metrics["memory_calls"] = calls
     return metrics
 
 

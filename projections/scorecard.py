@@ -12,6 +12,7 @@ from typing import Any
 
 from benchledger.projections.gold_overlay import CorrectedGold, KindCorrection
 from benchledger.projections.judge_audit import JudgeAudit
+from benchledger.projections.memory_costs import memory_cost_lines
 from benchledger.projections.report import Report
 from benchledger.projections.tallies import KindTally
 from benchledger.redaction import strip_url_credentials
@@ -51,6 +52,7 @@ def render_scorecard(report: Report) -> str:
         shown = "  ".join(f"{key}={strip_url_credentials(value)}" for key, value in sorted(report.memory_options.items()))
         lines.append(f"  memory options {shown or '-'}" + (f"  memory model {report.memory_model}"
                                                              if report.memory_model else ""))
+    lines += memory_cost_lines(report.memory_calls)
     offline = "  (offline deterministic baseline)" if report.offline_models else ""
     lines.append(f"  agent {report.agent_model}  judge {report.judge_model}  scorer {report.scorer_id or '-'}"
                  f"{offline}")

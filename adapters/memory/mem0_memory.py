@@ -19,7 +19,10 @@ Ingest stores documents pending; `build` hands them to `Memory.add` in canonical
 Recall is `Memory.search(query, top_k=k, threshold=0)` in the scope, ranked by mem0's score (rounded
 to 6 decimals; ties by text), packed to the token budget.
 
-mem0 reaches its model (chat and embeddings) at `base_url`. Without one, benchledger starts its
+mem0 reaches its model (chat and embeddings) only through benchledger's recording proxy
+(`adapters.memory.recording_proxy`), which forwards to `base_url` with the key from `key_env` and
+keeps every call for the run's ledger; mem0 itself is given a placeholder key. Without a
+`base_url`, benchledger starts its
 loopback endpoint in the process (`adapters.models.loopback`: deterministic extraction, WordLlama
 embeddings shipped in a wheel), so the whole path runs offline; the run then records the memory's
 model as `loopback:<model>`. Telemetry is off (`MEM0_TELEMETRY=False`) before mem0 is imported,
@@ -42,6 +45,7 @@ from benchledger.adapters.benchmarks.base import Document
 from benchledger.adapters.memory.documents import pack_ranked
 from benchledger.adapters.memory.evalstore import purge_scope, require_evaluation_store
 from benchledger.adapters.memory.protocol import Candidate, MemoryError_
+from benchledger.adapters.memory.recording_proxy import PLACEHOLDER_KEY, RecordingProxy
 from benchledger.adapters.memory.stored import StoredMemory
 from benchledger.errors import BadInput
 
@@ -111,8 +115,16 @@ class Mem0Memory(StoredMemory):
             from benchledger.adapters.models.loopback import LoopbackOpenAI
 
             self._loopback = LoopbackOpenAI(keep_bodies=False).start()
-            base_url = self._loopback.base_url
-        self.base_url = base_url
+        elif not os.environ.get(key_env):
+            raise BadInput(f"--memory-base-url needs a key: environment variable {key_env} is not set",
+                           field="memory-key-env")
+        upstream: str = self._loopback.base_url if self._loopback is not None else str(base_url)
+        self.model_calls = RecordingProxy(
+            upstream,
+            key_env=None if self._loopback is not None else key_env,
+            shown_upstream="loopback" if self._loopback is not None else None)
+        """Every call mem0 makes to its model goes through this proxy; the run drains it onto the ledger."""
+        self.base_url = self.model_calls.base_url
         self.model = f"loopback:{llm_model}" if self._loopback is not None else llm_model
         """The memory's own model, as a run records it (`RunConfig.memory_model`)."""
         self._clients: dict[str, Any] = {}
@@ -123,13 +135,6 @@ class Mem0Memory(StoredMemory):
     def _scope_dir(self, scope: str) -> Path:
         return self.root / hashlib.sha256(scope.encode()).hexdigest()[:24]
 
-    def _api_key(self) -> str:
-        if self._loopback is not None:
-            return "sk-loopback-not-a-secret"
-        key = os.environ.get(self.key_env)
-        if not key:
-            raise MemoryError_(f"mem0's model key is not set: environment variable {self.key_env} is empty")
-        return key
 
     def _client(self, scope: str) -> Any:
         with self._clients_lock:
@@ -141,7 +146,7 @@ class Mem0Memory(StoredMemory):
             os.environ.setdefault("MEM0_DIR", str(self.root / ".mem0"))
             from mem0 import Memory
 
-            key = self._api_key()
+            key = PLACEHOLDER_KEY  # the proxy puts the real key on the outgoing request
             client = Memory.from_config({
                 "vector_store": {"provider": "qdrant", "config": {
                     "collection_name": "benchledger", "path": str(folder / "qdrant"), "on_disk": True,
@@ -218,6 +223,7 @@ class Mem0Memory(StoredMemory):
     def close(self) -> None:
         for scope in list(self._clients):
             self._release(scope)
+        self.model_calls.close()
         if self._loopback is not None:
             self._loopback.stop()
             self._loopback = None

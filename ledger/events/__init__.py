@@ -16,6 +16,7 @@ from benchledger.ledger.events.question import (
 )
 from benchledger.ledger.events.endpoints import Endpoint, MemoryIdentity
 from benchledger.ledger.events.keys import KEYS, derive_key
+from benchledger.ledger.events.memory_calls import MemoryModelCalled, MemoryStage
 from benchledger.ledger.events.run import (
     Provenance, QuestionsPlanned, ReleaseFile, RunConfig, RunFinished, RunStarted,
 )
@@ -25,7 +26,7 @@ AnyEvent = Annotated[
         RunStarted, QuestionsPlanned, CorpusFingerprinted, MessagesIngested, ChunkExtracted,
         ScopeVerified, ContextRecalled, QuestionAnswered, ScorerStarted, Judged, Failed,
         ScopePurged, RunResumed, ScorerContinued, RunFinished, AuditStarted, AuditContinued, PlantJudged,
-        PlantFailed,
+        PlantFailed, MemoryModelCalled,
     ],
     Field(discriminator="type"),
 ]
@@ -43,4 +44,5 @@ __all__ = [
     "CorpusFingerprinted", "MessagesIngested", "ChunkExtracted", "ScopeVerified", "ScopePurged",
     "RunResumed", "ContextRecalled", "RecalledItem", "QuestionAnswered", "ScorerStarted", "ScorerContinued",
     "Judged", "Failed", "Endpoint", "MemoryIdentity", "AuditStarted", "AuditContinued", "PlantJudged", "PlantFailed",
+    "MemoryModelCalled", "MemoryStage",
 ]

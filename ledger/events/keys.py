@@ -20,6 +20,7 @@ from benchledger.ledger.events.audit import AuditContinued, AuditStarted, PlantF
 from benchledger.ledger.events.corpus import (
     ChunkExtracted, CorpusFingerprinted, MessagesIngested, RunResumed, ScopePurged, ScopeVerified,
 )
+from benchledger.ledger.events.memory_calls import MemoryModelCalled
 from benchledger.ledger.events.question import (
     ContextRecalled, Failed, Judged, QuestionAnswered, ScorerContinued, ScorerStarted,
 )
@@ -53,6 +54,7 @@ KEYS: dict[str, Callable[[Any], str]] = {
     AuditContinued.__name__: lambda e: f"audit:{e.audit_id}:continue:{e.attempt}",
     PlantJudged.__name__: lambda e: f"audit:{e.audit_id}:{e.plant_id}",
     PlantFailed.__name__: lambda e: f"audit:{e.audit_id}:{e.plant_id}:failed:{e.attempt}",
+    MemoryModelCalled.__name__: lambda e: f"memory-call:{e.session}:{e.call}",
 }
 """Event type -> its key function, over the event validated as that registered type."""
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from benchledger.adapters.benchmarks.groupmem.schema import KINDS
 from benchledger.adapters.benchmarks.groupmem.source import QUESTION_FILES
 from benchledger.ledger.events import ReleaseFile
+from benchledger.projections.memory_costs import memory_models_observed
 from benchledger.projections.publishable import (
     Check, Condition, complete_corpus, is_model_or_snapshot, judge_of, models_reported, names, run_config,
     unsampled_questions, zero_failures,
@@ -82,7 +83,7 @@ def reference_protocol(state: RunState, overall: KindTally, scorer: str | None) 
     for role, model in (("agent", cfg.agent_model), ("judge", judge_model)):
         if not is_model_or_snapshot(model, REFERENCE_MODEL):
             problems.append(f"{role} model {model}, not {REFERENCE_MODEL}")
-        if cfg.memory_model and model == cfg.memory_model:
+        if model in memory_models_observed(state):  # what its calls showed, not only what it declared
             problems.append(f"{role} model is the memory system's own model")
     for name, released in RELEASED_PROMPTS.items():
         if cfg.prompt_hashes.get(name) not in released:

@@ -1,0 +1,195 @@
+"""The recording proxy: an in-process memory system reaches its own model only through this.
+
+benchledger starts it on 127.0.0.1 and configures the memory system (mem0) with the proxy's URL and
+a placeholder key. Every request is forwarded to the upstream endpoint the user named for the
+memory (`--memory-base-url`, or benchledger's offline loopback endpoint) with the real key read
+from its environment variable at that moment and put on the outgoing request only, so the key
+never reaches the memory's configuration, the ledger, a log or an error. Each forwarded call is
+kept as a `ModelCall` (stage, scope or question, API, model asked and reported, tokens, latency,
+status, SHA-256 of the request and the reply) until the run drains it into `MemoryModelCalled`
+events (`orchestration`: after each ingest and build batch and each recall).
+
+The run says which stage it is in (`stage(...)`, a context manager), so a call is attributed to
+the ingest, build or recall it happened in. Calls are forwarded as they come, several at a time
+(a memory system may build scopes in threads); replies are passed back byte for byte.
+Transport is `httpx2` (installed with the `openai` SDK), without redirects, like the memory HTTP
+client.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Literal
+
+import httpx2
+
+from benchledger.clock import monotonic_ms, new_run_id
+from benchledger.redaction import register_secret_env, strip_url_credentials
+
+__all__ = ["RecordingProxy", "ModelCall", "PLACEHOLDER_KEY"]
+
+PLACEHOLDER_KEY = "sk-benchledger-recording-proxy"
+"""What the memory system is configured with; the proxy replaces it with the real key upstream."""
+
+Stage = Literal["ingest", "build", "recall"]
+
+
+@dataclass(frozen=True)
+class ModelCall:
+    """One forwarded call, as a `MemoryModelCalled` event will record it."""
+
+    call: int
+    stage: Stage
+    scope_key: str | None
+    question_id: str | None
+    endpoint: Literal["chat", "embeddings", "other"]
+    model_asked: str
+    model_reported: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    latency_ms: float
+    status: int
+    request_digest: str
+    response_digest: str
+
+
+def _endpoint(path: str) -> Literal["chat", "embeddings", "other"]:
+    if path.endswith("/chat/completions"):
+        return "chat"
+    if path.endswith("/embeddings"):
+        return "embeddings"
+    return "other"
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+    def do_GET(self) -> None:
+        self._forward(b"")
+
+    def do_POST(self) -> None:
+        self._forward(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+
+    def _forward(self, body: bytes) -> None:
+        proxy = self.server.proxy
+        status, payload, content_type, started = 0, b"", "application/json", monotonic_ms()
+        try:
+            reply = proxy.client.request(self.command, proxy.upstream_url(self.path), content=body,
+                                         headers=proxy.upstream_headers(self.headers.get("Content-Type")))
+            status, payload = reply.status_code, reply.content
+            content_type = reply.headers.get("Content-Type", content_type)
+        except httpx2.HTTPError as err:
+            payload = json.dumps({"error": {"message": f"recording proxy: upstream unreachable ({type(err).__name__})",
+                                            "type": "upstream_unreachable"}}).encode()
+        latency = monotonic_ms() - started
+        proxy.record(self.path, body, status, payload, latency)
+        self.send_response(status or 502)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    proxy: RecordingProxy
+
+
+class RecordingProxy:
+    """Forward a memory system's model calls to `upstream` and keep a record of each (module doc)."""
+
+    def __init__(self, upstream: str, *, key_env: str | None, shown_upstream: str | None = None,
+                 timeout: float = 300.0) -> None:
+        self.upstream = upstream.rstrip("/")
+        self.shown_upstream = shown_upstream or strip_url_credentials(self.upstream)
+        """Where calls go, as a run records it (no credentials; "loopback" for the offline endpoint)."""
+        self.key_env = key_env
+        if key_env:
+            register_secret_env(key_env)
+        self.session = new_run_id()
+        self.client = httpx2.Client(timeout=timeout, follow_redirects=False)
+        self._lock = threading.Lock()
+        self._calls: list[ModelCall] = []
+        self._count = 0
+        self._stage: tuple[Stage, str | None, str | None] = ("ingest", None, None)
+        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server.proxy = self
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="memory-recording-proxy", daemon=True)
+        self._thread.start()
+
+    @property
+    def base_url(self) -> str:
+        """The URL the memory system is given: the upstream's path on the proxy's port."""
+        path = httpx2.URL(self.upstream).path.rstrip("/")
+        return f"http://127.0.0.1:{self._server.server_address[1]}{path}"
+
+    def upstream_url(self, path: str) -> str:
+        prefix = httpx2.URL(self.upstream).path.rstrip("/")
+        return self.upstream + path.removeprefix(prefix)
+
+    def upstream_headers(self, content_type: str | None) -> dict[str, str]:
+        headers = {"Content-Type": content_type or "application/json"}
+        key = os.environ.get(self.key_env) if self.key_env else None
+        headers["Authorization"] = f"Bearer {key or PLACEHOLDER_KEY}"
+        return headers
+
+    @contextmanager
+    def stage(self, stage: Stage, *, scope_key: str | None = None, question_id: str | None = None) -> Iterator[None]:
+        """Attribute the calls made inside to this stage (and scope or question)."""
+        with self._lock:
+            before, self._stage = self._stage, (stage, scope_key, question_id)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._stage = before
+
+    def record(self, path: str, request: bytes, status: int, payload: bytes, latency_ms: float) -> None:
+        asked, reported, prompt, completion = "", None, 0, 0
+        try:
+            asked = str(json.loads(request or b"{}").get("model", ""))
+        except (json.JSONDecodeError, AttributeError):
+            pass
+        try:
+            reply = json.loads(payload or b"{}")
+            if isinstance(reply, dict):
+                reported = reply.get("model") if isinstance(reply.get("model"), str) else None
+                usage = reply.get("usage") or {}
+                prompt, completion = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+        except (json.JSONDecodeError, TypeError, ValueError):
+            pass
+        with self._lock:
+            self._count += 1
+            stage, scope_key, question_id = self._stage
+            self._calls.append(ModelCall(
+                call=self._count, stage=stage, scope_key=scope_key, question_id=question_id,
+                endpoint=_endpoint(path), model_asked=asked, model_reported=reported, prompt_tokens=prompt,
+                completion_tokens=completion, latency_ms=latency_ms, status=status,
+                request_digest=_sha(request), response_digest=_sha(payload) if payload else ""))
+
+    def drain(self) -> list[ModelCall]:
+        """The calls recorded since the last drain, in order."""
+        with self._lock:
+            calls, self._calls = self._calls, []
+        return calls
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self.client.close()
