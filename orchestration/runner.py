@@ -100,7 +100,16 @@ def recordable(settings: RunSettings) -> RunSettings:
     return settings.model_copy(update={"base_url": base_url, "memory_options": memory_options})
 
 
-def plan_events(parts: RunParts) -> list[Event]:
+def cache_source_publishable(ledger: Recorder, source: str) -> bool:
+    """Whether the run named by `--cache-from` meets its protocol (its report is publishable); a
+    source that does not verify is refused (VerificationFailed) before this run starts."""
+    from benchledger.orchestration.reports import report_of  # reports imports the registry, as the CLI does
+
+    state = fold_run(source, ledger.verified_events(source))
+    return state.mode == "qa" and report_of(state).publishable
+
+
+def plan_events(parts: RunParts, *, cache_source_publishable: bool | None = None) -> list[Event]:
     """RunStarted, QuestionsPlanned and CorpusFingerprinted of a new run."""
     dataset, settings, models, memory = parts.dataset, parts.settings, parts.models, parts.memory
     config = RunConfig(
@@ -114,6 +123,7 @@ def plan_events(parts: RunParts) -> list[Event]:
         reference_prompt_hashes=dataset.prompts.hashes if dataset.prompts else {},
         evidence_level=dataset.release.evidence_level,
         release_files=release_files(parts.benchmark, dataset),
+        cache_source_publishable=cache_source_publishable,
     )
     plan = QuestionsPlanned(questions=dataset.questions, available=dataset.release.questions_available,
                             kinds_available=dataset.release.kinds_available)
@@ -213,15 +223,17 @@ def _abort(ledger: Recorder, run_id: str, parts: RunParts, stage: Stage, err: Ba
 def start_run(ledger: Recorder, parts: RunParts, *, run_id: str | None = None) -> str:
     """Record a new run from start to finish; returns its id (also when the run aborts, via RunAborted)."""
     run_id = run_id or new_run_id()
+    source_publishable = None
     if parts.settings.cache_from:  # recorded as the full id of a run this ledger holds, or refused
-        parts = replace(parts, settings=parts.settings.model_copy(
-            update={"cache_from": ledger.resolve_run(parts.settings.cache_from)}))
+        source = ledger.resolve_run(parts.settings.cache_from)
+        source_publishable = cache_source_publishable(ledger, source)
+        parts = replace(parts, settings=parts.settings.model_copy(update={"cache_from": source}))
     dataset = parts.dataset
     prompts = ([p.encode() for p in (dataset.prompts.agent_system, dataset.prompts.judge_system)]
                if dataset.prompts else [])
     prompts += [text.encode("utf-8") for text in (parts.models.templates.values() if parts.models else ())]
     with ledger.run_writer(run_id):
-        ledger.append(run_id, plan_events(parts), blobs=prompts)
+        ledger.append(run_id, plan_events(parts, cache_source_publishable=source_publishable), blobs=prompts)
         log.info("run started", run_id=run_id, benchmark=dataset.benchmark, subset=dataset.subset,
                  mode=parts.settings.mode, documents=dataset.document_count, questions=len(dataset.questions))
         execute(ledger, run_id, parts, attempt=1, prepare=parts.settings.prepare)

@@ -158,9 +158,10 @@ def recorded_provenance(state: RunState, overall: KindTally, scorer: str | None)
                 used[role].add(_source(segment, role, rule_scorer=rule_scorer))
     problems = [f"answers or verdicts came from an endpoint that was not recorded ({', '.join(sorted(unrecorded))})"] \
         if unrecorded else []
-    if cache_from := run_config(state).settings.cache_from:
+    cfg = run_config(state)
+    if (cache_from := cfg.settings.cache_from) and not cfg.cache_source_publishable:
         problems.append(f"model calls could be answered from the responses run {cache_from} recorded "
-                        "(--cache-from), not only from the run's own")
+                        "(--cache-from), which did not meet its protocol when this run started")
     start = state.segments[0].memory if state.segments else None
     for segment in state.segments:
         if segment.kind != "resume":
@@ -183,6 +184,9 @@ def recorded_provenance(state: RunState, overall: KindTally, scorer: str | None)
     else:
         reason = ("every endpoint the counted answers and verdicts came from is recorded"
                   f"{f' ({where})' if where else ''}; one memory system")
+    if cache_from:
+        reason += (f"; model calls could also be answered from the responses run {cache_from} recorded "
+                   "(--cache-from), publishable when this run started")
     return Condition(name="recorded_provenance", met=True, reason=reason)
 
 

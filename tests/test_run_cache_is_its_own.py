@@ -88,3 +88,26 @@ def test_a_run_is_served_its_own_responses_and_cache_from_must_name_a_run(tmp_pa
         assert "01ZZZZZZZZZZ" in refused.output and server.count() == calls  # no model was asked
     with Ledger.open(ledger, create=False) as opened:
         assert len(opened.runs()) == 1
+
+
+def test_cache_from_is_diagnostic_unless_its_source_met_the_protocol(shared_data) -> None:
+    from benchledger.adapters.benchmarks.groupmem.loader import read_questions
+    from benchledger.adapters.benchmarks.groupmem.publishable import CONDITIONS
+    from benchledger.projections.report import build_report
+    from events_factory import config, stored, stream
+
+    questions = read_questions(shared_data / "groupmembench", "Finance").questions
+    outcomes = {q.question_id: (q.kind, "correct") for q in questions}
+    source = "01J0000000000000000000SRCE"
+
+    def report(**overrides):
+        return build_report("r", stored(stream(outcomes, cfg=config(**overrides), planned=questions)),
+                            conditions=CONDITIONS)
+
+    assert report().publishable, "the stream meets the protocol without --cache-from"
+    unmet = report(cache_from=source, cache_source_publishable=False)
+    provenance = {c.name: c for c in unmet.conditions}["recorded_provenance"]
+    assert not unmet.publishable and not provenance.met and source in provenance.reason
+    met = report(cache_from=source, cache_source_publishable=True)
+    provenance = {c.name: c for c in met.conditions}["recorded_provenance"]
+    assert met.publishable and provenance.met and f"run {source} recorded (--cache-from)" in provenance.reason

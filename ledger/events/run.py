@@ -89,6 +89,9 @@ class RunConfig(BaseModel):
     """SHA-256 of the release's own prompts, when the release ships them (kept as blobs)."""
     evidence_level: Literal["document", "session"] | None = None
     """What the release's evidence labels name, for retrieval metrics (None: no labels)."""
+    cache_source_publishable: bool | None = None
+    """With `settings.cache_from`: whether that run verified and was publishable when this one started
+    (None without it)."""
     release_files: tuple[ReleaseFile, ...] = ()
     """Every release file the run read, with its SHA-256 and, when fetched, its source (empty on runs
     recorded before releases were pinned)."""
