@@ -176,3 +176,24 @@ def test_the_audits_own_judges_are_shown_beside_the_re_measured_rate(shared_data
     audit = json.loads(invoke("audit", "judge", run_id, "--answers", str(unscored), "--json").stdout)
     assert audit["reference_rate"] is None
     assert "the file's own recorded judges accepted 60.9% of these plants" in invoke("show", run_id).stdout
+
+
+def test_a_reference_protocol_judge_is_asked_with_the_releases_own_judge_prompt(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loopback-0000")
+    assert invoke("synth", "groupmem", "rel", "--messages", "300", "--seed", "1").exit_code == 0
+    with LoopbackOpenAI() as server:
+        result = invoke("run", "groupmem", "rel", "--domain", "Synth", "--agent-model", "loopback-agent",
+                        "--judge-model", "loopback-judge", "--base-url", server.base_url, "--out", "run.json")
+        assert result.exit_code == 0, result.output
+        run_id = json.loads(Path("run.json").read_text())["run_id"]
+        scored = [b for b in server.requests if b["model"] == "loopback-judge"]
+        server.requests.clear()
+        audit = json.loads(invoke("audit", "judge", run_id, "--json").stdout)
+        planted = [b for b in server.requests if b["model"] == "loopback-judge"]
+    assert audit["planned"] == audit["judged"] == len(planted) > 0
+    released = Path("rel/prompts/judge_system.txt").read_text().strip()  # as the scorer sent it
+    sent = {b["messages"][0]["content"] for b in scored}
+    assert len(sent) == 1 and {b["messages"][0]["content"] for b in planted} == sent
+    assert released and released in next(iter(sent))
+    assert {(b.get("temperature"), b.get("max_tokens")) for b in planted} == \
+        {(b.get("temperature"), b.get("max_tokens")) for b in scored}
