@@ -8,10 +8,16 @@ relies on the database's UNIQUE constraint.
 
 from __future__ import annotations
 
+import pytest
 from events_factory import config, stored, stream
+from ledger_contract import forge
+
+from benchledger.errors import VerificationFailed
+from benchledger.ledger.store import Ledger
+from benchledger.ledger.transfer import copy_run
 
 from benchledger.ledger.events import (
-    EVENT_TYPES, KEYS, Judged, Provenance, QuestionAnswered, QuestionsPlanned, RunStarted, derive_key,
+    EVENT_TYPES, KEYS, Judged, Provenance, QuestionAnswered, QuestionsPlanned, RunFinished, RunStarted, derive_key,
 )
 from benchledger.ledger.mapper import stored_event
 from benchledger.ledger.rules import rules_problem
@@ -70,3 +76,16 @@ def test_rules_name_a_repeated_key_and_a_key_the_payload_does_not_derive():
 def test_every_event_type_has_one_key_function_and_no_class_keys_itself():
     assert set(KEYS) == set(EVENT_TYPES)
     assert [cls.__name__ for cls in EVENT_TYPES.values() if "idempotency_key" in vars(cls)] == []
+
+
+def test_a_run_holding_a_row_the_store_never_wrote_is_not_copied(tmp_path):
+    # Finding 2 of issue 19 ended with the owner's own `pull` copying a forgery into her file.
+    run_id = "01JSEA1ED000000000000000RV"
+    with Ledger.open(tmp_path / "shared.db") as shared, Ledger.open(tmp_path / "mine.db") as mine:
+        shared.append(run_id, [Judged(question_id="q1", scorer_id="s1", verdict="incorrect", model="j"),
+                               RunFinished(status="completed")])
+        seq = forge(shared, run_id, Judged(question_id="q2", scorer_id="s1", verdict="correct", model="j"),
+                    "judge:s1:q2")
+        with pytest.raises(VerificationFailed, match=f"at seq {seq}.*after it finished.*it is not copied"):
+            copy_run(shared, mine, run_id)
+        assert mine.runs() == []
