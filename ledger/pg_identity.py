@@ -53,7 +53,7 @@ GRANTS_TABLE = (("run_id text NOT NULL", "grantee text NOT NULL", "granted_by te
                 {"run_grants_pkey": "PRIMARY KEY (run_id, grantee)"})
 """`run_grants`: the roles a run's owner lets add to its run (a resume or a rejudge)."""
 
-SECRET_TABLE = (("secret text NOT NULL",), {})
+SECRET_TABLE: tuple[tuple[str, ...], dict[str, str]] = (("secret text NOT NULL",), {})
 """`writer_secret`: one random value only writer roles may read, which names the run writer locks."""
 
 BLOB_CHECK = ("blobs_body_check",
