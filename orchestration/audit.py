@@ -204,9 +204,10 @@ def open_audit(ledger: Recorder, state: RunState, *, audit: str, scorer_id: str 
     dataset = dataset_from_plan(ledger, state)
     judge = judge_of_scorer(ledger, state, scorer, settings, dataset)
     asks = judge_asks_model(judge)
-    endpoint = endpoint_of(settings) if asks else None
-    if endpoint is not None:
+    endpoint = None
+    if asks:  # probed first: the endpoint records the certificate the probe verified
         probe_endpoint(settings.base_url, settings.api_key_env)
+        endpoint = endpoint_of(settings)
     fields = dict(audit=audit, scorer_id=scorer, judge_model=recorded.judge_model, protocol=recorded.protocol,
                   method=recorded.method, offline=judge.offline, model_free=not asks and not judge.offline,
                   endpoint=endpoint)

@@ -170,9 +170,10 @@ def _rejudge_run(ledger: Recorder, run_id: str, *, judge_model: str | None = Non
             cache=ledger_cache(ledger), timeout=settings.timeout,
             max_attempts=settings.max_attempts, backoff_base=settings.backoff_base,
             prompts=dataset.prompts)
-    endpoint = endpoint_of(settings) if judge_asks_model(judge) else None
-    if endpoint is not None:
+    endpoint = None
+    if judge_asks_model(judge):  # probed first: the endpoint records the certificate the probe verified
         probe_endpoint(settings.base_url, settings.api_key_env)
+        endpoint = endpoint_of(settings)
     scorer_id = continue_scorer or f"s{len(state.scorers) + 1}"
     earlier = [f.attempt for q in state.questions.values() for f in q.failures if f.scorer_id == scorer_id]
     attempt = max([len(state.resumes) + 1, *(a + 1 for a in earlier)])

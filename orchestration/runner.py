@@ -23,6 +23,7 @@ from benchledger.adapters.benchmarks.base import Dataset
 from benchledger.adapters.benchmarks.registry import Benchmark
 from benchledger.adapters.memory.protocol import MemorySystem
 from benchledger.adapters.models.base import AnswerModel, JudgeModel
+from benchledger.adapters.models.probe import probed_certificate
 from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.clock import new_run_id
 from benchledger.errors import ConcurrencyConflict, RunAborted
@@ -43,7 +44,7 @@ from benchledger.projections.views import views_after
 from benchledger.redaction import safe_message, strip_url_credentials
 from benchledger.settings import RunSettings
 
-__all__ = ["Models", "RunParts", "recordable", "plan_events", "start_run", "execute", "finish"]
+__all__ = ["Models", "RunParts", "recordable", "model_endpoint", "plan_events", "start_run", "execute", "finish"]
 
 log = structlog.get_logger("benchledger.run")
 NO_MODEL = "none"
@@ -100,6 +101,12 @@ def recordable(settings: RunSettings) -> RunSettings:
     return settings.model_copy(update={"base_url": base_url, "memory_options": memory_options})
 
 
+def model_endpoint(settings: RunSettings) -> Endpoint:
+    """Where the run's model calls go (no credentials), with the certificate the probe verified."""
+    return Endpoint(base_url=strip_url_credentials(settings.base_url) if settings.base_url else None,
+                    api_key_env=settings.api_key_env, certificate=probed_certificate(settings.base_url))
+
+
 def cache_source_publishable(ledger: Recorder, source: str) -> bool:
     """Whether the run named by `--cache-from` meets its protocol (its report is publishable); a
     source that does not verify is refused (VerificationFailed) before this run starts."""
@@ -124,6 +131,7 @@ def plan_events(parts: RunParts, *, cache_source_publishable: bool | None = None
         evidence_level=dataset.release.evidence_level,
         release_files=release_files(parts.benchmark, dataset),
         cache_source_publishable=cache_source_publishable,
+        endpoint=model_endpoint(settings) if models is not None else None,
     )
     plan = QuestionsPlanned(questions=dataset.questions, available=dataset.release.questions_available,
                             kinds_available=dataset.release.kinds_available)
@@ -166,8 +174,7 @@ def _execute(ledger: Recorder, run_id: str, parts: RunParts, *, attempt: int, pr
     state = fold_run(run_id, ledger.events(run_id))
     scorer_ids: list[str] = []
     if parts.models is not None:  # the run's own scorers come first; rejudge adds others
-        endpoint = Endpoint(base_url=strip_url_credentials(settings.base_url) if settings.base_url else None,
-                            api_key_env=settings.api_key_env)
+        endpoint = model_endpoint(settings)
         official_method = parts.benchmark.official.official_method if parts.benchmark.official else None
         scorer_ids = start_scorers(ledger, run_id, state, parts.models.judges, settings.protocol or "", endpoint,
                                    official_method)

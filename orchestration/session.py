@@ -21,7 +21,7 @@ from benchledger.adapters.memory.oracle import EvidenceLabels
 from benchledger.adapters.memory.registry import load_memory_class, open_memory
 from benchledger.adapters.models.base import judge_asks_model
 from benchledger.adapters.models.factory import ModelContext, build_models, model_context
-from benchledger.adapters.models.probe import probe_endpoint
+from benchledger.adapters.models.probe import probe_endpoint, probed_certificate
 from benchledger.adapters.models.response_cache import ledger_cache
 from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.errors import BadInput
@@ -74,9 +74,10 @@ def resolved_settings(benchmark: Benchmark, settings: RunSettings, *, source: Pa
 
 
 def endpoint_of(settings: RunSettings) -> Endpoint:
-    """Where the settings send model calls, as the ledger records it (no credentials)."""
+    """Where the settings send model calls, as the ledger records it (no credentials), with the server
+    certificate its probe verified in this process, if any."""
     return Endpoint(base_url=strip_url_credentials(settings.base_url) if settings.base_url else None,
-                    api_key_env=settings.api_key_env)
+                    api_key_env=settings.api_key_env, certificate=probed_certificate(settings.base_url))
 
 
 def settings_context(ledger: Recorder | None, settings: RunSettings, *, judge_model: str | None = None,

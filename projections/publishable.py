@@ -1,7 +1,9 @@
 """Publishable: the conditions a benchmark declares, each met or not with its reason.
 
-A run is publishable only when every condition its benchmark declares holds, and the run finished
-with every planned question judged (`complete_run`, added for every benchmark); otherwise it is
+A run is publishable only when every condition its benchmark declares holds, every counted answer
+and verdict is traced to a recorded endpoint (`recorded_provenance`) that is a provider's API over
+verified TLS (`provider_endpoint`), and the run finished with every planned question judged
+(`complete_run`); these three are added for every benchmark. Otherwise it is
 diagnostic and the report names each failed condition. This module holds the building blocks and
 no benchmark's constants: each benchmark adapter (`adapters/benchmarks/<name>/`) composes its
 conditions from them and from its own checks, and whoever folds a report passes them in.
@@ -19,11 +21,12 @@ from pydantic import BaseModel, ConfigDict
 from benchledger.ledger.events import RunConfig
 from benchledger.projections.state import RunState, Segment
 from benchledger.projections.tallies import KindTally
+from benchledger.providers import OPENAI_DEFAULT_BASE_URL, provider_of
 from benchledger.values import Question, is_offline_model
 
 __all__ = [
     "PUBLISHABLE_VERSION", "Condition", "Check", "evaluate_conditions", "complete_run",
-    "zero_failures", "recorded_provenance", "complete_corpus", "unsampled_questions", "no_limits", "real_models",
+    "zero_failures", "recorded_provenance", "provider_endpoint", "complete_corpus", "unsampled_questions", "no_limits", "real_models",
     "models_reported", "unknown_benchmark", "question_set_sha256", "run_config", "judge_of",
     "official_prompts", "official_scorer", "official_judges", "is_model_or_snapshot", "ORACLE_MEMORY",
     "recalled_fields_changed",
@@ -75,7 +78,8 @@ def evaluate_conditions(state: RunState, overall: KindTally, scorer: str | None,
     """The benchmark's conditions, then the ones every run must meet: provenance and completeness."""
     if state.started is None:
         return [Condition(name="complete_run", met=False, reason="the run has no RunStarted event")]
-    conditions = [check(state, overall, scorer) for check in (*checks, recorded_provenance, complete_run)]
+    conditions = [check(state, overall, scorer)
+                  for check in (*checks, recorded_provenance, provider_endpoint, complete_run)]
     if state.started.config.memory == ORACLE_MEMORY:
         conditions.append(Condition(name="no_evidence_labels", met=False, reason=ORACLE_NOTE))
     if changed := recalled_fields_changed(state):
@@ -188,6 +192,43 @@ def recorded_provenance(state: RunState, overall: KindTally, scorer: str | None)
         reason += (f"; model calls could also be answered from the responses run {cache_from} recorded "
                    "(--cache-from), publishable when this run started")
     return Condition(name="recorded_provenance", met=True, reason=reason)
+
+
+def provider_endpoint(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
+    """Every counted answer and verdict a model gave came from a provider's API (`benchledger.providers`)
+    over HTTPS, with the server certificate the probe verified recorded beside the endpoint."""
+    problems: list[str] = []
+    providers: set[str] = set()
+    started = state.scorers.get(scorer) if scorer is not None else None
+    rule_scorer = bool(started and started.model_free)
+    for role in ("answers", "verdicts"):
+        for question in state.questions.values():
+            if scorer is None or scorer not in question.judged:
+                continue
+            index = question.answered_in if role == "answers" else question.judged_in.get(scorer)
+            segment = state.segments[index] if index is not None else None
+            if segment is None or segment.endpoint is None:
+                continue  # recorded_provenance names a segment that recorded no endpoint
+            if _source(segment, role, rule_scorer=rule_scorer) in (OFFLINE_MODELS, SCORING_RULE):
+                continue
+            url = segment.endpoint.base_url or OPENAI_DEFAULT_BASE_URL
+            provider = provider_of(segment.endpoint.base_url)
+            certificate = segment.endpoint.certificate
+            if provider is None:
+                problems.append(f"{role} came from {url}, not a provider's API over verified TLS: "
+                                "what model answered cannot be known")
+            elif certificate is None:
+                problems.append(f"{role} came from {url} with no verified server certificate recorded: "
+                                "which server answered cannot be shown")
+            else:
+                providers.add(f"{provider} at {url} (certificate {certificate.subject}, "
+                              f"sha256 {certificate.sha256[:16]}…)")
+            if problems:
+                return Condition(name="provider_endpoint", met=False, reason=problems[0])
+    if not providers:
+        return Condition(name="provider_endpoint", met=True, reason="no counted answer or verdict asked a model endpoint")
+    return Condition(name="provider_endpoint", met=True,
+                     reason=f"counted answers and verdicts from {'; '.join(sorted(providers))}, over verified TLS")
 
 
 def complete_run(state: RunState, overall: KindTally, scorer: str | None) -> Condition:

@@ -207,9 +207,10 @@ def _segment(state: RunState, kind: str, label: str, **values: object) -> int:
 def _start_segment(state: RunState, event: RunStarted) -> None:
     cfg = event.config
     offline = cfg.offline_models or cfg.settings.mode == "retrieval"
+    endpoint = cfg.endpoint or Endpoint(base_url=cfg.settings.base_url, api_key_env=cfg.settings.api_key_env)
     state.answer_segment = _segment(
-        state, "start", "start", endpoint=Endpoint(base_url=cfg.settings.base_url, api_key_env=cfg.settings.api_key_env),
-        offline=offline, agent_model=cfg.agent_model, judge_model=cfg.judge_model,
+        state, "start", "start", endpoint=endpoint, offline=offline, agent_model=cfg.agent_model,
+        judge_model=cfg.judge_model,
         memory=MemoryIdentity(name=cfg.memory, version=cfg.memory_version,
                               url=cfg.settings.memory_options.get("url")))
 

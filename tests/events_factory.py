@@ -6,13 +6,17 @@ from types import SimpleNamespace
 
 from benchledger.adapters.benchmarks.groupmem.source import HUB_DATASET, QUESTION_FILES
 from benchledger.ledger.events import (
-    CorpusFingerprinted, Failed, Judged, Provenance, QuestionAnswered, QuestionsPlanned, ReleaseFile,
-    RunConfig, RunFinished, RunStarted, ScopeVerified, ScorerStarted,
+    CorpusFingerprinted, Endpoint, Failed, Judged, Provenance, QuestionAnswered, QuestionsPlanned, ReleaseFile,
+    RunConfig, RunFinished, RunStarted, ScopeVerified, ScorerStarted, ServerCertificate,
 )
 from benchledger.settings import RunSettings, Selection
 from benchledger.values import Question as PlannedQuestion
 
-__all__ = ["config", "stream", "stored", "groupmem_release"]
+__all__ = ["config", "stream", "stored", "groupmem_release", "PROVIDER"]
+
+PROVIDER = Endpoint(base_url=None, api_key_env="OPENAI_API_KEY", certificate=ServerCertificate(
+    sha256="ab" * 32, subject="CN=api.openai.com", issuer="C=US, O=Google Trust Services, CN=WE1"))
+"""The openai SDK's default endpoint (OpenAI's API) with the certificate a probe verified there."""
 
 HUB_SHA256 = "e" * 64
 """The SHA-256 the hub is said to publish for the fetched corpus file of a made-up stream."""
@@ -32,7 +36,7 @@ def groupmem_release(domain: str) -> tuple[ReleaseFile, ...]:
 def config(**overrides) -> RunConfig:
     """A RunConfig; overrides may name RunConfig, RunSettings or Selection fields alike (any other
     name is a field of the benchmark's own selection, such as Memora's `split`)."""
-    base = dict(benchmark="GroupMemBench", subset="Finance", corpus_path="/c", memory="sqlite",
+    base = dict(benchmark="GroupMemBench", subset="Finance", corpus_path="/c", memory="sqlite", endpoint=PROVIDER,
                 memory_version="1", agent_model="gpt-5", judge_model="gpt-5", offline_models=False,
                 protocol="reference", k=10,
                 prompt_hashes={"agent_system": "c2019778844ba90e854d80bf25a9a0a316c50538acb9c12ce6dd070b7013865d",

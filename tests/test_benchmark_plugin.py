@@ -127,7 +127,7 @@ def test_the_library_runs_and_reports_the_toy_under_its_own_conditions(toy_site:
     report = report_of(state)
     conditions = {c.name: c for c in report.conditions}
     assert list(conditions) == ["enough_questions", "zero_operational_failures", "recorded_provenance",
-                                "complete_run"]
+                                "provider_endpoint", "complete_run"]
     assert not conditions["enough_questions"].met and "2 question(s)" in conditions["enough_questions"].reason
     assert report.total == 2 and report.judged == 2 and report.status == "diagnostic"
 

@@ -79,9 +79,10 @@ def test_longmemeval_judge_as_the_endpoint_reported_it(server, shared_data, repo
     assert {e.model for e in events_of(report["run_id"]) if e.type == "Judged"} == {reported}
     condition = _condition(report, "official_judges")
     assert condition["met"] is met, condition
-    # the fixture release is never the official one; every other condition holds with the official judge
+    # the fixture release is never the official one, nor loopback a provider's API; every other condition
+    # holds with the official judge
     unmet = {c["name"] for c in report["conditions"] if not c["met"]}
-    assert unmet - {"official_release"} == (set() if met else {"official_judges"}), unmet
+    assert unmet - {"official_release", "provider_endpoint"} == (set() if met else {"official_judges"}), unmet
     if not met:
         assert f"the endpoint reported verdicts from {reported}" in condition["reason"]
 
@@ -104,8 +105,9 @@ def test_memora_judge_as_the_endpoint_reported_it(server, shared_data, reported,
     assert votes and all(reported in vote.split(" + ") for vote in votes)
     condition = _condition(report, "official_judges")
     assert condition["met"] is met, condition
-    # the fixture release is never the official one; every other condition holds with the official judge
+    # the fixture release is never the official one, nor loopback a provider's API; every other condition
+    # holds with the official judge
     unmet = {c["name"] for c in report["conditions"] if not c["met"]}
-    assert unmet - {"official_release"} == (set() if met else {"official_judges"}), unmet
+    assert unmet - {"official_release", "provider_endpoint"} == (set() if met else {"official_judges"}), unmet
     if not met:
         assert f"the endpoint reported verdicts from {reported}" in condition["reason"]

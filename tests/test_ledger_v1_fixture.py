@@ -68,8 +68,11 @@ def test_old_runs_report_the_numbers_they_reported_then(old_ledger: Path, run_id
     then = [(c["name"], c["met"]) for c in expected["conditions"]]
     now = [(c["name"], c["met"]) for c in report["conditions"]]
     assert dict(now).pop("recorded_provenance") is True
+    # provider_endpoint too: these offline runs asked no model endpoint, so none can be a wrong one
+    assert dict(now).pop("provider_endpoint") is True
     assert [pair for pair in now if pair[0] in dict(then)] == then
-    assert all(not met for name, met in now if name not in dict(then) and name != "recorded_provenance")
+    assert all(not met for name, met in now
+               if name not in dict(then) and name not in ("recorded_provenance", "provider_endpoint"))
     assert {kind: (t["planned"], t["judged"], t["correct"]) for kind, t in report["by_kind"].items()} == \
         {kind: (t["planned"], t["judged"], t["correct"]) for kind, t in expected["by_kind"].items()}
 

@@ -7,7 +7,8 @@ diagnostic by design: `complete_file`), LongMemEval and Memora with their offici
 scorers and judges. Each case then changes one thing, just inside or just outside a boundary
 (k 9/10/11; the named model, its dated snapshot, a sibling of its family; a complete release and
 one a document, conversation or question short; the release files at their pins, or one edited,
-or given by path where only a fetch can check them), and says whether that condition must hold.
+or given by path where only a fetch can check them; answers from OpenAI's API with its certificate
+recorded, or from a loopback server), and says whether that condition must hold.
 
 `test_every_condition_has_a_case_on_each_side` keeps this honest as conditions are added: a
 benchmark that declares a condition with no case here that meets it and one that fails it fails.
@@ -202,7 +203,8 @@ class Case:
 
 
 def shared_cases(run: Callable[..., list]) -> list[Case]:
-    """Conditions every benchmark has (zero failures, recorded provenance, a complete run)."""
+    """Conditions every benchmark has (zero failures, recorded provenance, a provider's endpoint over
+    verified TLS, a complete run)."""
     return [
         Case("zero_operational_failures", "no failure", True, lambda: run()),
         Case("zero_operational_failures", "one question failed at answer", False, lambda: run(edit=_fail_one("answer"))),
@@ -214,6 +216,14 @@ def shared_cases(run: Callable[..., list]) -> list[Case]:
              lambda: run(edit=_rejudged_at_a_recorded_endpoint)),
         Case("recorded_provenance", "a rejudge that recorded no endpoint", False,
              lambda: run(edit=_rejudged_without_endpoint)),
+        Case("provider_endpoint", "OpenAI's API, its certificate recorded", True, lambda: run()),
+        Case("provider_endpoint", "a loopback server over plain HTTP", False,
+             lambda: run(cfg={"base_url": "http://127.0.0.1:8900/v1", "endpoint": Endpoint(
+                 base_url="http://127.0.0.1:8900/v1", api_key_env="OPENAI_API_KEY")})),
+        Case("provider_endpoint", "OpenAI's host, no certificate recorded", False,
+             lambda: run(cfg={"endpoint": Endpoint(base_url=None, api_key_env="OPENAI_API_KEY")})),
+        Case("provider_endpoint", "a rejudge at a loopback server", False,
+             lambda: run(edit=_rejudged_at_a_recorded_endpoint)),
         Case("complete_run", "finished, every question judged", True, lambda: run()),
         Case("complete_run", "not finished", False, lambda: run(edit=_unfinished)),
         Case("complete_run", "aborted", False, lambda: run(edit=_aborted)),

@@ -102,10 +102,15 @@ def _reference_run(server, release, *extra: str, expect: int = 0) -> dict:
 def test_reference_protocol_run_is_diagnostic_only_for_the_unfiltered_domain(server, released_prompt_release):
     report = _reference_run(server, released_prompt_release)
     met = conditions(report)
-    # a made-up corpus given by path is not the release either (its hashes only the hub publishes)
-    assert [name for name, ok in met.items() if not ok] == ["official_release", "solvability_filtered_domain"]
-    reason = next(c["reason"] for c in report["conditions"] if c["name"] == "official_release")
-    assert reason.startswith("release not fetched from its source: its hashes cannot be checked (data/final/Demo/")
+    # a made-up corpus given by path is not the release either (its hashes only the hub publishes), and
+    # the loopback server is not a provider's API: what model answered cannot be known
+    assert [name for name, ok in met.items() if not ok] == [
+        "official_release", "solvability_filtered_domain", "provider_endpoint"]
+    reasons = {c["name"]: c["reason"] for c in report["conditions"]}
+    assert reasons["official_release"].startswith(
+        "release not fetched from its source: its hashes cannot be checked (data/final/Demo/")
+    assert reasons["provider_endpoint"] == (f"answers came from {server.base_url}, not a provider's API over "
+                                            "verified TLS: what model answered cannot be known")
     assert report["failed"] == 0 and report["agent_model"] == "gpt-5"
     assert server.count(role="agent") == report["total"] and server.count(role="judge") == report["total"]
 
@@ -118,7 +123,7 @@ def test_reference_protocol_run_is_diagnostic_only_for_the_unfiltered_domain(ser
 def test_each_deviation_names_its_condition(server, released_prompt_release, extra, broken):
     report = _reference_run(server, released_prompt_release, *extra)
     failed = {name for name, ok in conditions(report).items() if not ok}
-    assert failed == {"official_release", "solvability_filtered_domain", broken}
+    assert failed == {"official_release", "solvability_filtered_domain", "provider_endpoint", broken}
 
 
 def test_one_permanent_failure_is_named_and_never_scored_wrong(server, released_prompt_release):
@@ -130,5 +135,6 @@ def test_one_permanent_failure_is_named_and_never_scored_wrong(server, released_
     assert report["judged"] == report["total"] - 1
     failed = {name for name, ok in conditions(report).items() if not ok}
     # the failed question was never judged, so the run is not complete either
-    assert failed == {"official_release", "solvability_filtered_domain", "zero_operational_failures", "complete_run"}
+    assert failed == {"official_release", "solvability_filtered_domain", "provider_endpoint",
+                      "zero_operational_failures", "complete_run"}
     assert report["failures"][0]["question_id"] == victim["id"]

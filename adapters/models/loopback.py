@@ -29,7 +29,8 @@ reply. `/v1/embeddings` embeds with a model shipped in a wheel (`adapters.models
 WordLlama, 256-d, `dimensions` 64/128/256 honoured).
 
 Attributes tests read:
-  base_url                 "http://127.0.0.1:<port>/v1"
+  base_url                 "http://127.0.0.1:<port>/v1" ("https://..." when started with `tls`, a server
+                           SSLContext holding the certificate to present)
   faults                   a `FaultScript` (see `adapters.models.loopback_faults` for the kinds)
   latency                  seconds added to every chat reply (settable; for concurrency benchmarks)
   count(model=, role=)     chat requests received, faulted ones included (role "embed": embedding
@@ -46,6 +47,7 @@ import base64
 import json
 import re
 import socket
+import ssl
 import struct
 import threading
 import time
@@ -279,8 +281,8 @@ class _Server(ThreadingHTTPServer):
 class LoopbackOpenAI:
     """A deterministic OpenAI-compatible server in a background thread (see module docstring)."""
 
-    def __init__(self, *, latency: float = 0.0, keep_bodies: bool = True) -> None:
-        self.latency, self.keep_bodies = latency, keep_bodies
+    def __init__(self, *, latency: float = 0.0, keep_bodies: bool = True, tls: ssl.SSLContext | None = None) -> None:
+        self.latency, self.keep_bodies, self.tls = latency, keep_bodies, tls
         self.faults = FaultScript()
         self.authorization_seen: list[str] = []
         self.requests: list[dict] = []
@@ -295,11 +297,14 @@ class LoopbackOpenAI:
     def base_url(self) -> str:
         if self._server is None:
             raise RuntimeError("the loopback server is not started")
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        scheme = "https" if self.tls is not None else "http"
+        return f"{scheme}://127.0.0.1:{self._server.server_address[1]}/v1"
 
     def start(self, port: int = 0) -> LoopbackOpenAI:
         """Listen on 127.0.0.1:port (0: a free port the OS picks; `base_url` names it)."""
         self._server = _Server(("127.0.0.1", port), _Handler)
+        if self.tls is not None:  # HTTPS with the caller's certificate (tests: one a test CA signed)
+            self._server.socket = self.tls.wrap_socket(self._server.socket, server_side=True)
         self._server.loopback = self
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
                                         name="loopback-openai", daemon=True)

@@ -37,12 +37,13 @@ from benchledger.adapters.models.base import (
 from benchledger.adapters.models.response_cache import ResponseCache, cache_key
 from benchledger.clock import monotonic_ms
 from benchledger.errors import BadInput
+from benchledger.providers import OPENAI_DEFAULT_BASE_URL
 from benchledger.redaction import redact, safe_message
 from benchledger.retry import RetryPolicy, retry_after_seconds
 
 __all__ = ["ChatResult", "ChatClient", "DEFAULT_BASE_URL"]
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_BASE_URL = OPENAI_DEFAULT_BASE_URL
 
 
 class ChatResult(BaseModel):

@@ -14,7 +14,7 @@ from benchledger.ledger.events.corpus import (
 from benchledger.ledger.events.question import (
     STAGES, ContextRecalled, Stage, Failed, Judged, QuestionAnswered, RecalledItem, ScorerContinued, ScorerStarted,
 )
-from benchledger.ledger.events.endpoints import Endpoint, MemoryIdentity
+from benchledger.ledger.events.endpoints import Endpoint, MemoryIdentity, ServerCertificate
 from benchledger.ledger.events.keys import KEYS, derive_key
 from benchledger.ledger.events.memory_calls import MemoryModelCalled, MemoryStage
 from benchledger.ledger.events.run import (
@@ -43,6 +43,7 @@ __all__ = [
     "RunStarted", "RunConfig", "ReleaseFile", "Provenance", "QuestionsPlanned", "RunFinished",
     "CorpusFingerprinted", "MessagesIngested", "ChunkExtracted", "ScopeVerified", "ScopePurged",
     "RunResumed", "ContextRecalled", "RecalledItem", "QuestionAnswered", "ScorerStarted", "ScorerContinued",
-    "Judged", "Failed", "Endpoint", "MemoryIdentity", "AuditStarted", "AuditContinued", "PlantJudged", "PlantFailed",
+    "Judged", "Failed", "Endpoint", "ServerCertificate", "MemoryIdentity",
+    "AuditStarted", "AuditContinued", "PlantJudged", "PlantFailed",
     "MemoryModelCalled", "MemoryStage",
 ]

@@ -10,7 +10,20 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["Endpoint", "MemoryIdentity"]
+__all__ = ["Endpoint", "ServerCertificate", "MemoryIdentity"]
+
+
+class ServerCertificate(BaseModel):
+    """The TLS certificate an HTTPS endpoint presented, verified against the trusted CAs at the probe."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    sha256: str
+    """SHA-256 of the certificate's DER bytes."""
+    subject: str
+    """Its subject, as `CN=..., O=...`."""
+    issuer: str = ""
+    """Its issuer, the same way."""
 
 
 class Endpoint(BaseModel):
@@ -22,6 +35,9 @@ class Endpoint(BaseModel):
     """The endpoint's base URL with any user:password removed (None: the openai SDK's default)."""
     api_key_env: str
     """The environment variable that held the API key (its name, never its value)."""
+    certificate: ServerCertificate | None = None
+    """The server certificate the probe verified over HTTPS (None: plain HTTP, not probed, or recorded
+    before certificates were)."""
 
 
 class MemoryIdentity(BaseModel):

@@ -11,6 +11,7 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 
 from benchledger.ledger.events.base import Event
+from benchledger.ledger.events.endpoints import Endpoint
 from benchledger.settings import RunSettings, Selection
 from benchledger.values import Question
 
@@ -92,6 +93,9 @@ class RunConfig(BaseModel):
     cache_source_publishable: bool | None = None
     """With `settings.cache_from`: whether that run verified and was publishable when this one started
     (None without it)."""
+    endpoint: Endpoint | None = None
+    """Where the start segment's model calls went, with the server certificate the probe verified (None:
+    derived from the settings, as on runs recorded before certificates were)."""
     release_files: tuple[ReleaseFile, ...] = ()
     """Every release file the run read, with its SHA-256 and, when fetched, its source (empty on runs
     recorded before releases were pinned)."""

@@ -60,6 +60,7 @@ def all_categories(state: RunState, overall: KindTally, scorer: str | None) -> C
 
 
 CONDITIONS: tuple[Check, ...] = (
-    official_release("LoCoMo", _pinned, _whole), complete_file, all_categories, no_limits, real_models, official_prompts(OFFICIAL_SHA256, "LoCoMo"),
+    official_release("LoCoMo", _pinned, _whole), complete_file, all_categories, no_limits, real_models,
+    official_prompts(OFFICIAL_SHA256, "LoCoMo"),
     official_scorer(F1_METHOD, "LoCoMo's official token F1"), zero_failures,
 )

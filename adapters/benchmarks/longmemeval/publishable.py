@@ -36,7 +36,8 @@ def _whole(state: RunState, files: Sequence[ReleaseFile]) -> str | None:
     return None if planned == RELEASE_QUESTIONS else f"{planned:,} of {RELEASE_QUESTIONS} LongMemEval questions"
 
 CONDITIONS: tuple[Check, ...] = (
-    official_release("LongMemEval", lambda file: None, _whole), unsampled_questions(), real_models, official_prompts(TEMPLATE_SHA256, "LongMemEval"),
+    official_release("LongMemEval", lambda file: None, _whole), unsampled_questions(), real_models,
+    official_prompts(TEMPLATE_SHA256, "LongMemEval"),
     official_scorer(JUDGE_METHOD, "LongMemEval's official judge (evaluate_qa.py)"),
     official_judges((OFFICIAL_JUDGE_MODEL,), "the judge print_qa_metrics.py asserts"), zero_failures,
 )
