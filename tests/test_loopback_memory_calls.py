@@ -42,6 +42,7 @@ class Edge(BaseModel):
 class Extracted(BaseModel):
     extracted_entities: list[Entity]
     edges: list[Edge]
+    duplicate_facts: list[int]
 
 
 @pytest.fixture
@@ -65,7 +66,7 @@ def test_json_object_extraction_is_mem0s_shape_with_facts_from_the_input(client,
 
 
 def test_json_schema_gets_an_instance_of_the_requested_schema_built_from_the_input(client) -> None:
-    prompt = f"<PREVIOUS MESSAGES>\n[]\n</PREVIOUS MESSAGES>\n<CURRENT MESSAGE>\n{NEW}\n</CURRENT MESSAGE>\nExtract."
+    prompt = f"<PREVIOUS_MESSAGES>\n[]\n</PREVIOUS_MESSAGES>\n<CURRENT_MESSAGE>\n{NEW}\n</CURRENT_MESSAGE>\nExtract."
     reply = client.chat.completions.create(
         model="memory-llm", messages=[{"role": "user", "content": prompt}],
         response_format={"type": "json_schema", "json_schema": {"name": "Extracted",
@@ -73,6 +74,7 @@ def test_json_schema_gets_an_instance_of_the_requested_schema_built_from_the_inp
     got = Extracted.model_validate_json(reply.choices[0].message.content)
     assert [e.name for e in got.extracted_entities] == SENTENCES
     assert [e.fact for e in got.edges] != [] and all(e.fact in SENTENCES for e in got.edges)
+    assert got.duplicate_facts == []  # an index list: "none", which invents no duplicate
     again = client.chat.completions.create(
         model="memory-llm", messages=[{"role": "user", "content": prompt}],
         response_format={"type": "json_schema", "json_schema": {"name": "Extracted",

@@ -9,8 +9,8 @@ deterministic and come from the input, so a test can tell where every extracted 
   `<CURRENT MESSAGE>`, else the last user message), cut into sentences;
 - `json_object` gets mem0's shape, one memory per sentence, verbatim;
 - `json_schema` gets `schema_instance(schema, sentences)`: an instance of the request's own schema
-  in which every string is a sentence of the input (arrays hold one item per sentence, capped),
-  integers count from 0, booleans are false, enums take their first value, optional fields are
+  in which every string is a sentence of the input (arrays hold one item per sentence, capped;
+  arrays of numbers, which name indexes such as duplicates, are empty), integers are 0, booleans are false, enums take their first value, optional fields are
   left out, and `$ref`/`$defs`/`anyOf` are followed;
 - `tools` get one `tool_calls` entry for the tool the request names (`tool_choice`) or its first,
   with arguments built the same way from the tool's parameter schema.
@@ -28,7 +28,7 @@ MAX_ITEMS = 8
 """At most this many items in an array of a built instance (one per input sentence)."""
 
 _NEW_MESSAGES = re.compile(r"## New Messages\n(.*?)(?:\n\n## |\Z)", re.DOTALL)
-_CURRENT = re.compile(r"<CURRENT MESSAGE>\s*(.*?)\s*</CURRENT MESSAGE>", re.DOTALL)
+_CURRENT = re.compile(r"<CURRENT[ _]MESSAGE>\s*(.*?)\s*</CURRENT[ _]MESSAGE>", re.DOTALL)
 _ROLE = re.compile(r"^(?:user|assistant|system): ", re.MULTILINE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
 
@@ -99,6 +99,9 @@ class _Builder:
             required = schema.get("required", list(props))
             return {name: self.build(props[name], depth + 1) for name in props if name in required}
         if kind == "array":
+            items = _resolve(schema.get("items", {}), self.root)
+            if items.get("type") in ("integer", "number"):
+                return []  # index lists (duplicates, contradictions): "none" is the answer that invents nothing
             count = 0 if depth > 3 else min(len(self.sentences), MAX_ITEMS)
             return [self._item(schema.get("items", {}), depth, i) for i in range(count)]
         if kind == "integer":
