@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from benchledger.errors import BadInput, NotALedger
+from benchledger.orchestration.browse_front import front_door_plugin, ledger_kinds
 from benchledger.projections.ledger_sql import (
-    CANNED_QUERIES, ZLIB_TEXT, documentation, view_statements, zlib_text,
+    CANNED_QUERIES, ZLIB_TEXT, accuracy_pivot, documentation, view_statements, zlib_text,
 )
 
 __all__ = ["DATABASE_NAME", "metadata", "build_datasette", "serve", "bind"]
@@ -41,10 +42,12 @@ def metadata(ledger_path: Path) -> dict[str, Any]:
     tables = {name: {"title": title, "description": description, "columns": columns}
               for name, (title, description, columns) in documentation().items()}
     tables["events"]["sort_desc"] = "seq"
+    canned = {**CANNED_QUERIES, "accuracy_pivot": accuracy_pivot(ledger_kinds(ledger_path))}
     queries = {name: {"title": q.title, "description": q.description, "sql": q.sql, "hide_sql": True}
-               for name, q in CANNED_QUERIES.items()}
+               for name, q in canned.items()}
     return {
         "title": "benchledger",
+        "extra_css_urls": ["/-/benchledger.css"],
         "description": f"The ledger {ledger_path.name}, read-only. Events are append-only and hash-chained; the "
                        "views unpack their payloads into columns; the queries answer the usual questions.",
         "databases": {DATABASE_NAME: {
@@ -87,6 +90,7 @@ def build_datasette(ledger_path: Path):
 
     ds = app.Datasette(metadata=metadata(ledger_path),
                        settings={"default_page_size": 50, "sql_time_limit_ms": 5000, "max_returned_rows": 2000})
+    front_door_plugin(ds, DATABASE_NAME)
     ds.remove_database("_memory")
     ds.add_database(LedgerDatabase(ds, path=str(ledger_path), is_mutable=True), name=DATABASE_NAME)
     return ds

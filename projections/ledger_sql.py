@@ -16,6 +16,7 @@ documentation gap `tests/test_view_datasette.py` reports by name.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from benchledger.ledger.events import EVENT_TYPES, Provenance, RecalledItem, RunConfig
@@ -24,7 +25,7 @@ from benchledger.settings import RunSettings
 from benchledger.values import Question, Usage
 
 __all__ = ["PayloadColumn", "PayloadView", "PAYLOAD_VIEWS", "DERIVED_VIEWS", "STORE_TABLES", "CANNED_QUERIES",
-           "view_statements", "zlib_text", "ZLIB_TEXT", "documentation"]
+           "view_statements", "zlib_text", "ZLIB_TEXT", "documentation", "accuracy_pivot", "KINDS_SQL"]
 
 ZLIB_TEXT = "zlib_text"
 """Name of the SQL function the views use to read a blob body as text."""
@@ -280,8 +281,18 @@ _SCORER = ("COALESCE(NULLIF({scorer}, ''), (SELECT d.scorer_id FROM default_scor
 
 CANNED_QUERIES: dict[str, CannedQuery] = {
     "runs": CannedQuery(
-        "Runs with score and status", "Every run, newest first: configuration, status, headline score.",
-        "SELECT * FROM run_overview ORDER BY started_at DESC"),
+        "Runs with score and status",
+        "Every run, newest first: what ran, how it ended, its headline score (a percentage; recall@k for a "
+        "retrieval run) and its questions with open failures. Every column: the run_overview view.",
+        """SELECT run_id, replace(substr(started_at, 1, 16), 'T', ' ') AS started, benchmark, subset, memory, k,
+  CASE mode WHEN 'retrieval' THEN 'none (retrieval)'
+       WHEN agent_model = judge_model THEN agent_model ELSE agent_model || ', ' || judge_model END AS models,
+  status,
+  CASE WHEN score IS NULL THEN NULL WHEN metric LIKE 'recall@%' THEN metric || ' ' || printf('%.3f', score)
+       WHEN metric = 'accuracy' THEN printf('%.1f%%', 100.0 * score)
+       ELSE metric || ' ' || printf('%.1f%%', 100.0 * score) END AS score,
+  questions_with_failures AS failed
+FROM run_overview ORDER BY started_at DESC"""),
     "failures_by_error": CannedQuery(
         "Failures grouped by error",
         "Operational failures by error class and stage (all runs, or the run whose id starts with run_id, any "
@@ -339,6 +350,32 @@ LEFT JOIN answers ab ON ab.run_id = vb.run_id AND ab.question_id = vb.question_i
 WHERE (va.verdict = 'correct') != (vb.verdict = 'correct')
 ORDER BY flip, p.kind, va.question_id""", ("run_a", "run_b", "scorer_a", "scorer_b")),
 }
+
+
+KINDS_SQL = "SELECT DISTINCT p.kind FROM planned_questions p JOIN run_overview s ON s.run_id = p.run_id " \
+    "AND s.mode = 'qa' ORDER BY p.kind"
+"""The question kinds of the ledger's question-answering runs: the columns of `accuracy_pivot`."""
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def accuracy_pivot(kinds: Sequence[str]) -> CannedQuery:
+    """Accuracy per kind with a row per run and a column per kind (`kinds`, as `KINDS_SQL` lists
+    them), under each run's default scorer, counted as `accuracy_by_kind` counts."""
+    columns = "".join(
+        f",\n  max(CASE WHEN kind = '{kind.replace(chr(39), chr(39) * 2)}' THEN printf('%.1f%%', accuracy_pct) END)"
+        f" AS {_quoted(kind)}" for kind in kinds)
+    return CannedQuery(
+        "Accuracy per kind, a row per run",
+        "Each question-answering run's accuracy (%) per question kind under its default scorer, one column per "
+        "kind; a blank cell is a kind the run did not ask. The counts behind each cell: Accuracy per kind "
+        "across runs.",
+        f"""WITH cell AS ({CANNED_QUERIES["accuracy_by_kind"].sql})
+SELECT run_id, replace(substr(started_at, 1, 16), 'T', ' ') AS started, benchmark, subset, memory,
+  scorer_id{columns}
+FROM cell GROUP BY run_id ORDER BY started_at DESC""")
 
 
 def view_statements() -> list[str]:

@@ -108,7 +108,7 @@ def test_the_canned_queries_answer_what_the_cli_answers(ledger_with_runs):
         return [dict(zip([c[0] for c in cursor.description], row)) for row in cursor]
 
     runs = {row["run_id"]: row for row in query("runs")}
-    assert runs[a["run_id"]]["score"] == round(a["accuracy"], 4) and runs[b["run_id"]]["status"] == "completed"
+    assert runs[a["run_id"]]["score"] == f"{100 * a['accuracy']:.1f}%" and runs[b["run_id"]]["status"] == "completed"
     failures = query("failures_by_error", run_id=b["run_id"][:8].lower())
     assert [(f["error_class"], f["failures"]) for f in failures] == list(b["failures_by_error"].items())
     by_kind = {row["kind"]: row for row in query("accuracy_by_kind") if row["run_id"] == a["run_id"]}
@@ -175,7 +175,7 @@ def test_the_pages_show_the_runs_documented_tables_and_queries(ledger_with_runs,
 
     runs = shown["runs"]
     assert a["run_id"] in runs and b["run_id"] in runs and "Runs with score and status" in runs
-    assert str(round(a["accuracy"], 4)) in runs and "bm25-reference" in runs
+    assert f"{100 * a['accuracy']:.1f}%" in runs and "bm25-reference" in runs
 
     [(error_class, count)] = b["failures_by_error"].items()
     assert f"{error_class} answer {count} 1" in shown["failures"]  # error, stage, failures, runs
