@@ -13,10 +13,10 @@ import typing
 from collections.abc import Iterator
 from typing import Any
 
-from benchledger.ledger.events import EVENT_CLASSES
+from benchledger.ledger.events import EVENT_CLASSES, KEYS
 from benchledger.ledger.events.base import fields_of, is_validated_type
 
-__all__ = ["render_events_markdown", "documented_models", "undocumented_fields"]
+__all__ = ["render_events_markdown", "documented_models", "undocumented_fields", "key_form"]
 
 _INTRO = """# Ledger events
 
@@ -63,12 +63,27 @@ def undocumented_fields() -> list[str]:
             for name, field in fields_of(model).items() if not field.description]
 
 
+class _FieldNames:
+    """Stands in for an event so its key function spells the key's form: each field as <name>."""
+
+    def __getattr__(self, name: str) -> str:
+        return f"<{name}>"
+
+
+def key_form(type_name: str) -> str:
+    """The form of an event type's idempotency key, from the store's own key table."""
+    return KEYS[type_name](_FieldNames())
+
+
 def _section(model: type) -> list[str]:
     doc = (model.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
     version = getattr(model, "schema_version", None)
-    heading = f"## {model.__name__}" + (f" (schema {version})" if version is not None and
-                                         model.__name__ in {c.__name__ for c in EVENT_CLASSES} else "")
-    lines = [heading, "", doc, "", "| field | type | required | meaning |", "|---|---|---|---|"]
+    is_event = model.__name__ in {c.__name__ for c in EVENT_CLASSES}
+    heading = f"## {model.__name__}" + (f" (schema {version})" if version is not None and is_event else "")
+    lines = [heading, "", doc, ""]
+    if is_event:
+        lines += [f"Idempotency key (derived by the store, `ledger/events/keys.py`): `{key_form(model.__name__)}`", ""]
+    lines += ["| field | type | required | meaning |", "|---|---|---|---|"]
     for name, field in fields_of(model).items():
         description = (field.description or "").replace("\n", " ").replace("|", "\\|")
         lines.append(f"| `{name}` | {_type_name(field.annotation)} | {'yes' if field.is_required() else 'no'} "
