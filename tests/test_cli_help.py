@@ -37,7 +37,7 @@ def test_each_run_benchmark_offers_only_its_own_options_and_protocols():
     run = cli.commands["run"]
     seen = 0
     for entry in available_benchmarks():
-        benchmark = entry.benchmark
+        benchmark = entry.loaded
         if benchmark is None:
             continue
         command = run.commands[benchmark.command]

@@ -18,9 +18,8 @@ so adding a benchmark touches one folder (and its tests). `benchledger benchmark
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -28,6 +27,7 @@ from pydantic import ValidationError
 
 from benchledger.adapters.benchmarks.base import Dataset
 from benchledger.adapters.benchmarks.official import OfficialProtocol
+from benchledger.adapters.plugins import Plugin, choose, load_group
 from benchledger.adapters.sources.spec import ReleaseSource
 from benchledger.errors import BadInput
 from benchledger.projections.publishable import (
@@ -158,46 +158,35 @@ class Benchmark(ABC):
         return protocol
 
 
-@dataclass(frozen=True)
-class BenchmarkEntry:
-    """An installed benchmark as `benchledger benchmarks` lists it."""
-
-    command: str
-    target: str
-    """The entry point's object reference ("package.module:Class")."""
-    distribution: str | None
-    benchmark: Benchmark | None
-    error: str | None = None
-    """Why it could not be loaded (the listing shows it instead of failing)."""
+BenchmarkEntry = Plugin[Benchmark]
+"""An installed benchmark as `benchledger benchmarks` lists it (`loaded` is the Benchmark object)."""
 
 
-def _entries() -> Iterator[BenchmarkEntry]:
-    for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
-        dist = point.dist.name if point.dist is not None else None
-        try:
-            loaded = point.load()
-            benchmark = loaded() if isinstance(loaded, type) else loaded
-            if not isinstance(benchmark, Benchmark):
-                raise TypeError(f"{point.value} is not a benchledger Benchmark")
-        except Exception as err:  # a broken plugin is listed with its error, never fatal
-            yield BenchmarkEntry(point.name, point.value, dist, None, f"{type(err).__name__}: {err}")
-            continue
-        yield BenchmarkEntry(point.name, point.value, dist, benchmark)
+def _make(loaded: object) -> Benchmark:
+    benchmark = loaded() if isinstance(loaded, type) else loaded
+    if not isinstance(benchmark, Benchmark):
+        raise TypeError(f"{loaded!r} is not a benchledger Benchmark")
+    return benchmark
 
 
 def available_benchmarks() -> list[BenchmarkEntry]:
-    """Every installed benchmark, loaded or with the error that stopped it."""
-    return list(_entries())
+    """Every installed benchmark, loaded or with the error that stopped it (read once, cached)."""
+    return list(load_group(ENTRY_POINT_GROUP, _make))
+
+
+def _aliases(entry: BenchmarkEntry) -> tuple[str, ...]:
+    benchmark = entry.loaded
+    return (entry.name.lower(),) + (() if benchmark is None else (benchmark.command.lower(), benchmark.name.lower()))
 
 
 def benchmark_named(name: str) -> Benchmark:
-    """The installed benchmark whose command or name is `name` (case-insensitive)."""
-    wanted = name.lower()
-    loaded = [entry.benchmark for entry in _entries() if entry.benchmark is not None]
-    for benchmark in loaded:
-        if wanted in (benchmark.command.lower(), benchmark.name.lower()):
-            return benchmark
-    known = ", ".join(f"{b.command} ({b.name})" for b in loaded) or "none"
+    """The installed benchmark whose command or name is `name` (case-insensitive), or whose qualified
+    `COMMAND@DISTRIBUTION` it is; BadInput when none is, or when several are."""
+    loaded = tuple(entry for entry in load_group(ENTRY_POINT_GROUP, _make) if entry.loaded is not None)
+    chosen = choose(loaded, name.lower(), what="benchmark", field="benchmark", aliases=_aliases)
+    if chosen is not None and chosen.loaded is not None:
+        return chosen.loaded
+    known = ", ".join(f"{e.loaded.command} ({e.loaded.name})" for e in loaded if e.loaded is not None) or "none"
     raise BadInput(f"no benchmark {name!r} is installed; installed: {known}", field="benchmark")
 
 

@@ -13,10 +13,10 @@ __all__ = ["COMMANDS", "benchmarks"]
 
 
 def _as_dict(entry: BenchmarkEntry) -> dict[str, object]:
-    b = entry.benchmark
+    b = entry.loaded
     return {
-        "command": entry.command, "target": entry.target, "distribution": entry.distribution,
-        "error": entry.error,
+        "command": entry.name, "qualified": entry.qualified, "shared": entry.shared, "target": entry.module,
+        "distribution": entry.distribution, "error": entry.error,
         **({} if b is None else {
             "name": b.name, "summary": b.summary, "source": b.source_metavar, "kind_label": b.kind_label,
             "kinds": list(b.kinds), "protocols": list(b.protocols), "default_protocol": b.default_protocol,
@@ -29,18 +29,22 @@ def _as_dict(entry: BenchmarkEntry) -> dict[str, object]:
 @click.command()
 @json_option
 def benchmarks(as_json: bool) -> None:
-    """List the benchmarks installed (entry points in group benchledger.benchmarks)."""
+    """List the benchmarks installed (entry points in group benchledger.benchmarks).
+
+    A command two distributions both register is listed once per distribution as COMMAND@DISTRIBUTION,
+    the name to run it by."""
     entries = available_benchmarks()
     if as_json:
         echo_json([_as_dict(entry) for entry in entries])
         return
     rows = []
     for entry in entries:
-        b = entry.benchmark
+        b = entry.loaded
+        command = entry.qualified if entry.shared else entry.name
         if b is None:
-            rows.append((entry.command, "-", "-", "-", "-", entry.distribution or "-", f"cannot load: {entry.error}"))
+            rows.append((command, "-", "-", "-", "-", entry.distribution or "-", f"cannot load: {entry.error}"))
             continue
-        rows.append((entry.command, b.name, f"{b.source_metavar}", ", ".join(b.protocols),
+        rows.append((command, b.name, f"{b.source_metavar}", ", ".join(b.protocols),
                      "yes" if b.retrieval else "no", entry.distribution or "-", b.summary))
     click.echo(tabulate(rows, headers=["command", "name", "source", "protocols", "retrieval", "distribution",
                                        "what it is"]))

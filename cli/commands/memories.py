@@ -14,15 +14,19 @@ __all__ = ["COMMANDS", "memories"]
 @click.command()
 @json_option
 def memories(as_json: bool) -> None:
-    """List the memory systems installed (entry points in group benchledger.memory)."""
+    """List the memory systems installed (entry points in group benchledger.memory).
+
+    A name two distributions both register is listed once per distribution as NAME@DISTRIBUTION, the
+    name to choose it by with --memory."""
     infos = available_memories()
     if as_json:
-        echo_json([info.model_dump() for info in infos.values()])
+        echo_json([{"name": listed, "version": info.version, "module": info.module,
+                    "distribution": info.distribution, "error": info.error} for listed, info in infos.items()])
         return
     rows = [
-        (info.name, info.version or "-", info.module, info.distribution or "-",
+        (listed, info.version or "-", info.module, info.distribution or "-",
          f"cannot load: {info.error}" if info.error else "ok")
-        for info in infos.values()
+        for listed, info in infos.items()
     ]
     click.echo(tabulate(rows, headers=["name", "version", "module", "distribution", "status"]))
 

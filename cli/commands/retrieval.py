@@ -14,7 +14,8 @@ from typing import Any
 
 import click
 
-from benchledger.adapters.benchmarks.registry import Benchmark, available_benchmarks
+from benchledger.adapters.benchmarks.registry import Benchmark
+from benchledger.cli.benchmark_commands import add_benchmark_commands
 from benchledger.cli.commands.run import interrupted_run, source_argument, source_or_fetched
 from benchledger.clock import new_run_id
 from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app
@@ -65,8 +66,6 @@ def _retrieval_command(benchmark: Benchmark) -> click.Command:
     return click.command(benchmark.command)(decorated)
 
 
-for _entry in available_benchmarks():
-    if _entry.benchmark is not None and _entry.benchmark.retrieval:
-        retrieval.add_command(_retrieval_command(_entry.benchmark))
+add_benchmark_commands(retrieval, _retrieval_command, offered=lambda benchmark: benchmark.retrieval)
 
 COMMANDS = [retrieval]

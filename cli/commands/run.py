@@ -16,7 +16,8 @@ from typing import Any
 
 import click
 
-from benchledger.adapters.benchmarks.registry import Benchmark, available_benchmarks
+from benchledger.adapters.benchmarks.registry import Benchmark
+from benchledger.cli.benchmark_commands import add_benchmark_commands
 from benchledger.cli.common import AppContext, open_ledger, pass_app
 from benchledger.cli.hints import interrupted, suggest
 from benchledger.cli.options import (
@@ -131,8 +132,6 @@ def _run_command(benchmark: Benchmark) -> click.Command:
     return click.command(benchmark.command)(decorated)
 
 
-for _entry in available_benchmarks():
-    if _entry.benchmark is not None:
-        run.add_command(_run_command(_entry.benchmark))
+add_benchmark_commands(run, _run_command)
 
 COMMANDS = [run]
