@@ -67,14 +67,17 @@ def hoist_global_options(args: list[str]) -> list[str]:
 
 
 def _option_spellings(group: click.Group) -> dict[str, str]:
-    """Every option's parameter name -> its flag (`domain` -> `--domain`), over the whole command tree."""
+    """Every parameter's name -> how the user spells it (`domain` -> `option --domain`, `runs` ->
+    `argument RUNS...`), over the whole command tree."""
     spellings: dict[str, str] = {}
     for command in group.commands.values():
         if isinstance(command, click.Group):
             spellings.update(_option_spellings(command))
         for param in command.params:
             if isinstance(param, click.Option) and param.name and param.opts[0].startswith("--"):
-                spellings.setdefault(param.name, param.opts[0])
+                spellings.setdefault(param.name, f"option {param.opts[0]}")
+            elif isinstance(param, click.Argument) and param.name:
+                spellings.setdefault(param.name, f"argument {param.make_metavar(click.Context(command))}")
     return spellings
 
 
@@ -82,9 +85,9 @@ def _as_the_user_spells_it(err: BenchledgerError, group: click.Group) -> str:
     """The error's line, naming a setting by the option the user types (`option --k`), not by the
     model field behind it (`field 'k'`); a field that is no option (one in a file) stays a field."""
     if isinstance(err, BadInput) and err.field and not err.file:
-        flag = _option_spellings(group).get(err.field.replace("-", "_"))
-        if flag:
-            return f"option {flag}: {err.detail}"
+        spelled = _option_spellings(group).get(err.field.replace("-", "_"))
+        if spelled:
+            return f"{spelled}: {err.detail}"
     return str(err)
 
 

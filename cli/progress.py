@@ -48,6 +48,8 @@ class ProgressDisplay:
     def _bar(self, stage: str, total: int):
         if stage not in self._bars:
             bar = click.progressbar(length=total, label=f"  {stage:<10}", file=self.stream, show_pos=True)
+            unlabelled = bar.format_eta
+            bar.format_eta = lambda: f"{unlabelled()} left" if unlabelled() else ""  # type: ignore[method-assign]
             bar.__enter__()
             self._bars[stage] = bar
         return self._bars[stage]

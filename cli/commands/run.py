@@ -29,6 +29,7 @@ from benchledger.cli.render import report_for, require_every_question_judged, sh
 from benchledger.adapters.sources.receipt import fetched_run_path
 from benchledger.adapters.sources.settings import release_dir
 from benchledger.clock import new_run_id
+from benchledger.projections.state import fold_run
 from benchledger.errors import BadInput, RunAborted
 from benchledger.files import check_writable
 from benchledger.orchestration.session import probe_run_endpoint, resolved_settings, run_dataset
@@ -103,7 +104,20 @@ def _execute_run(app: AppContext, benchmark: Benchmark, source: Path | None, opt
             raise interrupted_run(app, ledger, run_id, resumable=True) from None
         report = report_for(ledger, run_id)
         show_report(report, out=opts.get("out"))
+        if settings.keep:
+            _say_what_was_kept(app, ledger, run_id, settings)
     require_every_question_judged(report, next_step=f"benchledger resume {run_id}", run_failures=True)
+
+
+def _say_what_was_kept(app: AppContext, ledger, run_id: str, settings) -> None:
+    """With --keep: which scopes stayed in which store, how to reuse them and how to remove them."""
+    state = fold_run(run_id, ledger.events(run_id, types=["CorpusFingerprinted", "ScopePurged"]))
+    kept = [name for key, name in (state.corpus.scopes.items() if state.corpus else ()) if key not in state.purged]
+    if not kept:
+        return
+    shown = kept[0] if len(kept) == 1 else f"{len(kept)} scopes ({kept[0]}, ...)"
+    click.echo(f"kept {shown} in {settings.memory_store}: `--no-prepare` reuses it after the same check; "
+               f"`{suggest(app, 'purge', run_id)}` removes it", err=True)
 
 
 def interrupted_run(app: AppContext, ledger, run_id: str, *, resumable: bool) -> Exception:

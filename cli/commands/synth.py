@@ -6,6 +6,7 @@ the same seed writes the same bytes.
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import click
@@ -40,6 +41,9 @@ def synth_groupmem(out_dir: Path, messages: int, domains: str, seed: int, as_jso
         questions = sum(domain.questions.values())
         click.echo(f"{domain.domain}: {domain.messages} messages in {domain.channels} channels, "
                    f"{questions} questions -> {summary.out_dir}")
+    first = summary.domains[0].domain if summary.domains else "Synth"
+    click.echo(f"run it: {shlex.join(['benchledger', 'run', 'groupmem', str(summary.out_dir), '--domain', first])}",
+               err=True)
 
 
 @synth.command("longmemeval-v2")
@@ -65,6 +69,9 @@ def synth_longmemeval_v2(out_dir: Path, trajectories: int, questions: int, state
     for domain, count in summary.trajectories.items():
         click.echo(f"{domain}: {count} trajectories, {summary.questions[domain]} questions -> {summary.out_dir}")
     click.echo(f"{summary.states} states, trajectories.jsonl {summary.bytes_trajectories} bytes")
+    first = next(iter(summary.trajectories), "web")
+    click.echo("run it: " + shlex.join(["benchledger", "run", "longmemeval-v2", str(summary.out_dir), "--domain", first,
+                                        "--tier", "medium"]), err=True)
 
 
 COMMANDS = [synth]
