@@ -36,11 +36,27 @@ def shared_data_dir() -> Path | None:
     return path if path.is_dir() else None
 
 
+SHARED_DATA_SOURCES = {
+    "locomo/": "`benchledger fetch locomo` (locomo-dev.json is conversations 1-7 of its locomo10.json, "
+               "github.com/snap-research/LoCoMo; prompts/ the templates the fetch derives)",
+    "longmemeval/": "`benchledger fetch longmemeval` (prompts/ the templates the fetch derives; the release from "
+                    "huggingface.co/datasets/xiaowu0162/longmemeval-cleaned)",
+    "memora/": "`benchledger fetch memora` (prompts/ the templates the fetch derives)",
+    "groupmembench/": "`benchledger fetch groupmem` (questions/ and prompts/ of github.com/zhangyuhang1233/"
+                      "CoalMem-Evidence-Coalition-Selection-for-Multi-Party-Conversational-Memory)",
+    "sources/": "the official code files `benchledger fetch` downloads (under each release's source/)",
+    "conformance/": "the outputs of each benchmark's official evaluation code on seeded inputs "
+                    "(the project's shared data; how they were made: conformance/README.md there)",
+}
+"""Each part of ../shared/data the tests read, and the command or download that provides it."""
+
+
 def missing_shared_data_reason() -> str:
     override = os.environ.get("BENCHLEDGER_SHARED_DATA")
     where = override or str(REPO.parent / "shared" / "data")
-    return (f"released benchmark data not found at {where}: set BENCHLEDGER_SHARED_DATA to the folder holding "
-            "locomo/, longmemeval/, memora/, groupmembench/ and conformance/ (see the README, 'Tests')")
+    parts = "; ".join(f"{part} from {source}" for part, source in SHARED_DATA_SOURCES.items())
+    return (f"released benchmark data not found at {where}: lay it out there or set BENCHLEDGER_SHARED_DATA "
+            f"to a folder holding {parts} (docs/fetch.md)")
 
 
 @pytest.fixture

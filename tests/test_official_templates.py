@@ -46,3 +46,14 @@ def test_the_memora_release_pins_are_the_published_manifest(shared_data):
 
     manifest = json.loads((shared_data / "sources" / "memora-release-manifest.json").read_text())
     assert {path: (entry["sha256"], entry["bytes"]) for path, entry in manifest["files"].items()} == release_pins()
+
+
+def test_the_skip_reason_names_the_command_that_provides_each_part(monkeypatch, tmp_path):
+    from conftest import SHARED_DATA_SOURCES, missing_shared_data_reason
+
+    monkeypatch.setenv("BENCHLEDGER_SHARED_DATA", str(tmp_path / "absent"))
+    reason = missing_shared_data_reason()
+    assert reason.startswith(f"released benchmark data not found at {tmp_path / 'absent'}")
+    for command in ("locomo", "longmemeval", "memora", "groupmem"):
+        assert f"`benchledger fetch {command}`" in reason
+    assert all(part in reason for part in SHARED_DATA_SOURCES)

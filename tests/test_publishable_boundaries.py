@@ -41,7 +41,7 @@ from benchledger.ledger.events import (
 )
 from benchledger.projections import build_report
 from benchledger.values import Question as PlannedQuestion
-from conftest import shared_data_dir
+from conftest import missing_shared_data_reason, shared_data_dir
 from events_factory import config, groupmem_release, stored, stream
 
 BENCHMARKS = ("GroupMemBench", "LoCoMo", "LongMemEval", "Memora")
@@ -61,7 +61,7 @@ def _questions(kinds: tuple[str, ...], total: int | None = None) -> tuple[Planne
 def _released_finance() -> tuple[PlannedQuestion, ...]:
     data = shared_data_dir()
     if data is None:
-        pytest.skip("the released GroupMemBench questions are absent (set BENCHLEDGER_SHARED_DATA)")
+        pytest.skip(missing_shared_data_reason())
     questions = read_questions(data / "groupmembench", "Finance").questions
     return tuple(PlannedQuestion(question_id=q.question_id, kind=q.kind, text=q.text, gold=q.gold,
                                  asking_user=q.asking_user, abstention=q.abstention) for q in questions)
