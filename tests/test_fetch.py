@@ -191,6 +191,7 @@ def test_fetch_then_run_by_name_end_to_end(server, shared_data, tmp_path):
 
     before = benchledger("run", "locomo-dev", "--conversations", "conv-26", "--question-limit", "3")
     assert before.returncode == 2 and "benchledger fetch locomo-dev" in before.stderr
+    assert "CORPUS_DIR" not in before.stderr  # the line names this command's FILE, not another's argument
     fetched = benchledger("fetch", "locomo-dev")
     assert fetched.returncode == 0, fetched.stderr
     assert "fetched LoCoMo-dev: 2 file(s)" in fetched.stdout and "run it:  benchledger run locomo-dev" in fetched.stdout

@@ -119,10 +119,9 @@ def hub_commit(hub: str, repo: str, revision: str | None) -> str:
     try:
         info = _api(hub).dataset_info(repo, revision=revision or "main")
     except _hub_errors() as err:
-        raise BadInput(f"the hub did not describe dataset {repo} ({_status(err)}){_gated_hint(err)}",
-                       field="source") from None
+        raise BadInput(f"the hub did not describe dataset {repo} ({_status(err)}){_gated_hint(err)}") from None
     if not info.sha:
-        raise BadInput(f"the hub reported no commit for dataset {repo}", field="source")
+        raise BadInput(f"the hub reported no commit for dataset {repo}")
     return str(info.sha)
 
 
@@ -151,8 +150,7 @@ def hub_published(hub: str, repo: str, commit: str, paths: list[str]) -> dict[st
         entries = _api(hub).get_paths_info(repo, paths, revision=commit, repo_type="dataset")
     except _hub_errors() as err:
         raise BadInput(f"the hub did not list the files of dataset {repo} @ {commit[:12]} ({_status(err)})"
-                       f"{_gated_hint(err)}",
-                       field="source") from None
+                       f"{_gated_hint(err)}") from None
     published: dict[str, Published] = {}
     for entry in entries:
         lfs = getattr(entry, "lfs", None)
@@ -162,5 +160,5 @@ def hub_published(hub: str, repo: str, commit: str, paths: list[str]) -> dict[st
             published[entry.path] = Published("git-blob", entry.blob_id, getattr(entry, "size", None), by="hub")
     missing = [path for path in paths if path not in published]
     if missing:
-        raise BadInput(f"the hub lists no file {missing[0]} in dataset {repo} @ {commit[:12]}", field="source")
+        raise BadInput(f"the hub lists no file {missing[0]} in dataset {repo} @ {commit[:12]}")
     return published

@@ -60,7 +60,7 @@ def source_or_fetched(benchmark: Benchmark, source: Path | None) -> Path:
     if fetched is None:
         raise BadInput(f"no {benchmark.source_metavar} given and no fetched {benchmark.name} release in "
                        f"{release_dir(benchmark.command)}: run `benchledger fetch {benchmark.command}` first, "
-                       f"or pass the {benchmark.source_metavar}", field="source")
+                       f"or pass the {benchmark.source_metavar}")
     return fetched
 
 
