@@ -11,14 +11,16 @@ table sits inside an indented report.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
+import textwrap
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
 from tabulate import SEPARATING_LINE, tabulate
 
-__all__ = ["render_table", "fit_columns", "output_width", "SEPARATOR", "Align"]
+__all__ = ["render_table", "fit_columns", "output_width", "wrap_prose", "SEPARATOR", "Align"]
 
 Align = Literal["left", "right", "center"]
 SEPARATOR = SEPARATING_LINE
@@ -66,3 +68,33 @@ def fit_columns(rows: Sequence[Sequence[object]], headers: Sequence[str], *, wid
         keep.remove(pending.pop(0))
         text = render()
     return text
+
+
+_MARKER = re.compile(r"\[(ok  |FAIL|[A-Za-z ]{4})\] ")
+
+
+def _is_prose(content: str) -> bool:
+    """A sentence to wrap, not a table row (columns stand two spaces apart) or a markdown table."""
+    body = _MARKER.sub("", content, count=1) if content.startswith("[") else content
+    if any(len(word) > 40 for word in body.split(" ")):  # a digest: wrapping would only orphan it
+        return False
+    return bool(body) and "  " not in body and not body.startswith(("|", "-"))
+
+
+def wrap_prose(text: str, width: int | None) -> str:
+    """`text` with every prose line longer than `width` wrapped under its own indentation (a
+    condition line `[FAIL] name: ...` under its name); table rows, rules and lines carrying a digest
+    are left whole. width=None: the text as it is (a pipe or a file gets whole lines)."""
+    if width is None:
+        return text
+    out: list[str] = []
+    for line in text.split("\n"):
+        content = line.lstrip(" ")
+        if len(line) <= width or not _is_prose(content):
+            out.append(line)
+            continue
+        indent = line[:len(line) - len(content)]
+        hanging = indent + (" " * 7 if _MARKER.match(content) else "  ")
+        out.extend(textwrap.wrap(content, width=width, initial_indent=indent, subsequent_indent=hanging,
+                                 break_long_words=False, break_on_hyphens=False))
+    return "\n".join(out)

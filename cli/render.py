@@ -34,7 +34,7 @@ from benchledger.projections.memory_costs import memory_cost_lines
 from benchledger.projections.report import Report
 from benchledger.projections.state import fold_run
 from benchledger.projections.scorecard import render_scorecard
-from benchledger.tables import SEPARATOR, render_table
+from benchledger.tables import SEPARATOR, output_width, render_table, wrap_prose
 
 __all__ = [
     "inert", "inert_output", "unfiltered", "report_for", "show_report", "show_retrieval", "render_metrics", "write_json_atomic",
@@ -144,7 +144,7 @@ def show_report(report: Report, *, out: Path | None = None, as_json: bool = Fals
     if as_json:
         click.echo(report.model_dump_json(indent=2))
     else:
-        click.echo(render_scorecard(report))
+        click.echo(wrap_prose(render_scorecard(report), output_width()))  # tables stay whole
 
 
 def _fmt(value: float | None) -> str:

@@ -90,3 +90,26 @@ def test_resumed_progress_goes_on_from_what_the_ledger_already_holds():
     assert questions[0] == ("questions", 8, 40)  # not 1/40: eight were on the ledger already
     assert questions[-1] == ("questions", 40, 40)
     assert [done for _, done, _ in questions] == sorted(done for _, done, _ in questions)
+
+
+def test_wrap_prose_wraps_sentences_under_their_indent_and_never_a_table():
+    from benchledger.tables import wrap_prose
+
+    condition = "    [FAIL] reference_protocol: " + "word " * 40
+    table_row = "  kind        planned    judged" + " " * 80 + "x"
+    digest = "  ledger head " + "a" * 120
+    text = "\n".join([condition.rstrip(), table_row, digest])
+    wrapped = wrap_prose(text, 60).splitlines()
+    assert wrapped[0].startswith("    [FAIL] reference_protocol: word") and len(wrapped[0]) <= 60
+    assert all(line.startswith(" " * 11 + "word") and len(line) <= 60 for line in wrapped[1:-2])
+    assert wrapped[-2] == table_row and wrapped[-1] == digest  # a table row, and a hash, stay whole
+    assert wrap_prose(text, None) == text
+
+
+def test_show_fits_its_prose_to_the_terminal():
+    assert invoke("run", "groupmem", str(MINI), "--domain", "Demo").exit_code == 0
+    narrow = invoke("show", "latest", columns=100).stdout.splitlines()
+    conditions = [line for line in narrow if line.lstrip().startswith(("[ok  ]", "[FAIL]"))]
+    assert conditions and all(len(line) <= 100 for line in conditions)
+    whole = invoke("show", "latest").stdout.splitlines()
+    assert max(len(line) for line in whole if line.lstrip().startswith("[FAIL]")) > 100  # a pipe gets it whole
