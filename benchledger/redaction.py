@@ -19,7 +19,9 @@ both in the right order and is what a message bound for a ledger event should go
 endpoint: its user and password, and every credential-named query parameter (the rest of the
 query stays, so two endpoints that differ only by a deployment parameter stay apart).
 `held_secret(text)` names the first registered secret value a text holds (for a store that
-refuses to record one). The registry is a process-wide frozenset, replaced whole on registration, so readers on
+refuses to record one); it considers only values of at least 12 characters, so the placeholder
+keys local endpoints take (`none`, `EMPTY`, `dummy`) are masked where printed but never stop a
+run whose corpus happens to contain the word. The registry is a process-wide frozenset, replaced whole on registration, so readers on
 other threads never see it half changed.
 """
 
@@ -37,6 +39,7 @@ __all__ = ["MASK", "register_secret_env", "register_secret", "secret_values", "r
 
 MASK = "***"
 _MIN_SECRET_LENGTH = 4  # shorter values would mask ordinary words
+_MIN_REFUSED_LENGTH = 12  # a real key or token is longer; a placeholder key is an ordinary word
 
 _secret_envs: frozenset[str] = frozenset({"OPENAI_API_KEY"})
 
@@ -92,12 +95,13 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
 
 
 def held_secret(data: str | bytes, extra: Iterable[str] = ()) -> str | None:
-    """The name of the first registered secret `data` holds (its variable, or "a registered secret")."""
+    """The name of the first registered secret of 12 characters or more that `data` holds (its
+    variable, or "a registered secret")."""
     for name in sorted(_secret_envs):
         value = os.environ.get(name, "")
-        if len(value) >= _MIN_SECRET_LENGTH and _holds(data, value):
+        if len(value) >= _MIN_REFUSED_LENGTH and _holds(data, value):
             return f"the value of ${name}"
-    if any(_holds(data, value) for value in (*_secrets, *extra) if len(value) >= _MIN_SECRET_LENGTH):
+    if any(_holds(data, value) for value in (*_secrets, *extra) if len(value) >= _MIN_REFUSED_LENGTH):
         return "a registered secret"
     return None
 

@@ -113,3 +113,9 @@ def test_the_store_refuses_an_append_that_holds_a_registered_secret(tmp_path: Pa
         assert ledger.runs() == []
         ledger.append("01HZZZZZZZZZZZZZZZZZZZZZZZ", [RunFinished(status="completed", reason="clean")])
         assert len(ledger.events("01HZZZZZZZZZZZZZZZZZZZZZZZ")) == 1
+    monkeypatch.setenv("TEAM_LLM_KEY", "none")  # a local endpoint's placeholder key is an ordinary word
+    with Ledger.open(tmp_path / "l.db") as ledger:
+        ledger.append("01HYYYYYYYYYYYYYYYYYYYYYYY", [RunFinished(status="completed", reason="none of it failed")],
+                      blobs=[b"none of the documents"])
+        assert len(ledger.events("01HYYYYYYYYYYYYYYYYYYYYYYY")) == 1
+    assert redact("none of it") == "*** of it", "it is still masked where printed"
