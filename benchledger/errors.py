@@ -9,7 +9,8 @@ from __future__ import annotations
 __all__ = [
     "BenchledgerError", "BadInput", "LedgerError", "NotALedger", "RunNotFound", "AmbiguousRun",
     "ConcurrencyConflict", "RunAborted", "RunIncomplete", "RunBusy", "RunSealed", "CheckFailed", "CorpusChanged",
-    "NotAnEvaluationStore", "LedgerCorrupt", "LedgerWriteFailed", "VerificationFailed",
+    "NotAnEvaluationStore", "LedgerCorrupt", "LedgerWriteFailed", "VerificationFailed", "UnknownScorer",
+    "UnknownScoringRule",
 ]
 
 
@@ -30,6 +31,23 @@ class BadInput(BenchledgerError):
             where = f"{file}:{line}" if line is not None else f"{file}"
         parts = [p for p in (where, f"field '{field}'" if field else "", message) if p]
         super().__init__(": ".join(parts))
+
+
+class UnknownScorer(BadInput):
+    """A report was asked under a scorer the run (as far as it was folded) does not hold."""
+
+    def __init__(self, run_id: str, scorer_id: str, *, known: tuple[str, ...]) -> None:
+        super().__init__(f"run {run_id} has no scorer {scorer_id!r} (its scorers: {', '.join(known) or 'none'}); "
+                         f"see `benchledger events {run_id} --type ScorerStarted`", field="scorer")
+        self.run_id, self.scorer_id = run_id, scorer_id
+
+
+class UnknownScoringRule(BadInput):
+    """A report was asked under a scoring rule this version does not define."""
+
+    def __init__(self, rule: int, *, known: tuple[int, ...]) -> None:
+        super().__init__(f"unknown scoring rule {rule}; known: {list(known)}", field="scoring_rule")
+        self.rule = rule
 
 
 class LedgerError(BenchledgerError):

@@ -90,10 +90,10 @@ def open_ledger(ctx_or_app: click.Context | AppContext, *, create: bool = True):
 
 
 def checked_events(ledger, run_id: str, *, until_seq: int | None = None, expect_head: str | None = None) -> list:
-    """The run's events, handed out only once its chain segment and blobs verify (exit 1 if not);
-    with `expect_head`, only when the run still holds that event too."""
-    events = ledger.verified_events(run_id, expect_head=expect_head)
-    return events if until_seq is None else [event for event in events if event.seq <= until_seq]
+    """The run's events once they verify (`benchledger.orchestration.recorded.checked_events`)."""
+    from benchledger.orchestration.recorded import checked_events as verified
+
+    return verified(ledger, run_id, until_seq=until_seq, expect_head=expect_head)
 
 
 def json_option(fn: Callable[..., Any]) -> Callable[..., Any]:

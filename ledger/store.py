@@ -199,6 +199,11 @@ class Ledger:
         """Everything of the run as stored, once it verifies (see `ledger.copies`)."""
         return self._reader.run_copy(run_id)
 
+    @property
+    def reader(self) -> SqlEventReader:
+        """The reading side alone (an `EventReader`, with no append): what a caller that only reads takes."""
+        return self._reader
+
     def get_blob(self, digest: str) -> bytes:
         """The raw bytes stored under digest, checked against it; LedgerError if absent or changed."""
         return self._reader.get_blob(digest)

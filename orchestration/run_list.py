@@ -14,7 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from benchledger.ledger.store import Ledger, RunSummary
+from benchledger.ledger.recorder import EventReader
+from benchledger.ledger.runs import RunSummary
 from benchledger.adapters.benchmarks.registry import folds_for_benchmark
 from benchledger.orchestration.reports import report_of
 from benchledger.projections.retrieval import RETRIEVAL_VERSION, retrieval_metrics
@@ -72,7 +73,7 @@ def _from_metrics(summary: RunSummary, metrics: dict[str, Any]) -> dict[str, Any
             "score": metrics.get("recall"), "scorer_id": None, "failed": metrics.get("not_recalled", 0)}
 
 
-def _current_view(ledger: Ledger, summary: RunSummary) -> tuple[str, dict[str, Any]] | None:
+def _current_view(ledger: EventReader, summary: RunSummary) -> tuple[str, dict[str, Any]] | None:
     benchmark_version = folds_for_benchmark(summary.benchmark).version if summary.benchmark else 0
     current = {SCORECARD_VIEW: scorecard_version(benchmark_version), RETRIEVAL_VIEW: RETRIEVAL_VERSION}
     for name, version, position, value in ledger.stored_views(summary.run_id):
@@ -82,7 +83,7 @@ def _current_view(ledger: Ledger, summary: RunSummary) -> tuple[str, dict[str, A
     return None
 
 
-def _folded(ledger: Ledger, summary: RunSummary) -> dict[str, Any]:
+def _folded(ledger: EventReader, summary: RunSummary) -> dict[str, Any]:
     events = ledger.events(summary.run_id)
     state = fold_run(summary.run_id, events)
     if state.started is None:
@@ -94,7 +95,7 @@ def _folded(ledger: Ledger, summary: RunSummary) -> dict[str, Any]:
     return _from_scorecard(summary, report_of(state).model_dump(mode="json"))
 
 
-def run_rows(ledger: Ledger) -> list[RunRow]:
+def run_rows(ledger: EventReader) -> list[RunRow]:
     """Every run on the ledger, newest first."""
     rows = []
     for summary in ledger.runs():

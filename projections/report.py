@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
+from benchledger.errors import UnknownScorer, UnknownScoringRule
 from benchledger.projections.corpus_state import CORPUS_STATE_VERSION, CorpusState, corpus_state
 from benchledger.projections.memory_costs import memory_costs_summary
 from benchledger.projections.fama import FAMA_VERSION, aggregate, score_question
@@ -215,11 +216,12 @@ def build_report(run_id: str, stored_events: Iterable[Any], *, conditions: Seque
 def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id: str | None = None,
                       scoring_rule: int = CURRENT_SCORING_RULE, sections: Sequence[SectionFold] = ()) -> Report:
     """The report of a folded run (under `state.default_scorer` unless one is asked for); `conditions`
-    and `sections` are its benchmark's declarations."""
+    and `sections` are its benchmark's declarations. `UnknownScorer` / `UnknownScoringRule` (exit 2,
+    translated by the CLI like every BadInput) when the run has no such scorer or the rule is unknown."""
     if scoring_rule not in SCORING_RULES:
-        raise ValueError(f"unknown scoring rule {scoring_rule}")
+        raise UnknownScoringRule(scoring_rule, known=tuple(sorted(SCORING_RULES)))
     if scorer_id is not None and scorer_id not in state.scorers:
-        raise KeyError(scorer_id)
+        raise UnknownScorer(state.run_id, scorer_id, known=tuple(state.scorers))
     scorer = scorer_id or state.default_scorer
     overall, by_kind = tally(state, scorer, scoring_rule)
     met = evaluate_conditions(state, overall, scorer, conditions)

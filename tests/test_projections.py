@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from events_factory import groupmem_release, config, stored, stream
 from benchledger.adapters.benchmarks.groupmem.loader import read_questions
+from benchledger.errors import UnknownScorer
 from benchledger.ledger.events import Judged, QuestionAnswered, RunResumed, ScorerStarted
 from benchledger.values import Question as PlannedQuestion
 from benchledger.adapters.benchmarks.groupmem.publishable import CONDITIONS as GROUPMEM_CONDITIONS
@@ -119,7 +120,7 @@ def test_report_selects_scorer_newest_by_default():
     events.insert(-1, Judged(question_id="a", scorer_id="s2", verdict="incorrect", model="gpt-4o"))
     assert _report(events).scorer_id == "s2" and _report(events).correct == 0
     assert _report(events, scorer_id="s1").correct == 1
-    with pytest.raises(KeyError):
+    with pytest.raises(UnknownScorer, match="has no scorer 'nope'"):
         _report(events, scorer_id="nope")
 
 

@@ -7,9 +7,9 @@ and renders it.
 from __future__ import annotations
 
 import click
-from benchledger.cli.common import AppContext, checked_events, echo_json, json_option, open_ledger, pass_app, run_argument
+from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app, run_argument
+from benchledger.orchestration.recorded import recorded_run
 from benchledger.projections.agreement import Agreement, AgreementSlice, judge_agreement
-from benchledger.projections.state import fold_run
 from benchledger.tables import SEPARATOR, render_table
 
 __all__ = ["COMMANDS", "agreement"]
@@ -24,8 +24,7 @@ __all__ = ["COMMANDS", "agreement"]
 def agreement(app: AppContext, run_ref: str, scorers: tuple[str, str] | None, as_json: bool) -> None:
     """Judge agreement of two scorers on one run: agreement rate, Cohen's kappa, the disagreements."""
     with open_ledger(app, create=False) as ledger:
-        run_id = ledger.resolve_run(run_ref)
-        result = judge_agreement(fold_run(run_id, checked_events(ledger, run_id)), scorers or None)
+        result = judge_agreement(recorded_run(ledger, run_ref).state, scorers or None)
     if as_json:
         echo_json(result.model_dump(mode="json"))
         return

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import click
 
-from benchledger.cli.common import AppContext, checked_events, echo_json, json_option, open_ledger, pass_app
+from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app
+from benchledger.orchestration.recorded import recorded_run
 from benchledger.orchestration.reports import combined_report
-from benchledger.projections.state import fold_run
 from benchledger.tables import render_table
 
 __all__ = ["COMMANDS"]
@@ -24,7 +24,7 @@ __all__ = ["COMMANDS"]
 def combine(app: AppContext, run_refs: tuple[str, ...], as_json: bool) -> None:
     """Report several runs of one benchmark together (GroupMemBench: the four domains' total)."""
     with open_ledger(app, create=False) as ledger:
-        states = [fold_run(run_id, checked_events(ledger, run_id)) for run_id in map(ledger.resolve_run, run_refs)]
+        states = [recorded_run(ledger, run_ref).state for run_ref in run_refs]
     section, reports = combined_report(states)
     if as_json:
         echo_json({"combined": section.model_dump(mode="json"),

@@ -10,12 +10,12 @@ questions, refused unless `--allow-different`) the warning, then the paired tabl
 from __future__ import annotations
 
 import click
-from benchledger.cli.common import AppContext, checked_events, echo_json, json_option, open_ledger, pass_app
+from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app
 from benchledger.errors import BadInput
+from benchledger.orchestration.recorded import recorded_run
 from benchledger.projections.config_diff import ConfigDifference
 from benchledger.projections.diff import DiffSlice, RunDiff, diff_runs
 from benchledger.projections.retrieval_diff import RetrievalDiff, RetrievalDiffSlice, diff_retrieval
-from benchledger.projections.state import fold_run
 from benchledger.tables import SEPARATOR, render_table
 
 __all__ = ["COMMANDS", "diff", "render_diff", "render_retrieval_diff"]
@@ -38,8 +38,8 @@ def diff(app: AppContext, run_a: str, run_b: str, scorer_a: str | None, scorer_b
     """Compare two runs: configuration differences, then per question (accuracy, or recall for retrieval
     runs) with B - A, a paired bootstrap 95% CI, and what flipped."""
     with open_ledger(app, create=False) as ledger:
-        id_a, id_b = ledger.resolve_run(run_a), ledger.resolve_run(run_b)
-        state_a, state_b = fold_run(id_a, checked_events(ledger, id_a)), fold_run(id_b, checked_events(ledger, id_b))
+        state_a, state_b = recorded_run(ledger, run_a).state, recorded_run(ledger, run_b).state
+    id_a, id_b = state_a.run_id, state_b.run_id
     if state_a.mode != state_b.mode:
         raise BadInput(f"run {id_a} is a {state_a.mode} run and run {id_b} a {state_b.mode} run; diff compares "
                        "two runs of the same mode", field="run")

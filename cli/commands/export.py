@@ -12,12 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from benchledger.cli.common import AppContext, OutputFile, checked_events, open_ledger, pass_app
+from benchledger.cli.common import AppContext, OutputFile, open_ledger, pass_app
 from benchledger.errors import BadInput
 from benchledger.files import check_output, is_sqlite_file, write_atomic
+from benchledger.orchestration.recorded import recorded_run
 from benchledger.orchestration.reports import folds_of
 from benchledger.projections.export import FORMATS, export_run
-from benchledger.projections.state import fold_run
 
 __all__ = ["COMMANDS", "export"]
 
@@ -56,7 +56,7 @@ def export(app: AppContext, run_refs: tuple[str, ...], fmt: str | None, out: Pat
             counts = export_analysis_db(ledger, run_ids, out)
             click.echo(f"wrote {len(run_ids)} run(s) to {out}: " + ", ".join(f"{n} {t}" for t, n in counts.items()))
             return
-        state = fold_run(run_ids[0], checked_events(ledger, run_ids[0]))
+        state = recorded_run(ledger, run_ids[0]).state
         folds = folds_of(state)
         text = export_run(state, ledger.get_blob, fmt, conditions=folds.conditions, sections=folds.sections,
                           scorer_id=scorer_id)

@@ -9,19 +9,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from benchledger.cli.common import AppContext, OutputFile, checked_events, echo_json, json_option, open_ledger, pass_app, run_argument
+from benchledger.cli.common import AppContext, OutputFile, echo_json, json_option, open_ledger, pass_app, run_argument
 from benchledger.cli.options import scoring_rule_help
 from benchledger.cli.render import show_report, show_retrieval
 from benchledger.errors import BadInput
 from benchledger.ledger.events import EVENT_TYPES, STAGES
 from benchledger.ledger.runs import WriterSpan
-from benchledger.orchestration.reports import report_of, retrieval_of
+from benchledger.orchestration.recorded import recorded_run
+from benchledger.orchestration.reports import retrieval_of
 from benchledger.orchestration.run_list import RunRow, run_rows
 from benchledger.projections.inspect import (
     VERDICT_FILTERS, failure_entries, group_failures, question_detail, question_rows,
 )
-from benchledger.projections.pinned import pin, pinned_notes
-from benchledger.projections.state import fold_run
+from benchledger.projections.pinned import pinned_notes
 from benchledger.projections.tallies import SCORING_RULES
 from benchledger.tables import Align, fit_columns, output_width, render_table
 
@@ -102,26 +102,14 @@ def writers_line(spans: list[WriterSpan]) -> str:
 def show(app: AppContext, run_ref: str, scorer_id: str | None, scoring_rule: str | None, out: Path | None,
          expect_head: str | None, as_json: bool) -> None:
     """Print a run's report (scorecard, or JSON with --json)."""
-    pinned = None
     with open_ledger(app, create=False) as ledger:
-        run_id = ledger.resolve_run(run_ref)
-        events = checked_events(ledger, run_id, expect_head=expect_head)
-        if expect_head is None:
-            state = fold_run(run_id, events)
-        else:
-            pinned = pin(run_id, events, expect_head)
-            state, events = pinned.state, events[:len(events) - len(pinned.later)]
+        run = recorded_run(ledger, run_ref, expect_head=expect_head)
+        run_id, state, pinned = run.run_id, run.state, run.pinned
         if state.mode == "retrieval":
-            show_retrieval(state, retrieval_of(events), as_json=as_json, out=out)
+            show_retrieval(state, retrieval_of(run.events), as_json=as_json, out=out)
             return
-        try:
-            rule = {"scoring_rule": int(scoring_rule)} if scoring_rule is not None else {}
-            report = report_of(state, scorer_id=scorer_id, **rule)  # the fold already made
-        except KeyError:
-            raise BadInput(f"run {run_id} has no scorer {scorer_id!r}; see `benchledger events {run_id} --type ScorerStarted`",
-                           field="scorer") from None
-        except ValueError as err:
-            raise BadInput(str(err), field="scoring_rule") from None
+        rule = {"scoring_rule": int(scoring_rule)} if scoring_rule is not None else {}
+        report = run.report(scorer_id=scorer_id, **rule)
         writers = ledger.run_writers(run_id)
     show_report(report, out=out, as_json=as_json)
     if writers and not as_json:
@@ -173,8 +161,7 @@ def _summary(text: str, width: int = 110) -> str:
 def failures(app: AppContext, run_ref: str, stage: str | None, group_by: str | None, as_json: bool) -> None:
     """List a run's operational failures: stage, question, error, and whether a retry resolved it."""
     with open_ledger(app, create=False) as ledger:
-        run_id = ledger.resolve_run(run_ref)
-        entries = failure_entries(fold_run(run_id, checked_events(ledger, run_id)), stage=stage)
+        entries = failure_entries(recorded_run(ledger, run_ref).state, stage=stage)
     if as_json:
         echo_json([e.model_dump() for e in entries] if not group_by else
                   [{"error_class": err, "count": n, "questions": q} for err, n, q in group_failures(entries)])
@@ -205,8 +192,8 @@ def questions(app: AppContext, run_ref: str, kinds: tuple[str, ...], verdict: st
               as_json: bool) -> None:
     """List a run's question ids with kind and verdict (status, or recall for a retrieval run)."""
     with open_ledger(app, create=False) as ledger:
-        run_id = ledger.resolve_run(run_ref)
-        state = fold_run(run_id, checked_events(ledger, run_id))
+        state = recorded_run(ledger, run_ref).state
+    run_id = state.run_id
     rows = question_rows(state, kinds=kinds, verdict=verdict, scorer_id=scorer_id)
     if as_json:
         echo_json([row.model_dump() for row in rows])
@@ -234,8 +221,8 @@ def questions(app: AppContext, run_ref: str, kinds: tuple[str, ...], verdict: st
 def question(app: AppContext, run_ref: str, question_id: str, as_json: bool) -> None:
     """Show one question: recalled context with scores, answer, verdicts and reasons, tokens, timings."""
     with open_ledger(app, create=False) as ledger:
-        run_id = ledger.resolve_run(run_ref)
-        state = fold_run(run_id, checked_events(ledger, run_id))
+        state = recorded_run(ledger, run_ref).state
+        run_id = state.run_id
         if question_id not in state.questions:
             raise BadInput(f"run {run_id} has no question {question_id!r}; list them with "
                            f"`benchledger questions {run_id}`", field="question_id")

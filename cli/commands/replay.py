@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import click
 
-from benchledger.cli.common import AppContext, checked_events, open_ledger, pass_app, run_argument
+from benchledger.cli.common import AppContext, open_ledger, pass_app, run_argument
 from benchledger.cli.options import scoring_rule_help
 from benchledger.cli.render import show_report, show_retrieval
 from benchledger.errors import BadInput
-from benchledger.orchestration.reports import report_of, retrieval_of
-from benchledger.projections.state import fold_run
+from benchledger.orchestration.recorded import recorded_run
+from benchledger.orchestration.reports import retrieval_of
 from benchledger.projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES
 
 __all__ = ["COMMANDS"]
@@ -32,11 +32,10 @@ def replay(app: AppContext, run_ref: str, until_seq: int | None, scoring_rule: i
     if scoring_rule not in SCORING_RULES:
         raise BadInput(f"unknown scoring rule {scoring_rule}; known: {sorted(SCORING_RULES)}", field="scoring_rule")
     with open_ledger(app, create=False) as ledger:
-        run_id = ledger.resolve_run(run_ref)
-        events = checked_events(ledger, run_id, until_seq=until_seq)
+        run = recorded_run(ledger, run_ref, until_seq=until_seq)
+    run_id, events, state = run.run_id, run.events, run.state
     if not events:
         raise BadInput(f"run {run_id} has no events up to seq {until_seq}", field="until")
-    state = fold_run(run_id, events)
     if state.mode == "retrieval":
         if scorer_id is not None:
             raise BadInput(f"run {run_id} is a retrieval run: it has no scorers; drop --scorer", field="scorer")
@@ -44,10 +43,7 @@ def replay(app: AppContext, run_ref: str, until_seq: int | None, scoring_rule: i
                    f"metrics (no answers, so no scorecard)", err=True)
         show_retrieval(state, retrieval_of(events), as_json=as_json)
         return
-    try:
-        report = report_of(state, scorer_id=scorer_id, scoring_rule=scoring_rule)
-    except KeyError:
-        raise BadInput(f"no scorer {scorer_id!r} in run {run_id} up to that point", field="scorer") from None
+    report = run.report(scorer_id=scorer_id, scoring_rule=scoring_rule)
     versions = ", ".join(f"{k}={v}" for k, v in report.projection_versions.items())
     click.echo(f"replayed {report.events} events of run {run_id} up to seq {report.last_seq}; "
                f"projection versions: {versions}", err=True)
