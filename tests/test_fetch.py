@@ -212,3 +212,21 @@ def test_fetch_then_run_by_name_end_to_end(server, shared_data, tmp_path):
     assert not release["met"] and release["reason"] == "3 of 1,986 LoCoMo questions"
     refused = benchledger("fetch", "locomo")
     assert refused.returncode == 2 and "data/locomo10.json" in refused.stderr
+
+
+def test_a_gated_dataset_needs_the_users_token_which_reaches_the_hub_only(server, tmp_path, monkeypatch):
+    gated = replace(dev_source(), release=(replace(dev_source().release[0], gated=True),))
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))  # no token saved by a login either
+    with pytest.raises(BadInput, match="is gated: accept its terms on the hub, then set HF_TOKEN") as refused:
+        fetch_release("locomo-dev", gated, tmp_path / "rel", server.settings)
+    assert refused.value.field == "HF_TOKEN" and not server.requests  # refused before asking anything
+    token = "hf_" + "x" * 34
+    monkeypatch.setenv("HF_TOKEN", token)
+    fetch_release("locomo-dev", gated, tmp_path / "rel", server.settings)
+    hub_requests = [r for r in server.requests if "datasets/" in r.path]
+    assert hub_requests and all(r.authorization for r in hub_requests)
+    assert not any(r.authorization for r in server.requests if r.path.startswith("/snap-research/"))
+    for path in (tmp_path / "rel").rglob("*"):
+        if path.is_file() and path.suffix in (".json", ".txt", ".py"):
+            assert token not in path.read_text(encoding="utf-8", errors="replace"), path
