@@ -230,3 +230,17 @@ def test_a_gated_dataset_needs_the_users_token_which_reaches_the_hub_only(server
     for path in (tmp_path / "rel").rglob("*"):
         if path.is_file() and path.suffix in (".json", ".txt", ".py"):
             assert token not in path.read_text(encoding="utf-8", errors="replace"), path
+
+
+def test_fetch_names_what_it_cannot_fetch_in_one_line(monkeypatch, tmp_path):
+    from click.testing import CliRunner
+
+    from benchledger.cli.main import cli
+
+    unknown = CliRunner().invoke(cli, ["fetch", "nosuch"])
+    assert unknown.exit_code == 2 and "no benchmark 'nosuch' is installed" in unknown.output
+    # LongMemEval-V2 registered its own source entry, a gated hub dataset: no token, no request
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
+    gated = CliRunner().invoke(cli, ["fetch", "longmemeval-v2", "--hub", "http://127.0.0.1:9"])
+    assert gated.exit_code == 2 and "is gated: accept its terms on the hub, then set HF_TOKEN" in gated.output
