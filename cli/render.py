@@ -163,6 +163,13 @@ def render_metrics(metrics: dict, k: int) -> str:
              f"  not recalled (failed): {metrics['not_recalled']}"]
     if official := metrics.get("official"):
         notes += ["", f"  {official['title']}", *(f"    {line}".rstrip() for line in official["lines"])]
+    if candidates := metrics.get("candidates"):
+        notes.append(f"  {candidates['derived']} of {candidates['recalled']} recalled candidates are derived text "
+                     f"counted toward the documents they name; {candidates['unattributed']} name none and count "
+                     "toward no evidence")
+    notes += memory_cost_lines(metrics.get("memory_calls"))
+    if note := metrics.get("diagnostic"):
+        notes.append(f"  DIAGNOSTIC: {note}")
     return "\n".join([table, "", *notes])
 
 
@@ -180,12 +187,4 @@ def show_retrieval(state, metrics: dict, *, as_json: bool = False, out: Path | N
     click.echo(f"  memory {cfg.memory} {cfg.memory_version}  k={metrics['k']}  "
                f"{state.finished.status if state.finished else 'unfinished'}")
     click.echo(render_metrics(metrics, metrics["k"]))
-    if candidates := metrics.get("candidates"):
-        click.echo(f"  {candidates['derived']} of {candidates['recalled']} recalled candidates are derived text "
-                   f"counted toward the documents they name; {candidates['unattributed']} name none and count "
-                   "toward no evidence")
-    for line in memory_cost_lines(metrics.get("memory_calls")):
-        click.echo(line)
-    if note := metrics.get("diagnostic"):
-        click.echo(f"  DIAGNOSTIC: {note}")
     click.echo(f"  ledger head {state.head}")

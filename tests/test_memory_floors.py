@@ -57,8 +57,10 @@ def test_full_context_is_the_newest_history_within_the_budget(shared_data, tmp_p
 def test_the_oracle_recalls_only_the_labelled_evidence_and_says_it_is_diagnostic(shared_data, tmp_path) -> None:
     path = shared_data / "locomo" / "locomo-dev.json"
     ledger_path = tmp_path / "l.db"
-    data = json.loads(_invoke("--ledger", str(ledger_path), "retrieval", "locomo", str(path), "--memory",
-                              "oracle", "--conversations", "conv-26", "--question-limit", "30", "--json").stdout)
+    printed = _invoke("--ledger", str(ledger_path), "retrieval", "locomo", str(path), "--memory", "oracle",
+                      "--conversations", "conv-26", "--question-limit", "30").stdout
+    assert "DIAGNOSTIC: the oracle reads the evidence labels" in printed
+    data = json.loads(_invoke("--ledger", str(ledger_path), "show", "latest", "--json").stdout)
     state = _recalls(ledger_path, data["run_id"])
     recalled_some = 0
     for question in state.questions.values():
