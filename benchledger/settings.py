@@ -20,10 +20,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["RunSettings", "Selection", "Mode", "Protocol", "setting_default"]
+__all__ = ["RunSettings", "Selection", "Mode", "Protocol", "Pacing", "setting_default"]
 
 Mode = Literal["qa", "retrieval"]
 Protocol = Literal["reference", "typed", "official"]
+Pacing = Literal["adaptive", "fixed"]
 
 
 class Selection(BaseModel):
@@ -74,7 +75,10 @@ class RunSettings(BaseModel):
     api_key_env: str = "OPENAI_API_KEY"
     """Environment variable holding the API key; its value is never recorded."""
     concurrency: int = Field(default=4, ge=1, le=256)
-    """Model calls in flight at once."""
+    """Model calls in flight at once: the ceiling of the adaptive limit (`pacing`), or the fixed number."""
+    pacing: Pacing = "adaptive"
+    """adaptive: calls to the endpoint start at 4 in flight, grow while they succeed, halve on 429s and
+    timeouts, and wait for the provider's advertised budget and Retry-After; fixed: always `concurrency`."""
     prepare: bool = True
     """Ingest and build the scope; off reuses a kept scope after the same completeness check."""
     keep: bool = False

@@ -92,6 +92,8 @@ def model_options(benchmark: Benchmark) -> Decorator:
                      help=_protocol_help(benchmark)),
         click.option("--concurrency", type=click.IntRange(1, 256), default=setting_default("concurrency"),
                      show_default=True, help=_help("concurrency")),
+        click.option("--pacing", type=click.Choice(["adaptive", "fixed"]), default=setting_default("pacing"),
+                     show_default=True, help=_help("pacing")),
         click.option("--timeout", type=click.FloatRange(min=0.1), default=setting_default("timeout"),
                      show_default=True, help=_help("timeout")),
         click.option("--max-attempts", type=click.IntRange(1, 20), default=setting_default("max_attempts"),

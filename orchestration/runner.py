@@ -24,11 +24,12 @@ from benchledger.adapters.benchmarks.registry import Benchmark
 from benchledger.adapters.memory.protocol import MemorySystem
 from benchledger.adapters.models.base import AnswerModel, JudgeModel
 from benchledger.adapters.models.probe import probed_certificate
+from benchledger.adapters.models.scheduler import EndpointScheduler
 from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.clock import new_run_id
 from benchledger.errors import ConcurrencyConflict, RunAborted
 from benchledger.ledger.events import (
-    Endpoint, Event, Failed, QuestionsPlanned, RunConfig, RunFinished, RunStarted, Stage,
+    Endpoint, EndpointPaced, Event, Failed, QuestionsPlanned, RunConfig, RunFinished, RunStarted, Stage,
 )
 from benchledger.ledger.recorder import Recorder
 from benchledger.orchestration.asker import QuestionAsker, QuestionJob
@@ -44,7 +45,8 @@ from benchledger.projections.views import views_after
 from benchledger.redaction import safe_message, strip_url_credentials
 from benchledger.settings import RunSettings
 
-__all__ = ["Models", "RunParts", "recordable", "model_endpoint", "plan_events", "start_run", "execute", "finish"]
+__all__ = ["Models", "RunParts", "recordable", "model_endpoint", "plan_events", "start_run", "execute", "finish",
+           "record_pacing"]
 
 log = structlog.get_logger("benchledger.run")
 NO_MODEL = "none"
@@ -61,6 +63,8 @@ class Models:
     """Further scorers the protocol runs over the same answers (LoCoMo's labelled LLM judge)."""
     templates: Mapping[str, str] = field(default_factory=dict)
     """The official templates the models fill, by file name (kept as blobs from RunStarted on)."""
+    scheduler: EndpointScheduler | None = None
+    """Paces the models' calls to the endpoint; its summary is recorded as `EndpointPaced`."""
 
     @property
     def judges(self) -> tuple[JudgeModel, ...]:
@@ -189,6 +193,8 @@ def _execute(ledger: Recorder, run_id: str, parts: RunParts, *, attempt: int, pr
     for scorer_id, companion in zip(scorer_ids[1:], parts.models.companions if parts.models else ()):
         QuestionAsker(replace(job, judge_model=companion, scorer_id=scorer_id, judge_only=True)).run(
             fold_run(run_id, ledger.events(run_id)))
+    if parts.models is not None and parts.models.scheduler is not None:
+        record_pacing(ledger, run_id, parts.models.scheduler, attempt=attempt)
     if settings.keep:
         for scope in scope_names(dataset).values():
             leases.release(scope, run_id)
@@ -196,6 +202,17 @@ def _execute(ledger: Recorder, run_id: str, parts: RunParts, *, attempt: int, pr
         purge_scopes(ledger, run_id, dataset, memory, attempt=attempt, redact=parts.redact, leases=leases,
                      preparation=state.preparation)
     finish(ledger, run_id, parts.benchmark, [RunFinished(status="completed", attempt=attempt)])
+
+
+def record_pacing(ledger: Recorder, run_id: str, scheduler: EndpointScheduler, *, attempt: int) -> None:
+    """Append what the endpoint's scheduler decided in this segment (nothing when it admitted no call)."""
+    summary = scheduler.summary()
+    if summary.calls:
+        ledger.append(run_id, [EndpointPaced(
+            attempt=attempt, pacing="adaptive" if summary.adaptive else "fixed", ceiling=summary.ceiling,
+            calls=summary.calls, refused=summary.refused, timeouts=summary.timeouts, waited=summary.waited,
+            wait_seconds=summary.wait_seconds, peak_in_flight=summary.peak_in_flight,
+            mean_in_flight=summary.mean_in_flight, final_limit=summary.final_limit, cuts=summary.cuts)])
 
 
 def finish(ledger: Recorder, run_id: str, benchmark: Benchmark, events: list[Event]) -> None:

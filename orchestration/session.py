@@ -23,6 +23,7 @@ from benchledger.adapters.models.base import judge_asks_model
 from benchledger.adapters.models.factory import ModelContext, build_models, model_context
 from benchledger.adapters.models.probe import probe_endpoint, probed_certificate
 from benchledger.adapters.models.response_cache import ledger_cache
+from benchledger.adapters.models.scheduler import EndpointScheduler
 from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.errors import BadInput
 from benchledger.ledger.events import Endpoint
@@ -34,7 +35,7 @@ from benchledger.settings import RunSettings
 
 __all__ = [
     "run_dataset", "run_with", "open_models", "probe_run_endpoint", "open_run_memory", "resolved_settings",
-    "endpoint_of", "official_of", "settings_context", "read_official_templates",
+    "endpoint_of", "official_of", "settings_context", "endpoint_scheduler", "read_official_templates",
 ]
 
 
@@ -81,14 +82,22 @@ def endpoint_of(settings: RunSettings) -> Endpoint:
 
 
 def settings_context(ledger: Recorder | None, settings: RunSettings, *, judge_model: str | None = None,
-                     judge_models: tuple[str, ...] | None = None) -> ModelContext:
-    """The model names and shared client the settings ask for (replies cached in `ledger`, if any)."""
+                     judge_models: tuple[str, ...] | None = None,
+                     scheduler: EndpointScheduler | None = None) -> ModelContext:
+    """The model names and shared client the settings ask for (replies cached in `ledger`, if any;
+    every call paced by `scheduler`, if given)."""
     return model_context(
         agent_model=settings.agent_model, judge_model=judge_model or settings.judge_model,
         judge_models=settings.judge_models if judge_models is None else judge_models,
         base_url=settings.base_url, api_key_env=settings.api_key_env,
         cache=ledger_cache(ledger) if ledger is not None else None,
-        timeout=settings.timeout, max_attempts=settings.max_attempts, backoff_base=settings.backoff_base)
+        timeout=settings.timeout, max_attempts=settings.max_attempts, backoff_base=settings.backoff_base,
+        scheduler=scheduler)
+
+
+def endpoint_scheduler(settings: RunSettings) -> EndpointScheduler:
+    """The one scheduler a run's answer and judge calls to its endpoint share (`--concurrency` its ceiling)."""
+    return EndpointScheduler(settings.concurrency, adaptive=settings.pacing == "adaptive")
 
 
 def open_models(ledger: Recorder | None, settings: RunSettings, dataset: Dataset, *, benchmark: Benchmark,
@@ -100,15 +109,17 @@ def open_models(ledger: Recorder | None, settings: RunSettings, dataset: Dataset
     any of them asks an endpoint, the endpoint is probed first (unless `probe` is False because the
     caller did, see `probe_run_endpoint`): one cheap call that stops the run (exit 2) when it is
     unreachable or refuses the key, before anything is spent. Without a `ledger` nothing is cached.
+    Every call the models make to the endpoint is paced by one `EndpointScheduler` (`Models.scheduler`).
     """
+    scheduler = endpoint_scheduler(settings)
     if settings.protocol == "official":
         official = official_of(benchmark)
         if templates is None:
             templates = read_official_templates(benchmark, settings, Path(dataset.source))
-        context = settings_context(ledger, settings)
+        context = settings_context(ledger, settings, scheduler=scheduler)
         scorers = official.scorers(context, templates)
         models = Models(answer=official.answer_model(context, templates, dataset), judge=scorers[0],
-                        companions=tuple(scorers[1:]), templates=dict(templates))
+                        companions=tuple(scorers[1:]), templates=dict(templates), scheduler=scheduler)
     else:
         answer, judge = build_models(
             agent_model=settings.agent_model, judge_model=settings.judge_model,
@@ -116,8 +127,8 @@ def open_models(ledger: Recorder | None, settings: RunSettings, dataset: Dataset
             base_url=settings.base_url, api_key_env=settings.api_key_env,
             cache=ledger_cache(ledger) if ledger is not None else None,
             timeout=settings.timeout, max_attempts=settings.max_attempts, backoff_base=settings.backoff_base,
-            prompts=dataset.prompts)
-        models = Models(answer=answer, judge=judge)
+            prompts=dataset.prompts, scheduler=scheduler)
+        models = Models(answer=answer, judge=judge, scheduler=scheduler)
     if probe and (not models.answer.offline or any(judge_asks_model(judge) for judge in models.judges)):
         probe_endpoint(settings.base_url, settings.api_key_env)
     return models

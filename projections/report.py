@@ -146,6 +146,8 @@ class Report(BaseModel):
     """The model the memory system itself reported using, if any."""
     memory_calls: dict[str, Any] | None = None
     """The memory's own model calls from its MemoryModelCalled events: per stage calls, tokens, seconds."""
+    pacing: list[dict[str, Any]] = []
+    """Each segment's `EndpointPaced` (how its model calls were paced at the endpoint), as recorded."""
     protocol: str | None
     """The scorer's protocol (the run's, unless a rejudge used another)."""
     base_url: str | None = None
@@ -264,6 +266,7 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
         memory_options=dict(cfg.settings.memory_options) if cfg else {},
         memory_model=cfg.memory_model if cfg else None,
         memory_calls=memory_costs_summary(state),
+        pacing=[event.model_dump(exclude={"type", "schema_version"}) for event in state.pacing],
         protocol=state.scorers[scorer].protocol if scorer in state.scorers else (cfg.settings.protocol if cfg else None),
         base_url=cfg.settings.base_url if cfg else None,
         release=release_line(cfg.release_files) if cfg else "",

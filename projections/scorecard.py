@@ -57,6 +57,7 @@ def render_scorecard(report: Report) -> str:
     lines.append(f"  agent {report.agent_model}  judge {report.judge_model}  scorer {report.scorer_id or '-'}"
                  f"{offline}")
     lines += _segment_lines(report)
+    lines += _pacing_lines(report)
     lines.append(f"  corpus {report.fingerprint[:16] if report.fingerprint else '-'}  "
                  f"{report.corpus_state.documents_ingested}/{report.corpus_state.documents_expected} documents, "
                  f"{report.corpus_state.pending_chunks} pending")
@@ -109,6 +110,14 @@ def _segment_lines(report: Report) -> list[str]:
     table = render_table(rows, ["segment", "endpoint", "agent", "judge", "reported", "memory"],
                          align=["left"] * 6, indent="  ")
     return ["", *table.splitlines()]
+
+
+def _pacing_lines(report: Report) -> list[str]:
+    """One line per segment: how its model calls were paced at the endpoint (EndpointPaced)."""
+    return [f"  pacing {p['pacing']} (ceiling {p['ceiling']}, segment {p['attempt']}): {p['calls']} calls, "
+            f"{p['refused']} refused (429), {p['timeouts']} timed out; in flight peak {p['peak_in_flight']}, "
+            f"mean {p['mean_in_flight']:g}, limit at end {p['final_limit']}; {p['waited']} waited "
+            f"{p['wait_seconds']:.1f}s in all" for p in report.pacing]
 
 
 def _provenance_lines(report: Report) -> list[str]:

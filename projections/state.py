@@ -18,7 +18,7 @@ from benchledger.errors import BadInput
 from benchledger.ledger.events import (
     AuditContinued, AuditStarted, PlantFailed, PlantJudged, ChunkExtracted, ContextRecalled, CorpusFingerprinted, Failed, Judged, MessagesIngested,
     Endpoint, MemoryIdentity, QuestionAnswered, QuestionsPlanned, RunFinished, RunResumed, RunStarted,
-    MemoryModelCalled, ScopePurged, ScopeVerified, ScorerContinued, ScorerStarted,
+    EndpointPaced, MemoryModelCalled, ScopePurged, ScopeVerified, ScorerContinued, ScorerStarted,
 )
 from benchledger.values import Question, is_offline_model
 
@@ -111,6 +111,8 @@ class RunState:
     scorer_segment: dict[str, int] = field(default_factory=dict)
     """scorer_id -> the segment its verdicts are recorded in now."""
     memory_calls: list[MemoryModelCalled] = field(default_factory=list)
+    pacing: list[EndpointPaced] = field(default_factory=list)
+    """How each segment's model calls were paced at the endpoint, in order."""
     """The memory system's own model calls, in order (`projections.memory_costs` folds them)."""
     audit_events: list[AuditStarted | AuditContinued | PlantJudged | PlantFailed] = field(default_factory=list)
     """Audit segments' events, in order: kept apart from the score (`projections.judge_audit` folds them)."""
@@ -344,6 +346,10 @@ def _memory_call(state: RunState, event: MemoryModelCalled) -> None:
     state.memory_calls.append(event)
 
 
+def _paced(state: RunState, event: EndpointPaced) -> None:
+    state.pacing.append(event)
+
+
 # One handler per event class, looked up by the event's exact class: a run folds tens of thousands
 # of events, and the common ones would otherwise go through a chain of isinstance checks.
 _HANDLERS: dict[type, Callable[[RunState, Any], None]] = {
@@ -352,7 +358,7 @@ _HANDLERS: dict[type, Callable[[RunState, Any], None]] = {
     ContextRecalled: _recalled, QuestionAnswered: _answered, ScorerStarted: _scorer_segment,
     ScorerContinued: _scorer_segment, Judged: _verdict, Failed: _failed, RunResumed: _resumed,
     RunFinished: _finished, AuditStarted: _audited, AuditContinued: _audited, PlantJudged: _audited, PlantFailed: _audited,
-    MemoryModelCalled: _memory_call,
+    MemoryModelCalled: _memory_call, EndpointPaced: _paced,
 }
 
 

@@ -5,7 +5,8 @@ With no agent model and no base URL the models are offline (`offline-extractive/
 (rejudging needs no agent). Either offline name may also be asked for explicitly, so a real
 agent can be judged offline and the other way round. The judge defaults to the agent model, or
 to a benchmark's official judge when its official protocol names one (`ModelContext.judge_name`).
-Real models share one `ChatClient` (one connection pool, one cache), opened on first use; asking
+Real models share one `ChatClient` (one connection pool, one cache, one `EndpointScheduler` when
+the caller gives one), opened on first use; asking
 for one without the API key in the environment is `BadInput` naming the variable, never its value.
 
 A benchmark's official protocol (`adapters.benchmarks.official`) opens its own models from a
@@ -26,6 +27,7 @@ from benchledger.adapters.models.offline import (
 from benchledger.adapters.models.openai_chat import ChatClient
 from benchledger.adapters.models.reference import ReferenceAnswerModel, ReferenceJudgeModel
 from benchledger.adapters.models.response_cache import ResponseCache
+from benchledger.adapters.models.scheduler import EndpointScheduler
 from benchledger.adapters.models.typed import TypedAnswerModel, TypedJudgeModel
 from benchledger.errors import BadInput
 
@@ -50,6 +52,8 @@ class ModelContext:
     timeout: float = 60.0
     max_attempts: int = 6
     backoff_base: float = 0.5
+    scheduler: EndpointScheduler | None = None
+    """Paces every call of the shared client (None: no pacing, the pool's size alone)."""
     _client: ChatClient | None = field(default=None, repr=False)
 
     @property
@@ -70,7 +74,7 @@ class ModelContext:
         if self._client is None:
             self._client = ChatClient(base_url=self.base_url, api_key_env=self.api_key_env, timeout=self.timeout,
                                       max_attempts=self.max_attempts, backoff_base=self.backoff_base,
-                                      cache=self.cache)
+                                      cache=self.cache, scheduler=self.scheduler)
         return self._client
 
     def offline_answerer(self) -> OfflineExtractiveAnswerer:
@@ -82,7 +86,8 @@ class ModelContext:
 
 def model_context(*, agent_model: str | None, judge_model: str | None, judge_models: tuple[str, ...] = (),
                   base_url: str | None, api_key_env: str = "OPENAI_API_KEY", cache: ResponseCache | None,
-                  timeout: float = 60.0, max_attempts: int = 6, backoff_base: float = 0.5) -> ModelContext:
+                  timeout: float = 60.0, max_attempts: int = 6, backoff_base: float = 0.5,
+                  scheduler: EndpointScheduler | None = None) -> ModelContext:
     """The names checked and resolved: an offline agent when none is named, offline names in their roles."""
     if agent_model is None:
         if base_url is not None and judge_model is None and not judge_models:
@@ -95,7 +100,7 @@ def model_context(*, agent_model: str | None, judge_model: str | None, judge_mod
             raise BadInput(f"{name} cannot be the {role.split('_')[0]}", field=role)
     return ModelContext(agent_model=agent_model, judge_model=judge_model, judge_models=tuple(judge_models),
                         base_url=base_url, api_key_env=api_key_env, cache=cache, timeout=timeout,
-                        max_attempts=max_attempts, backoff_base=backoff_base)
+                        max_attempts=max_attempts, backoff_base=backoff_base, scheduler=scheduler)
 
 
 def build_models(
@@ -110,13 +115,14 @@ def build_models(
     max_attempts: int = 6,
     prompts: Prompts | None = None,
     backoff_base: float = 0.5,
+    scheduler: EndpointScheduler | None = None,
 ) -> tuple[AnswerModel, JudgeModel]:
     """The answer and judge models of a reference or typed run; `prompts` pre-fills the reference prompts."""
     if protocol not in ("reference", "typed"):
         raise BadInput(f"unknown protocol {protocol!r}; use reference or typed", field="protocol")
     context = model_context(agent_model=agent_model, judge_model=judge_model, base_url=base_url,
                             api_key_env=api_key_env, cache=cache, timeout=timeout, max_attempts=max_attempts,
-                            backoff_base=backoff_base)
+                            backoff_base=backoff_base, scheduler=scheduler)
     judge_name = context.judge_model or (OFFLINE_JUDGE if context.offline_agent else context.agent_model)
     answerer: AnswerModel
     judge: JudgeModel

@@ -32,7 +32,10 @@ Attributes tests read:
   base_url                 "http://127.0.0.1:<port>/v1" ("https://..." when started with `tls`, a server
                            SSLContext holding the certificate to present)
   faults                   a `FaultScript` (see `adapters.models.loopback_faults` for the kinds)
-  latency                  seconds added to every chat reply (settable; for concurrency benchmarks)
+  latency                  seconds added to every chat reply (settable; for concurrency benchmarks), or
+                           a function returning them per reply (a long-tailed distribution)
+  limits                   a `RateLimit` (`adapters.models.loopback_limits`) the chat requests must fit,
+                           refused with 429 and the provider's rate-limit headers (None: no limit)
   count(model=, role=)     chat requests received, faulted ones included (role "embed": embedding
                            requests; "other": a memory system's own extraction calls)
   authorization_seen       the Authorization header of every request, in order
@@ -52,6 +55,7 @@ import struct
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from benchledger.adapters.memory.protocol import estimate_tokens
@@ -59,6 +63,7 @@ from benchledger.adapters.models.abstention import is_abstention
 from benchledger.adapters.models.loopback_embeddings import EmbeddingRefused, embed
 from benchledger.adapters.models.loopback_extract import input_sentences, json_object_reply, schema_instance, tool_call
 from benchledger.adapters.models.loopback_faults import Fault, FaultScript
+from benchledger.adapters.models.loopback_limits import RateLimit
 from benchledger.adapters.models.loopback_official import official_reply, official_role
 from benchledger.adapters.models.offline import extractive_answer, lexical_criterion, lexical_verdict
 
@@ -143,6 +148,12 @@ def reply_for(body: dict, *, fault: Fault | None = None) -> str:
     if kind == "wrong_schema":
         return json.dumps({"result": 42})
     return json.dumps(content) if typed else f"{reasoning}\n{prose}"
+
+
+def _request_tokens(body: dict) -> float:
+    """What a request costs a token budget: its messages' estimated tokens plus its completion limit."""
+    prompt = sum(len(str(m.get("content") or "")) for m in body.get("messages", []) if isinstance(m, dict)) / 4
+    return prompt + float(body.get("max_completion_tokens") or body.get("max_tokens") or 0)
 
 
 def _memory_reply(body: dict) -> object | None:
@@ -230,9 +241,16 @@ class _Handler(BaseHTTPRequestHandler):
         model, prompt = str(body.get("model", "")), _user_prompt(body)
         role = role_of(prompt)
         loop.record(model, role, body, self.headers.get("Authorization", ""))
+        limit_headers: dict[str, str] = {}
+        if loop.limits is not None:
+            admission = loop.limits.take(_request_tokens(body))
+            if not admission.admitted:  # refused at once, as a provider does, before any work
+                return self._send_json(429, {"error": {"message": "rate limit reached", "type": "requests",
+                                                       "code": "rate_limit_exceeded"}}, admission.headers)
+            limit_headers = admission.headers
         fault = loop.faults.take(role=role, model=model, prompt=prompt)
-        if loop.latency:
-            time.sleep(loop.latency)
+        if delay := (loop.latency() if callable(loop.latency) else loop.latency):
+            time.sleep(delay)
         kind = fault.kind if fault else None
         if kind == "429":
             retry = fault.retry_after or 0  # type: ignore[union-attr]
@@ -270,7 +288,7 @@ class _Handler(BaseHTTPRequestHandler):
             "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if call else "stop"}],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                       "total_tokens": prompt_tokens + completion_tokens},
-        })
+        }, limit_headers)
 
 
 class _Server(ThreadingHTTPServer):
@@ -281,8 +299,9 @@ class _Server(ThreadingHTTPServer):
 class LoopbackOpenAI:
     """A deterministic OpenAI-compatible server in a background thread (see module docstring)."""
 
-    def __init__(self, *, latency: float = 0.0, keep_bodies: bool = True, tls: ssl.SSLContext | None = None) -> None:
-        self.latency, self.keep_bodies, self.tls = latency, keep_bodies, tls
+    def __init__(self, *, latency: float | Callable[[], float] = 0.0, keep_bodies: bool = True,
+                 tls: ssl.SSLContext | None = None, limits: RateLimit | None = None) -> None:
+        self.latency, self.keep_bodies, self.tls, self.limits = latency, keep_bodies, tls, limits
         self.faults = FaultScript()
         self.authorization_seen: list[str] = []
         self.requests: list[dict] = []

@@ -18,6 +18,12 @@ is answered from it with `cache_hit=True` and the usage first paid for. Only com
 responses that pass the caller's `validate` are stored, so an error or an unparsable reply is
 asked again next time.
 
+With an `EndpointScheduler` (`adapters.models.scheduler`) every HTTP attempt first waits for a slot
+at the endpoint and then reports how it ended, with the reply's rate-limit headers (read through
+the SDK's `with_raw_response`), so answer and judge calls to one endpoint share one adaptive limit
+and one view of the provider's budget. The attempt's tokens are estimated before it is sent (the
+prompt's characters / 4, plus `max_tokens` or `max_completion_tokens` when the call sets one).
+
 The client is safe to share between threads (the SDK client is; counters take a lock).
 """
 
@@ -35,6 +41,7 @@ from benchledger.adapters.models.base import (
     EmptyResponseError, ModelError, ModelParseError, TransientModelError, Usage,
 )
 from benchledger.adapters.models.response_cache import ResponseCache, cache_key
+from benchledger.adapters.models.scheduler import EndpointScheduler, Ticket
 from benchledger.clock import monotonic_ms
 from benchledger.errors import BadInput
 from benchledger.providers import OPENAI_DEFAULT_BASE_URL
@@ -75,6 +82,7 @@ class ChatClient:
         backoff_max: float = 30.0,
         max_retry_after: float = 120.0,
         cache: ResponseCache | None = None,
+        scheduler: EndpointScheduler | None = None,
     ) -> None:
         api_key = os.environ.get(api_key_env, "")
         if not api_key:
@@ -89,6 +97,7 @@ class ChatClient:
         self.retry = RetryPolicy(max_attempts=max_attempts, backoff_base=backoff_base, backoff_max=backoff_max,
                                  max_retry_after=max_retry_after)
         self.cache = cache
+        self.scheduler = scheduler
         self._secrets = (api_key,)
         import openai  # imported on first use: the SDK is a large share of every command's start-up
 
@@ -146,14 +155,34 @@ class ChatClient:
         import openai  # already loaded by __init__; a dictionary lookup
 
         self._count(attempts=1)
+        if self.scheduler is None:
+            return self._attempt(model, messages, params, None)
+        with self.scheduler.call(_estimated_tokens(messages, params)) as ticket:
+            return self._attempt(model, messages, params, ticket)
+
+    def _attempt(self, model: str, messages: list[dict], params: dict,
+                 ticket: Ticket | None) -> tuple[str, str, Usage]:
+        import openai
+
         try:
             # messages are plain role/content dicts, built per protocol; the SDK's TypedDicts add nothing here
-            completion = self._sdk.chat.completions.create(model=model, messages=cast(Any, messages), **params)
+            raw = self._sdk.chat.completions.with_raw_response.create(
+                model=model, messages=cast(Any, messages), **params)
+            if ticket is not None:
+                ticket.done(raw.headers)
+            completion = raw.parse()
         except openai.RateLimitError as error:
-            raise self._transient(error, retry_after=retry_after_seconds(error.response.headers)) from None
+            retry_after = retry_after_seconds(error.response.headers)
+            if ticket is not None:
+                ticket.refused(error.response.headers, retry_after)
+            raise self._transient(error, retry_after=retry_after) from None
         except openai.InternalServerError as error:
             raise self._transient(error, retry_after=None) from None
-        except (openai.APITimeoutError, openai.APIConnectionError) as error:
+        except openai.APITimeoutError as error:
+            if ticket is not None:
+                ticket.timed_out()
+            raise self._transient(error, retry_after=None) from None
+        except openai.APIConnectionError as error:
             raise self._transient(error, retry_after=None) from None
         except openai.APIResponseValidationError as error:
             raise ModelParseError(self._message(model, "the endpoint's reply is not a chat completion", error)) from None
@@ -184,3 +213,11 @@ class ChatClient:
 
     def _message(self, model: str, what: str, error: Exception) -> str:
         return safe_message(f"{model}: {what}: {error}", self._secrets)
+
+
+def _estimated_tokens(messages: list[dict], params: dict) -> float:
+    """What an attempt will count against a token budget: the prompt (about four characters a token,
+    as `estimate_tokens`) plus the completion limit the call sets, if any."""
+    characters = sum(len(str(message.get("content") or "")) for message in messages)
+    completion = params.get("max_completion_tokens") or params.get("max_tokens") or 0
+    return characters / 4 + float(completion)

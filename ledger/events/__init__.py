@@ -17,6 +17,7 @@ from benchledger.ledger.events.question import (
 from benchledger.ledger.events.endpoints import Endpoint, MemoryIdentity, ServerCertificate
 from benchledger.ledger.events.keys import KEYS, derive_key
 from benchledger.ledger.events.memory_calls import MemoryModelCalled, MemoryStage
+from benchledger.ledger.events.pacing import EndpointPaced
 from benchledger.ledger.events.run import (
     Provenance, QuestionsPlanned, ReleaseFile, RunConfig, RunFinished, RunStarted,
 )
@@ -26,7 +27,7 @@ AnyEvent = Annotated[
         RunStarted, QuestionsPlanned, CorpusFingerprinted, MessagesIngested, ChunkExtracted,
         ScopeVerified, ContextRecalled, QuestionAnswered, ScorerStarted, Judged, Failed,
         ScopePurged, RunResumed, ScorerContinued, RunFinished, AuditStarted, AuditContinued, PlantJudged,
-        PlantFailed, MemoryModelCalled,
+        PlantFailed, MemoryModelCalled, EndpointPaced,
     ],
     Field(discriminator="type"),
 ]
@@ -45,5 +46,5 @@ __all__ = [
     "RunResumed", "ContextRecalled", "RecalledItem", "QuestionAnswered", "ScorerStarted", "ScorerContinued",
     "Judged", "Failed", "Endpoint", "ServerCertificate", "MemoryIdentity",
     "AuditStarted", "AuditContinued", "PlantJudged", "PlantFailed",
-    "MemoryModelCalled", "MemoryStage",
+    "MemoryModelCalled", "MemoryStage", "EndpointPaced",
 ]
