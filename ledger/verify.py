@@ -232,10 +232,30 @@ def _rules_of_rows(rows: list[Row]) -> Problem | None:
         return None, str(exc)
 
 
-def _check_rules(conn: LedgerConnection, read_events: Callable[[str], list[StoredEvent]]) -> Problem | None:
-    """The store's rules over every run of the ledger, runs in order of their first row."""
+class _LastRun:
+    """`read_events`, keeping the last run it typed: the rules and the views of a run read it once,
+    and a whole ledger's events are never all held at once."""
+
+    def __init__(self, read_events: Callable[[str], list[StoredEvent]]) -> None:
+        self._read, self._run, self._events = read_events, "", list[StoredEvent]()
+
+    def keep(self, run_id: str, events: list[StoredEvent]) -> None:
+        self._run, self._events = run_id, events
+
+    def __call__(self, run_id: str) -> list[StoredEvent]:
+        if run_id != self._run or not self._events:
+            self.keep(run_id, self._read(run_id))
+        return self._events
+
+
+def _check_runs(conn: LedgerConnection, refold: Refold | None, events_of: _LastRun,
+                stale: list[str]) -> Problem | None:
+    """Every run of the ledger in order of its first row: the store's rules, then its views."""
+    with_views = {r for (r,) in conn.execute("SELECT DISTINCT run_id FROM views")} if refold else set()
     for (run_id,) in conn.execute("SELECT run_id FROM events GROUP BY run_id ORDER BY MIN(seq)").fetchall():
-        problem = rules_problem(read_events(run_id))
+        problem = rules_problem(events_of(run_id))
+        if problem is None and refold is not None and run_id in with_views:
+            problem = _check_views(conn, [run_id], refold, events_of, stale)
         if problem:
             return problem
     return None
@@ -285,19 +305,19 @@ def _check_run_blobs(conn: LedgerConnection, run_id: str) -> str | None:
 def _later_checks(conn: LedgerConnection, run_id: str | None, refold: Refold | None,
                   read_events: Callable[[str], list[StoredEvent]],
                   stale: list[str] | None = None) -> Iterable[Problem | None]:
-    """The checks after the chain, lazily, cheapest first."""
-    if run_id is None:
-        yield _check_rules(conn, read_events)
+    """The checks after the chain, lazily, cheapest first (a run's own rules ran with its chain)."""
+    stale = [] if stale is None else stale
+    events_of = read_events if isinstance(read_events, _LastRun) else _LastRun(read_events)
     yield conn.check_writers(run_id)
     yield _check_references(conn, run_id)
     blob_problem = blobs.check(conn) if run_id is None else _check_run_blobs(conn, run_id)
     yield (None, blob_problem) if blob_problem else None
     cache_problem = cache.check_entries(conn, run_id)
     yield (None, cache_problem) if cache_problem else None
-    if refold is not None:
-        run_ids = [run_id] if run_id else [r for (r,) in conn.execute(
-            "SELECT DISTINCT run_id FROM views ORDER BY run_id")]
-        yield _check_views(conn, run_ids, refold, read_events, [] if stale is None else stale)
+    if run_id is None:
+        yield _check_runs(conn, refold, events_of, stale)
+    elif refold is not None:
+        yield _check_views(conn, [run_id], refold, events_of, stale)
     if run_id is None:
         storage_problem = conn.check_storage()
         yield (None, storage_problem) if storage_problem else None
@@ -315,14 +335,20 @@ def _verify_snapshot(conn: LedgerConnection, run_id: str | None, refold: Refold 
         if problem is None and expect_head is not None and not _holds_head(conn, expect_head):
             problem = _missing_head(expect_head, None)
         head_or_none: str | None = head if checked else None
-    else:
+    events_of = _LastRun(read_events)
+    if run_id is not None:
         rows, problem = check_run(conn, run_id, expect_head)
-        problem = problem or _rules_of_rows(rows)
+        if problem is None:
+            try:
+                events_of.keep(run_id, rows_to_stored(rows))
+                problem = rules_problem(events_of(run_id))
+            except LedgerError as exc:
+                problem = None, str(exc)
         checked, head_or_none = len(rows), (rows[-1].hash if rows else None)
     stale: list[str] = []
     if problem is None:
         try:
-            problem = next((found for found in _later_checks(conn, run_id, refold, read_events, stale) if found),
+            problem = next((found for found in _later_checks(conn, run_id, refold, events_of, stale) if found),
                            None)
         except LedgerError as exc:  # an event the views need cannot be read
             problem = None, str(exc)
