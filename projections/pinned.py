@@ -61,32 +61,36 @@ def counted_segments(state: RunState, scorer_id: str | None) -> list[Segment]:
     return [state.segments[index] for index in sorted(used)]
 
 
-def segment_line(segment: Segment) -> str:
-    """One segment as a report names it, with where its model calls went."""
+def segment_line(segment: Segment, writers: Sequence[Any] = ()) -> str:
+    """One segment as a report names it, with where its model calls went and, on a shared ledger,
+    the role the server recorded for the event that opened it (`writers`: `ledger.runs.WriterSpan`s)."""
     if segment.offline:
         where = "no model endpoint" if segment.model_free else "offline models"
     elif segment.endpoint is None:
         where = "endpoint not recorded"
     else:
         where = f"endpoint {segment.endpoint.base_url or 'the SDK default'}"
-    return f"{segment.label} ({where})"
+    writer = next((span.writer for span in writers
+                   if span.first_position <= segment.position <= span.last_position), None)
+    return f"{segment.label} ({where}" + (f", opened by {writer})" if writer else ")")
 
 
-def pinned_notes(pinned: Pinned | None, state: RunState, scorer_id: str | None) -> list[str]:
+def pinned_notes(pinned: Pinned | None, state: RunState, scorer_id: str | None,
+                 writers: Sequence[Any] = ()) -> list[str]:
     """The lines a report pinned at a head prints under it (none when not pinned): the segments its
     score counts, and what was appended to the run after that head (never counted in this report)."""
     if pinned is None:
         return []
     counted = counted_segments(state, scorer_id)
     lines = [f"as of head {pinned.head} (position {pinned.position} of run {state.run_id})",
-             f"the score of {scorer_id} counts segments: " + (", ".join(segment_line(s) for s in counted) or "none")]
+             f"the score of {scorer_id} counts segments: " + (", ".join(segment_line(s, writers) for s in counted) or "none")]
     if not pinned.later:
         lines.append("nothing was appended to the run after that head")
         return lines
     kinds: dict[str, int] = {}
     for stored in pinned.later:
         kinds[stored.type] = kinds.get(stored.type, 0) + 1
-    opened = ", ".join(segment_line(s) for s in pinned.later_segments) or "no new segment"
+    opened = ", ".join(segment_line(s, writers) for s in pinned.later_segments) or "no new segment"
     lines.append(f"appended after that head, not in this report: {len(pinned.later)} event(s) ("
                  + ", ".join(f"{count} {name}" for name, count in kinds.items()) + f"); segments opened: {opened}")
     return lines

@@ -49,6 +49,8 @@ class Segment:
     scorer_id: str | None = None
     reported_models: set[str] = field(default_factory=set)
     """The models the endpoint reported for the answers and verdicts this segment produced."""
+    position: int = 0
+    """The run position of the event that opened it (RunStarted, RunResumed, ScorerStarted, ...)."""
 
 
 @dataclass
@@ -190,7 +192,10 @@ def fold_run(run_id: str, stored_events: Iterable[Any]) -> RunState:
     state = RunState(run_id=run_id)
     with building_long_lived():
         for stored in stored_events:
+            opened = len(state.segments)
             _apply(state, stored.event)
+            if len(state.segments) != opened:
+                state.segments[-1].position = stored.position
             state.head = stored.hash
             state.last_seq = stored.seq
             state.events += 1

@@ -17,9 +17,12 @@ from click.testing import CliRunner
 from benchledger.cli.main import cli
 from benchledger.errors import BadInput, RunSealed
 from benchledger.ledger.events import Failed, Judged, ScorerStarted
+from benchledger.ledger.runs import WriterSpan
 from benchledger.ledger.store import Ledger
+from benchledger.projections.pinned import segment_line
 from benchledger.projections.state import fold_run
 from conftest import REPO
+from events_factory import stored, stream
 
 MINI = REPO / "examples" / "groupmem-mini"
 
@@ -89,3 +92,18 @@ def test_finding_1_a_silent_rescore_of_a_finished_run_is_refused_and_a_forged_on
         assert ledger.head(run_id) == head
     assert json.loads(invoke("show", run_id, "--json").stdout)["score"] == score
     assert invoke("verify", run_id, "--expect-head", head).exit_code == 0
+
+
+def test_a_segment_names_the_role_the_server_recorded_for_its_opener():
+    events = stream({"q1": ("temporal", "correct")})
+    opener = len(events) + 1
+    events += [ScorerStarted(scorer_id="s2", judge_model="rule", protocol="typed", model_free=True),
+               Judged(question_id="q1", scorer_id="s2", verdict="incorrect", model="rule")]
+    state = fold_run("run", stored(events))
+    start, scorer = state.segments[0], state.segments[-1]
+    assert (start.position, scorer.position) == (1, opener)
+    spans = [WriterSpan(writer="alice", first_position=1, last_position=opener - 1),
+             WriterSpan(writer="bob", first_position=opener, last_position=opener + 1)]
+    assert segment_line(scorer, spans) == "scorer s2 (no model endpoint, opened by bob)"
+    assert segment_line(start, spans).endswith("opened by alice)")
+    assert segment_line(scorer) == "scorer s2 (no model endpoint)"  # a file records no roles

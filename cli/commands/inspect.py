@@ -114,7 +114,7 @@ def show(app: AppContext, run_ref: str, scorer_id: str | None, scoring_rule: str
     show_report(report, out=out, as_json=as_json)
     if writers and not as_json:
         click.echo(writers_line(writers))
-    for line in pinned_notes(pinned, state, report.scorer_id):
+    for line in pinned_notes(pinned, state, report.scorer_id, writers):
         click.echo(line, err=True)
     for scorer, missing in state.partial_scorers.items():
         if scorer != report.scorer_id:

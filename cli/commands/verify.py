@@ -26,7 +26,7 @@ def verify(app: AppContext, run_ref: str | None, expect_head: str | None, as_jso
         result = ledger.verify(run_id, refold=refold_views, expect_head=expect_head)
         if result.ok and run_id is not None and expect_head is not None:
             pinned = pin(run_id, ledger.verified_events(run_id, expect_head=expect_head), expect_head)
-            notes = pinned_notes(pinned, pinned.state, pinned.state.default_scorer)
+            notes = pinned_notes(pinned, pinned.state, pinned.state.default_scorer, ledger.run_writers(run_id))
     if as_json:
         echo_json(result.model_dump())
     if not result.ok:
