@@ -115,6 +115,11 @@ run_options = _stack(
     keep_option,
     click.option("--out", type=OutputFile(), default=None,
                  help="Write the report JSON here."),
+    click.option("--dry-run", is_flag=True,
+                 help="Print the calls and estimated tokens of each stage (and dollars with --prices), "
+                      "then stop: nothing is asked, nothing is written."),
+    click.option("--prices", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                 help='JSON price table for --dry-run: {"MODEL": {"input": USD per 1M tokens, "output": ...}}.'),
 )
 
 

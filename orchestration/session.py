@@ -21,6 +21,7 @@ from benchledger.adapters.memory.oracle import EvidenceLabels
 from benchledger.adapters.memory.registry import load_memory_class, open_memory
 from benchledger.adapters.models.base import judge_asks_model
 from benchledger.adapters.models.factory import ModelContext, build_models, model_context
+from benchledger.adapters.models.openai_chat import ChatClient
 from benchledger.adapters.models.probe import probe_endpoint, probed_certificate
 from benchledger.adapters.models.response_cache import ledger_cache
 from benchledger.adapters.models.scheduler import EndpointScheduler
@@ -83,7 +84,7 @@ def endpoint_of(settings: RunSettings) -> Endpoint:
 
 def settings_context(ledger: Recorder | None, settings: RunSettings, *, judge_model: str | None = None,
                      judge_models: tuple[str, ...] | None = None,
-                     scheduler: EndpointScheduler | None = None) -> ModelContext:
+                     scheduler: EndpointScheduler | None = None, client: ChatClient | None = None) -> ModelContext:
     """The model names and shared client the settings ask for (replies cached in `ledger`, if any;
     every call paced by `scheduler`, if given)."""
     return model_context(
@@ -92,7 +93,7 @@ def settings_context(ledger: Recorder | None, settings: RunSettings, *, judge_mo
         base_url=settings.base_url, api_key_env=settings.api_key_env,
         cache=ledger_cache(ledger) if ledger is not None else None,
         timeout=settings.timeout, max_attempts=settings.max_attempts, backoff_base=settings.backoff_base,
-        scheduler=scheduler)
+        scheduler=scheduler, client=client)
 
 
 def endpoint_scheduler(settings: RunSettings) -> EndpointScheduler:
@@ -101,7 +102,8 @@ def endpoint_scheduler(settings: RunSettings) -> EndpointScheduler:
 
 
 def open_models(ledger: Recorder | None, settings: RunSettings, dataset: Dataset, *, benchmark: Benchmark,
-                templates: Mapping[str, str] | None = None, probe: bool = True) -> Models:
+                templates: Mapping[str, str] | None = None, probe: bool = True,
+                client: ChatClient | None = None) -> Models:
     """The answer and judge models the settings name (offline ones when none is named).
 
     Under the official protocol `templates` are the official ones (read from the prompts folder
@@ -110,13 +112,14 @@ def open_models(ledger: Recorder | None, settings: RunSettings, dataset: Dataset
     caller did, see `probe_run_endpoint`): one cheap call that stops the run (exit 2) when it is
     unreachable or refuses the key, before anything is spent. Without a `ledger` nothing is cached.
     Every call the models make to the endpoint is paced by one `EndpointScheduler` (`Models.scheduler`).
+    `client` replaces the chat client every model shares (a forecast's, which sends nothing).
     """
     scheduler = endpoint_scheduler(settings)
     if settings.protocol == "official":
         official = official_of(benchmark)
         if templates is None:
             templates = read_official_templates(benchmark, settings, Path(dataset.source))
-        context = settings_context(ledger, settings, scheduler=scheduler)
+        context = settings_context(ledger, settings, scheduler=scheduler, client=client)
         scorers = official.scorers(context, templates)
         models = Models(answer=official.answer_model(context, templates, dataset), judge=scorers[0],
                         companions=tuple(scorers[1:]), templates=dict(templates), scheduler=scheduler)
@@ -127,7 +130,7 @@ def open_models(ledger: Recorder | None, settings: RunSettings, dataset: Dataset
             base_url=settings.base_url, api_key_env=settings.api_key_env,
             cache=ledger_cache(ledger) if ledger is not None else None,
             timeout=settings.timeout, max_attempts=settings.max_attempts, backoff_base=settings.backoff_base,
-            prompts=dataset.prompts, scheduler=scheduler)
+            prompts=dataset.prompts, scheduler=scheduler, client=client)
         models = Models(answer=answer, judge=judge, scheduler=scheduler)
     if probe and (not models.answer.offline or any(judge_asks_model(judge) for judge in models.judges)):
         probe_endpoint(settings.base_url, settings.api_key_env)

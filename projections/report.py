@@ -148,6 +148,9 @@ class Report(BaseModel):
     """The memory's own model calls from its MemoryModelCalled events: per stage calls, tokens, seconds."""
     pacing: list[dict[str, Any]] = []
     """Each segment's `EndpointPaced` (how its model calls were paced at the endpoint), as recorded."""
+    tokens_by_stage: dict[str, dict[str, int]] = {}
+    """answer, judge (the report's scorer), memory: {calls, prompt_tokens, completion_tokens} as the
+    endpoint reported them (a cached reply counts what it first cost)."""
     protocol: str | None
     """The scorer's protocol (the run's, unless a rejudge used another)."""
     base_url: str | None = None
@@ -205,6 +208,18 @@ class Report(BaseModel):
             if isinstance(data, dict) and data.get(name, 0) is None:
                 del data[name]
         return data
+
+
+def _tokens_by_stage(state: RunState, scorer: str | None) -> dict[str, dict[str, int]]:
+    """The tokens each stage's recorded calls used (stages with no recorded model call are left out)."""
+    usages = {
+        "answer": [q.answered.usage for q in state.questions.values() if q.answered is not None],
+        "judge": [q.judged[scorer].usage for q in state.questions.values() if scorer in q.judged],
+        "memory": [call.usage for call in state.memory_calls],
+    }
+    return {stage: {"calls": len(used), "prompt_tokens": sum(u.prompt_tokens for u in used),
+                    "completion_tokens": sum(u.completion_tokens for u in used)}
+            for stage, used in usages.items() if any(u.prompt_tokens or u.completion_tokens for u in used)}
 
 
 def build_report(run_id: str, stored_events: Iterable[Any], *, conditions: Sequence[Check],
@@ -267,6 +282,7 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
         memory_model=cfg.memory_model if cfg else None,
         memory_calls=memory_costs_summary(state),
         pacing=[event.model_dump(exclude={"type", "schema_version"}) for event in state.pacing],
+        tokens_by_stage=_tokens_by_stage(state, scorer),
         protocol=state.scorers[scorer].protocol if scorer in state.scorers else (cfg.settings.protocol if cfg else None),
         base_url=cfg.settings.base_url if cfg else None,
         release=release_line(cfg.release_files) if cfg else "",

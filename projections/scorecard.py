@@ -58,6 +58,10 @@ def render_scorecard(report: Report) -> str:
                  f"{offline}")
     lines += _segment_lines(report)
     lines += _pacing_lines(report)
+    if report.tokens_by_stage:
+        lines.append("  tokens " + "; ".join(
+            f"{stage} {t['prompt_tokens']:,} in / {t['completion_tokens']:,} out ({t['calls']} calls)"
+            for stage, t in report.tokens_by_stage.items()))
     lines.append(f"  corpus {report.fingerprint[:16] if report.fingerprint else '-'}  "
                  f"{report.corpus_state.documents_ingested}/{report.corpus_state.documents_expected} documents, "
                  f"{report.corpus_state.pending_chunks} pending")

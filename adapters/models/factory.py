@@ -87,7 +87,7 @@ class ModelContext:
 def model_context(*, agent_model: str | None, judge_model: str | None, judge_models: tuple[str, ...] = (),
                   base_url: str | None, api_key_env: str = "OPENAI_API_KEY", cache: ResponseCache | None,
                   timeout: float = 60.0, max_attempts: int = 6, backoff_base: float = 0.5,
-                  scheduler: EndpointScheduler | None = None) -> ModelContext:
+                  scheduler: EndpointScheduler | None = None, client: ChatClient | None = None) -> ModelContext:
     """The names checked and resolved: an offline agent when none is named, offline names in their roles."""
     if agent_model is None:
         if base_url is not None and judge_model is None and not judge_models:
@@ -100,7 +100,8 @@ def model_context(*, agent_model: str | None, judge_model: str | None, judge_mod
             raise BadInput(f"{name} cannot be the {role.split('_')[0]}", field=role)
     return ModelContext(agent_model=agent_model, judge_model=judge_model, judge_models=tuple(judge_models),
                         base_url=base_url, api_key_env=api_key_env, cache=cache, timeout=timeout,
-                        max_attempts=max_attempts, backoff_base=backoff_base, scheduler=scheduler)
+                        max_attempts=max_attempts, backoff_base=backoff_base, scheduler=scheduler,
+                        _client=client)
 
 
 def build_models(
@@ -116,13 +117,16 @@ def build_models(
     prompts: Prompts | None = None,
     backoff_base: float = 0.5,
     scheduler: EndpointScheduler | None = None,
+    client: ChatClient | None = None,
 ) -> tuple[AnswerModel, JudgeModel]:
-    """The answer and judge models of a reference or typed run; `prompts` pre-fills the reference prompts."""
+    """The answer and judge models of a reference or typed run; `prompts` pre-fills the reference prompts.
+
+    `client` replaces the shared chat client (a forecast's, which sends nothing)."""
     if protocol not in ("reference", "typed"):
         raise BadInput(f"unknown protocol {protocol!r}; use reference or typed", field="protocol")
     context = model_context(agent_model=agent_model, judge_model=judge_model, base_url=base_url,
                             api_key_env=api_key_env, cache=cache, timeout=timeout, max_attempts=max_attempts,
-                            backoff_base=backoff_base, scheduler=scheduler)
+                            backoff_base=backoff_base, scheduler=scheduler, client=client)
     judge_name = context.judge_model or (OFFLINE_JUDGE if context.offline_agent else context.agent_model)
     answerer: AnswerModel
     judge: JudgeModel

@@ -25,6 +25,7 @@ from benchledger.cli.options import (
     settings_from_options,
 )
 from benchledger.cli.progress import make_progress
+from benchledger.cli.forecast import render_forecast
 from benchledger.cli.render import report_for, require_every_question_judged, show_report
 from benchledger.adapters.sources.receipt import fetched_run_path
 from benchledger.adapters.sources.settings import release_dir
@@ -32,6 +33,7 @@ from benchledger.clock import new_run_id
 from benchledger.projections.state import fold_run
 from benchledger.errors import BadInput, RunAborted
 from benchledger.files import check_writable
+from benchledger.orchestration.forecast import forecast_run, read_prices
 from benchledger.orchestration.session import probe_run_endpoint, resolved_settings, run_dataset
 from benchledger.redaction import redact, register_secret_env
 
@@ -89,6 +91,10 @@ def _execute_run(app: AppContext, benchmark: Benchmark, source: Path | None, opt
     dataset = benchmark.load(source, selection)
     # refused before any write, official templates included
     settings = resolved_settings(benchmark, settings_from_options(app, opts), source=source)
+    prices = read_prices(opts["prices"]) if opts.get("prices") is not None else None
+    if opts.get("dry_run"):
+        click.echo(render_forecast(forecast_run(dataset, settings, benchmark), prices))
+        return
     register_secret_env(settings.api_key_env)
     probe_run_endpoint(settings, dataset, benchmark=benchmark)  # before a ledger file is made
     progress = make_progress(app.log_format)

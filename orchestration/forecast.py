@@ -1,0 +1,128 @@
+"""A forecast before paying: the calls and tokens each stage of a run would spend, and dollars.
+
+`forecast_run` asks the run's own answer and judge models (the benchmark's released prompts,
+passage format and official templates, as the settings choose them) every selected question
+through a `ForecastClient` (`adapters.models.forecast_client`), which sends nothing and counts each
+call's prompt tokens (characters / 4 per message) and completion limit. The context of each
+question is a stand-in for what recall would return, since recalling needs the prepared memory:
+`k` documents of the question's scope taken at even intervals through it (so their lengths are the
+scope's typical ones), cut at `--token-budget` as packing would. The judge is asked about the
+answer the loopback endpoint's deterministic model gives from that context. Offline models make
+no calls and cost nothing.
+
+The memory system's own model calls (mem0's extraction, Graphiti's) depend on the system and are
+not forecast; the scorecard shows them, per stage, after a run.
+
+Prices (`--prices FILE`) are a JSON object of model -> {"input": USD per million prompt tokens,
+"output": USD per million completion tokens}. Completion tokens are the calls' limits, so the dollar
+figure is an upper bound on the model calls forecast.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
+
+from benchledger.adapters.benchmarks.base import Dataset, Document
+from benchledger.adapters.benchmarks.registry import Benchmark
+from benchledger.adapters.memory.protocol import Candidate, estimate_tokens
+from benchledger.adapters.models.base import ModelError
+from benchledger.adapters.models.forecast_client import ForecastClient, StageCount
+from benchledger.errors import BadInput
+from benchledger.orchestration.session import open_models
+from benchledger.settings import RunSettings
+
+__all__ = ["Forecast", "Price", "forecast_run", "read_prices", "sample_context"]
+
+
+class Price(BaseModel):
+    """One model's price, in US dollars per million tokens."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+
+
+class _Prices(RootModel[dict[str, Price]]):
+    pass
+
+
+def read_prices(path: Path) -> dict[str, Price]:
+    """The price table in `path` (BadInput naming the file, line and field when it is not one)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise BadInput(f"cannot read the price table: {err.strerror or err}", file=str(path)) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise BadInput(f"not JSON: {err.msg}", file=str(path), line=err.lineno) from None
+    try:
+        return _Prices.model_validate(data).root
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(the whole file)"
+        raise BadInput(f"{first['msg']} (expected model -> {{\"input\": USD per 1M tokens, \"output\": ...}})",
+                       file=str(path), field=where) from None
+
+
+@dataclass
+class Forecast:
+    """What a run would ask, per stage."""
+
+    questions: int
+    stages: dict[str, StageCount] = field(default_factory=dict)
+    """answer, judge: their calls and estimated tokens (memory: not forecast)."""
+    unparsed: int = 0
+    """Questions whose stand-in reply a model could not read (its calls are still counted)."""
+
+    def dollars(self, prices: dict[str, Price]) -> tuple[float, list[str]]:
+        """The forecast's price, and the models it could not price."""
+        total, missing = 0.0, []
+        for count in self.stages.values():
+            for model, (_calls, prompt, completion) in count.by_model.items():
+                if (price := prices.get(model)) is None:
+                    missing.append(model)
+                    continue
+                total += (prompt * price.input + completion * price.output) / 1_000_000
+        return total, sorted(set(missing))
+
+
+def sample_context(documents: tuple[Document, ...], k: int, token_budget: int | None) -> list[Candidate]:
+    """`k` documents at even intervals through the scope, cut at the token budget."""
+    if not documents:
+        return []
+    step = max(1, len(documents) // k)
+    chosen: list[Candidate] = []
+    used = 0
+    for rank, document in enumerate(documents[::step][:k], start=1):
+        used += estimate_tokens(document.text)
+        if token_budget is not None and used > token_budget and chosen:
+            break
+        chosen.append(Candidate.of_document(rank, 1.0 / rank, document))
+    return chosen
+
+
+def forecast_run(dataset: Dataset, settings: RunSettings, benchmark: Benchmark) -> Forecast:
+    """Ask every selected question through a client that sends nothing; settings as `resolved_settings` gives."""
+    forecast = Forecast(questions=len(dataset.questions))
+    if settings.mode != "qa":
+        return forecast
+    client = ForecastClient()
+    models = open_models(None, settings, dataset, benchmark=benchmark, probe=False, client=client)
+    for question in dataset.questions:
+        context = sample_context(dataset.scopes.get(question.scope_key, ()), settings.k, settings.token_budget)
+        try:
+            client.stage = "answer"
+            answer = models.answer.answer(question, context, dataset.prompts)
+            client.stage = "judge"
+            for judge in models.judges:
+                judge.judge(question, answer, dataset.prompts)
+        except ModelError:
+            forecast.unparsed += 1
+    forecast.stages = {stage: client.stages.get(stage, StageCount()) for stage in ("answer", "judge")}
+    return forecast
