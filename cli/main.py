@@ -66,18 +66,29 @@ def hoist_global_options(args: list[str]) -> list[str]:
     return [*args[:command_at], *hoisted, args[command_at], *rest]
 
 
-def _option_spellings(group: click.Group) -> dict[str, str]:
-    """Every parameter's name -> how the user spells it (`domain` -> `option --domain`, `runs` ->
-    `argument RUNS...`), over the whole command tree."""
-    spellings: dict[str, str] = {}
+def _parameters(group: click.Group) -> list[tuple[click.Command, click.Parameter]]:
+    found: list[tuple[click.Command, click.Parameter]] = []
     for command in group.commands.values():
         if isinstance(command, click.Group):
-            spellings.update(_option_spellings(command))
-        for param in command.params:
-            if isinstance(param, click.Option) and param.name and param.opts[0].startswith("--"):
-                spellings.setdefault(param.name, f"option {param.opts[0]}")
-            elif isinstance(param, click.Argument) and param.name:
-                spellings.setdefault(param.name, f"argument {param.make_metavar(click.Context(command))}")
+            found += _parameters(command)
+        found += [(command, param) for param in command.params]
+    return found
+
+
+def _option_spellings(group: click.Group) -> dict[str, str]:
+    """Every parameter's name -> how the user spells it (`domain` -> `option --domain`, `runs` ->
+    `argument RUN...`), over the whole command tree. An argument that commands show under different
+    names (`source`: CORPUS_DIR, FILE, ROOT) is named by what it is, not by one command's metavar."""
+    spellings: dict[str, str] = {}
+    metavars: dict[str, set[str]] = {}
+    for command, param in _parameters(group):
+        if isinstance(param, click.Option) and param.name and param.opts[0].startswith("--"):
+            spellings.setdefault(param.name, f"option {param.opts[0]}")
+        elif isinstance(param, click.Argument) and param.name:
+            metavars.setdefault(param.name, set()).add(param.make_metavar(click.Context(command)))
+    for name, shown in metavars.items():
+        spellings.setdefault(name, f"argument {shown.pop()}" if len(shown) == 1
+                             else f"argument {name.upper().removesuffix('_REF')}")
     return spellings
 
 

@@ -1,6 +1,6 @@
 """The layers point one way: every import inside benchledger is checked against their order.
 
-    bench -> cli -> orchestration -> adapters -> projections -> ledger -> bottom
+    testing -> bench -> cli -> orchestration -> adapters -> projections -> ledger -> bottom
 
 The bottom is the `benchledger` folder's own modules (errors, clock, values, text), which every
 layer may import. A benchmark adapter may read projections (it declares its publishable
@@ -16,7 +16,8 @@ from pathlib import Path
 
 from conftest import REPO
 
-LAYERS = {"bottom": 0, "ledger": 1, "projections": 2, "adapters": 3, "orchestration": 4, "cli": 5, "bench": 6}
+LAYERS = {"bottom": 0, "ledger": 1, "projections": 2, "adapters": 3, "orchestration": 4, "cli": 5, "bench": 6,
+          "testing": 7}
 FOLDERS = {"benchledger": "bottom", **{name: name for name in LAYERS if name != "bottom"}}
 TOP_NAMES = set(FOLDERS) - {"benchledger"}
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from benchledger.adapters.memory.registry import available_memories, open_memory
-from memory_contract import MemoryContract
+from benchledger.testing.memory_contract import MemoryContract
 
 # `http` needs a server; the same contract runs over HTTP in test_memory_http_contract.py. The
 # `oracle` recalls only labelled evidence, which the contract's queries have none of: its own tests

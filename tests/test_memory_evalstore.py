@@ -14,7 +14,7 @@ from benchledger.adapters.memory.evalstore import (
 )
 from benchledger.adapters.memory.sqlite_fts import SqliteMemory
 from benchledger.errors import NotAnEvaluationStore
-from memory_contract import SCOPE, contract_corpus
+from benchledger.testing.memory_contract import SCOPE, contract_corpus
 
 
 def _plain_sqlite_file(path: Path) -> Path:
@@ -192,7 +192,7 @@ _BULK = [f"message {i}: the billing migration to postgres, launch plan item {i %
 
 
 def _fill(memory, scope: str) -> None:
-    from memory_contract import contract_corpus
+    from benchledger.testing.memory_contract import contract_corpus
 
     memory.ingest(scope, contract_corpus(prefix=f"{scope}_", texts=_BULK))
     for _ in memory.build(scope):

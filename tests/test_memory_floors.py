@@ -16,7 +16,7 @@ from benchledger.adapters.memory.registry import open_memory
 from benchledger.cli.main import cli
 from benchledger.ledger.store import Ledger
 from benchledger.projections.state import fold_run
-from memory_contract import SCOPE, contract_corpus
+from benchledger.testing.memory_contract import SCOPE, contract_corpus
 
 LME = Path(__file__).parent / "fixtures" / "longmemeval" / "longmemeval_fixture.json"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from benchledger.adapters.memory.registry import available_memories, open_memory
-from memory_contract import SCOPE, MemoryContract, contract_corpus
+from benchledger.testing.memory_contract import SCOPE, MemoryContract, contract_corpus
 
 
 def test_graphiti_is_registered_and_loads() -> None:

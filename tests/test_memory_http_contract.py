@@ -14,7 +14,7 @@ import pytest
 from benchledger.adapters.memory.http_client import HttpMemory
 from benchledger.adapters.memory.http_server import MemoryServer
 from benchledger.adapters.memory.registry import available_memories, open_memory
-from memory_contract import MemoryContract
+from benchledger.testing.memory_contract import MemoryContract
 
 SERVED = ["sqlite", "bm25-reference", "structured"]
 

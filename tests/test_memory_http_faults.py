@@ -26,7 +26,7 @@ from benchledger.adapters.memory.registry import open_memory
 from benchledger.cli.main import cli
 from conftest import REPO
 from benchledger.ledger.store import Ledger
-from memory_contract import SCOPE, contract_corpus
+from benchledger.testing.memory_contract import SCOPE, contract_corpus
 from scripted_remote import Remote, Reply
 
 MINI = REPO / "examples" / "groupmem-mini"

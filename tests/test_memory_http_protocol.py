@@ -13,7 +13,7 @@ from benchledger.adapters.memory.http_server import MemoryServer
 from benchledger.adapters.memory.protocol import MemoryError_
 from benchledger.adapters.memory.registry import available_memories, open_memory
 from benchledger.adapters.memory.sqlite_fts import SqliteMemory
-from memory_contract import SCOPE, contract_corpus
+from benchledger.testing.memory_contract import SCOPE, contract_corpus
 
 TOKEN = "s3cret-token-value"
 

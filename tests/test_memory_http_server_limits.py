@@ -29,7 +29,7 @@ from benchledger.adapters.memory.http_protocol import scope_path
 from benchledger.adapters.memory.http_server import MemoryServer
 from benchledger.adapters.memory.registry import open_memory
 from conftest import wait_until
-from memory_contract import SCOPE, contract_corpus
+from benchledger.testing.memory_contract import SCOPE, contract_corpus
 
 TOKEN = "mtok-limits-4c2e9a7b1d"
 MiB = 1024 * 1024

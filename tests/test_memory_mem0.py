@@ -10,7 +10,7 @@ import pytest
 
 from benchledger.adapters.memory.registry import available_memories, open_memory
 from benchledger.errors import BadInput
-from memory_contract import SCOPE, MemoryContract, contract_corpus
+from benchledger.testing.memory_contract import SCOPE, MemoryContract, contract_corpus
 
 
 def test_mem0_is_registered_and_loads() -> None:

@@ -14,7 +14,7 @@ from benchledger.adapters.memory.registry import GROUP, available_memories, open
 from benchledger.adapters.memory.sqlite_fts import SqliteMemory
 from benchledger.cli.main import cli
 from benchledger.errors import BadInput
-from memory_contract import SCOPE, contract_corpus
+from benchledger.testing.memory_contract import SCOPE, contract_corpus
 
 _PLUGIN = '''
 from pathlib import Path

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from benchledger.adapters.benchmarks.base import Document
 from benchledger.adapters.memory.sqlite_fts import SqliteMemory, fts_query
-from memory_contract import SCOPE, contract_corpus
+from benchledger.testing.memory_contract import SCOPE, contract_corpus
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from benchledger.adapters.benchmarks.base import Document
 from benchledger.adapters.memory.sqlite_fts import SqliteMemory, fts_query
-from memory_contract import OTHER_SCOPE, SCOPE
+from benchledger.testing.memory_contract import OTHER_SCOPE, SCOPE
 
 _COMMON = ["the", "a", "to", "on", "is", "for", "what", "did", "user_1", "user_2"]
 _RARE = ["billing", "migration", "atlas", "freeze", "audit", "vendor", "rollout", "budget",

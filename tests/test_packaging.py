@@ -16,7 +16,7 @@ import pytest
 
 from conftest import REPO
 
-MAPPED = ("benchledger", "ledger", "projections", "adapters", "orchestration", "cli", "bench", "examples")
+MAPPED = ("benchledger", "ledger", "projections", "adapters", "orchestration", "cli", "bench", "examples", "testing")
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ from benchledger.adapters.memory.registry import GROUP, available_memories, open
 from benchledger.cli.main import cli
 from conftest import REPO
 from benchledger.ledger.store import Ledger
-from memory_contract import MemoryContract
+from benchledger.testing.memory_contract import MemoryContract
 from plugin_dist import write_distribution
 
 MINI = REPO / "examples" / "groupmem-mini"

@@ -22,7 +22,7 @@ protocol 1 (`rank`, `score`, `document`) still validates, as a `document` candid
 candidates and servers of the first HTTP protocol keep working.
 
 Every implementation opens an evaluation store (a file marked for evaluation, see
-`adapters.memory.evalstore`) and must pass `tests/memory_contract.py`.
+`adapters.memory.evalstore`) and must pass `benchledger.testing.memory_contract`.
 """
 
 from __future__ import annotations

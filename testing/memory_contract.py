@@ -2,8 +2,9 @@
 
 Subclass `MemoryContract` in a test module and provide a `memory_factory` fixture: a callable
 `(store_path: Path) -> MemorySystem` that opens (or reopens) the system on that evaluation store.
-`tests/test_memory_contract.py` runs it over every system the registry lists; a memory served over
-HTTP runs it with a factory that starts the server on `store_path` and returns a client.
+benchledger's own `tests/test_memory_contract.py` runs it over every system the registry lists; a
+memory served over HTTP runs it with a factory that starts the server on `store_path` and returns a
+client. A plug-in's own tests import it from here (`examples/toy-memory/` shows one).
 
 Override `unmark_store` if the system keeps its evaluation store somewhere other than a SQLite
 file at `store_path`.
@@ -176,6 +177,7 @@ class MemoryContract:
         for candidate in got:
             assert candidate.kind in CANDIDATE_KINDS and candidate.text
             if candidate.kind == "document":
+                assert candidate.document is not None
                 assert candidate.document == corpus[candidate.document.doc_id]
                 assert candidate.sources == (candidate.document.doc_id,)
             else:
