@@ -165,8 +165,9 @@ def render_metrics(metrics: dict, k: int) -> str:
         notes += ["", f"  {official['title']}", *(f"    {line}".rstrip() for line in official["lines"])]
     if candidates := metrics.get("candidates"):
         notes.append(f"  {candidates['derived']} of {candidates['recalled']} recalled candidates are derived text "
-                     f"counted toward the documents they name; {candidates['unattributed']} name none and count "
-                     "toward no evidence")
+                     f"counted toward the documents they name ({candidates.get('mean_sources', '?')} on average: "
+                     f"a wide attribution is credited with every document it names); "
+                     f"{candidates['unattributed']} name none and count toward no evidence")
     notes += memory_cost_lines(metrics.get("memory_calls"))
     if note := metrics.get("diagnostic"):
         notes.append(f"  DIAGNOSTIC: {note}")

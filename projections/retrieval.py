@@ -10,7 +10,10 @@ itself; derived text such as a fact names the documents it came from, none, one 
   (so a fact naming three evidence documents at rank 1 scores no more than a perfect ranking).
 
 A candidate naming no document counts toward none: a system that returns unattributed text gets no
-evidence recall for it, and the report says how many recalled candidates named nothing.
+evidence recall for it, and the report says how many recalled candidates named nothing. The other
+side of that rule: a candidate naming many documents (a fact extracted from a whole session names
+every message of it) is credited with all of them, so the report gives the mean number of sources
+per derived candidate; compare systems at document level only when it is near 1.
 
 Evidence is per document (LoCoMo dia_ids) or per session (LongMemEval, Memora), as the run's
 `RunStarted.config.evidence_level` says; at session level a recalled document stands for
@@ -37,8 +40,8 @@ __all__ = [
     "question_scores", "retrieval_metrics_of",
 ]
 
-RETRIEVAL_VERSION = 3
-"""3: a candidate counts toward every document it names (derived candidates name several)."""
+RETRIEVAL_VERSION = 4
+"""3: a candidate counts toward every document it names (derived candidates name several); 4: the mean sources per derived candidate is reported."""
 
 RetrievalFold = Callable[[RunState, int], "dict[str, Any] | None"]
 """(run state, k) -> a benchmark's official retrieval numbers (with a "lines" printout), or None."""
@@ -144,9 +147,12 @@ def retrieval_metrics_of(state: RunState, *, k: int | None = None,
     if official is not None and (numbers := official(state, k)) is not None:
         metrics["official"] = numbers
     items = [item for q in state.questions.values() if q.recalled for item in q.recalled.items]
-    if derived := sum(1 for item in items if item.kind != "document"):
-        metrics["candidates"] = {"recalled": len(items), "derived": derived,
-                                 "unattributed": sum(1 for item in items if not item.named())}
+    if derived := [item for item in items if item.kind != "document"]:
+        # How broadly derived text is attributed: a fact naming every message of its session is credited
+        # with all of them, so a wide mean here inflates document-level recall (the report says so).
+        metrics["candidates"] = {"recalled": len(items), "derived": len(derived),
+                                 "unattributed": sum(1 for item in derived if not item.named()),
+                                 "mean_sources": round(sum(len(item.named()) for item in derived) / len(derived), 2)}
     if state.started.config.memory == ORACLE_MEMORY:
         metrics["diagnostic"] = ORACLE_NOTE
     if (calls := memory_costs_summary(state)) is not None:

@@ -149,4 +149,6 @@ def test_a_run_records_facts_by_their_sources_and_scores_them_so(shared_data, tm
         expected.append(score_question(question.planned.evidence, [i.named() for i in items], 3))
     scored = [e for e in expected if e is not None]
     assert scored and metrics["recall"] == pytest.approx(sum(e.recall for e in scored) / len(scored))
+    assert metrics["candidates"] == {"recalled": 3 * len(state.questions), "derived": 3 * len(state.questions),
+                                     "unattributed": len(state.questions), "mean_sources": round(4 / 3, 2)}
     assert metrics["recall"] > 0  # the facts' sources carry the evidence
