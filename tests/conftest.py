@@ -16,6 +16,8 @@ import pytest
 from pg_server import postgres_server  # noqa: F401  (the session's throwaway PostgreSQL server)
 
 REPO = Path(__file__).resolve().parents[1]
+MINI = REPO / "examples" / "groupmem-mini"
+"""The bundled mini release (`examples/groupmem-mini`, domain Demo) most CLI tests run offline."""
 
 pytest_plugins = ["no_skips"]
 

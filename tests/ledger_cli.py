@@ -1,4 +1,4 @@
-"""What the end-to-end tests of official runs share: invoking the CLI and reading back a run."""
+"""What CLI tests share: invoking the CLI in-process and reading back a run from ./ledger.db."""
 
 from __future__ import annotations
 
@@ -9,12 +9,20 @@ from click.testing import CliRunner
 from benchledger.cli.main import cli
 from benchledger.ledger.store import Ledger
 
-__all__ = ["invoke", "events_of", "conditions", "blob_text"]
+__all__ = ["invoke", "invoke_expecting", "events_of", "conditions", "blob_text"]
 
 
-def invoke(*args: str):
-    """`benchledger ARGS` in-process, on the test's own ledger (./ledger.db)."""
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+def invoke(*args: str, env: dict[str, str] | None = None):
+    """`benchledger ARGS` in-process, on the test's own ledger (./ledger.db), exceptions not caught."""
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False, env=env)
+
+
+def invoke_expecting(*args: str, expect: int = 0, env: dict[str, str] | None = None):
+    """`invoke`, asserting the exit code (`expect` 3 for a run, resume or rejudge that ends with
+    questions unjudged); the output is the assertion's message."""
+    result = invoke(*args, env=env)
+    assert result.exit_code == expect, result.output
+    return result
 
 
 def events_of(run_id: str) -> list:

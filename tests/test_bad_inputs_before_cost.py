@@ -14,9 +14,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from benchledger.cli.main import cli
-from conftest import REPO
-
-MINI = REPO / "examples" / "groupmem-mini"
+from conftest import MINI
 
 
 def refused(*args: str) -> str:

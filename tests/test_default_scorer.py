@@ -12,20 +12,13 @@ import json
 import sqlite3
 from pathlib import Path
 
-from click.testing import CliRunner
 
-from benchledger.cli.main import cli
 from benchledger.ledger.events import Judged, ScorerStarted
 from benchledger.ledger.store import Ledger
 from benchledger.projections.ledger_sql import ZLIB_TEXT, view_statements, zlib_text
 from benchledger.projections.state import fold_run
-from conftest import REPO
-
-MINI = REPO / "examples" / "groupmem-mini"
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+from conftest import MINI
+from ledger_cli import invoke
 
 
 def _scorer(ledger: Ledger, run_id: str, scorer_id: str, *, official: bool, judge: int | None = None) -> None:

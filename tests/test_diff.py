@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from click.testing import CliRunner
 
-from benchledger.cli.main import cli
 from benchledger.ledger.events import (
     ContextRecalled, CorpusFingerprinted, Failed, Judged, Provenance, QuestionAnswered,
     QuestionsPlanned, RecalledItem, RunFinished, RunStarted, ScorerStarted,
@@ -20,12 +18,9 @@ from benchledger.values import Question
 from events_factory import config as make_config
 from benchledger.projections.diff import diff_runs
 from benchledger.projections.state import fold_run
+from ledger_cli import invoke
 
 __all__ = ["append_run", "invoke", "real_run", "fold"]
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
 
 
 def append_run(ledger: Ledger, run_id: str, outcomes: dict[str, tuple[str, str]], *,

@@ -15,10 +15,9 @@ import pytest
 
 from benchledger.adapters.benchmarks.memora.prompts import OFFICIAL_JUDGES
 from benchledger.adapters.models.loopback import LoopbackOpenAI
-from conftest import REPO
+from conftest import REPO, MINI
 from ledger_cli import events_of, invoke
 
-MINI = REPO / "examples" / "groupmem-mini"
 LONGMEMEVAL = REPO / "tests" / "fixtures" / "longmemeval" / "longmemeval_fixture.json"
 MEMORA = REPO / "tests" / "fixtures" / "memora"
 

@@ -6,16 +6,10 @@ a missing key names the environment variable, and a path that does not exist say
 from __future__ import annotations
 
 import pytest
-from click.testing import CliRunner
 
 from benchledger.cli.main import cli
-from conftest import REPO
-
-MINI = REPO / "examples" / "groupmem-mini"
-
-
-def invoke(*args: str, env: dict[str, str] | None = None):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False, env=env)
+from conftest import MINI
+from ledger_cli import invoke
 
 
 def last_line(result) -> str:

@@ -13,19 +13,12 @@ import sqlite3
 from pathlib import Path
 
 import sqlite_utils
-from click.testing import CliRunner
 
-from benchledger.cli.main import cli
 from benchledger.ledger.store import Ledger
 from benchledger.projections.analysis import ANALYSIS_TABLES, render_tables_markdown
-from conftest import REPO
+from conftest import REPO, MINI
 from test_diff import append_run
-
-MINI = REPO / "examples" / "groupmem-mini"
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+from ledger_cli import invoke
 
 
 def test_runs_export_as_documented_flat_tables_with_full_text_search(tmp_path):

@@ -17,9 +17,7 @@ from click.testing import CliRunner
 from benchledger.cli.main import cli
 from benchledger.errors import BadInput
 from benchledger.files import write_atomic
-from conftest import REPO
-
-MINI = REPO / "examples" / "groupmem-mini"
+from conftest import MINI
 
 
 def mode(path: Path) -> int:

@@ -9,19 +9,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from click.testing import CliRunner
 
-from benchledger.cli.main import cli, hoist_global_options
+from benchledger.cli.main import hoist_global_options
 from benchledger.ledger.events import Judged, ScorerStarted
 from benchledger.ledger.store import Ledger
-from conftest import REPO
+from conftest import MINI
+from ledger_cli import invoke
 
-MINI = REPO / "examples" / "groupmem-mini"
 HEADER = ["id", "started", "benchmark", "subset", "memory", "k", "models", "protocol", "status", "score", "failed"]
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
 
 
 def run_mini(*extra: str) -> dict:

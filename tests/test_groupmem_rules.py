@@ -12,10 +12,8 @@ import pytest
 from benchledger.adapters.benchmarks.groupmem.replies import published_is_correct, split_reasoning_and_final
 from benchledger.adapters.models.loopback import LoopbackOpenAI
 from benchledger.ledger.store import Ledger
-from conftest import REPO
+from conftest import MINI
 from ledger_cli import invoke
-
-MINI = REPO / "examples" / "groupmem-mini"
 
 
 def section_of(report: dict, name: str) -> dict:

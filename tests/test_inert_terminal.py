@@ -19,11 +19,10 @@ from click.testing import CliRunner
 from benchledger.adapters.models.loopback import LoopbackOpenAI
 from benchledger.cli.main import cli
 from benchledger.cli.render import inert
-from conftest import REPO
+from conftest import MINI
 
 pytestmark = pytest.mark.slow
 
-MINI = REPO / "examples" / "groupmem-mini"
 EVIL = "\x1b[2J\x1b]0;owned\x07\x1b]52;c;ZXZpbA==\x07\u009b31m\u202e"
 RAW = ("\x1b", "\x07", "\u009b", "\u202e", "\r")
 

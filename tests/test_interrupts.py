@@ -23,9 +23,8 @@ import pytest
 from benchledger.adapters.models.loopback import LoopbackOpenAI
 from benchledger.errors import NotALedger
 from benchledger.ledger.store import Ledger
-from conftest import REPO
+from conftest import MINI
 
-MINI = REPO / "examples" / "groupmem-mini"
 pytestmark = pytest.mark.slow
 
 

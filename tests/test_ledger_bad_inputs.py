@@ -23,9 +23,7 @@ from benchledger.ledger.chain import link_hash
 from benchledger.ledger.events import Failed
 from benchledger.ledger.migrations import GUARD_TRIGGERS
 from benchledger.ledger.store import Ledger
-from conftest import REPO
-
-MINI = REPO / "examples" / "groupmem-mini"
+from conftest import MINI
 
 
 def invoke(*args: str):
@@ -200,7 +198,6 @@ def test_a_read_only_ledger_can_be_shown_and_verified(tmp_path):
         assert sorted(p.name for p in mount.iterdir()) == before
         written = invoke("--ledger", str(mount / "ledger.db"), "resume", "latest")
         assert written.exit_code != 0 and "Traceback" not in written.output
-
 
 
 def test_a_read_only_mount_reads_the_write_ahead_log_left_beside_the_ledger(tmp_path):

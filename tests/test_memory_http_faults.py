@@ -24,12 +24,11 @@ from benchledger.adapters.memory.http_server import MemoryServer
 from benchledger.adapters.memory.protocol import MemoryError_
 from benchledger.adapters.memory.registry import open_memory
 from benchledger.cli.main import cli
-from conftest import REPO
+from conftest import MINI
 from benchledger.ledger.store import Ledger
 from benchledger.testing.memory_contract import SCOPE, contract_corpus
 from scripted_remote import Remote, Reply
 
-MINI = REPO / "examples" / "groupmem-mini"
 QUERY = "billing migration freeze audit budget vendor"
 
 

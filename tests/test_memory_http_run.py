@@ -21,10 +21,9 @@ from click.testing import CliRunner
 
 from benchledger.adapters.memory.registry import available_memories
 from benchledger.cli.main import cli
-from conftest import REPO
+from conftest import MINI
 from benchledger.ledger.store import Ledger
 
-MINI = REPO / "examples" / "groupmem-mini"
 TOKEN = "tok-9f8e7d6c5b4a"
 
 

@@ -23,12 +23,11 @@ from benchledger.adapters.models.loopback import LoopbackOpenAI
 from benchledger.cli.main import cli
 from benchledger.ledger.store import Ledger
 from benchledger.orchestration.recalled_fields import changed_fields
-from conftest import REPO
+from conftest import MINI
 from scripted_remote import Remote
 
 pytestmark = pytest.mark.slow
 
-MINI = REPO / "examples" / "groupmem-mini"
 GOLD = "ANSWER: 2025-05-16"
 
 

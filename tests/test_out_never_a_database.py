@@ -13,17 +13,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from benchledger.cli.main import cli
 from benchledger.ledger.store import Ledger
-from conftest import REPO
-
-MINI = REPO / "examples" / "groupmem-mini"
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+from conftest import MINI
+from ledger_cli import invoke
 
 
 def digest(path: Path) -> str:

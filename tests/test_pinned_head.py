@@ -12,23 +12,16 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from benchledger.cli.main import cli
 from benchledger.errors import BadInput, RunSealed
 from benchledger.ledger.events import Failed, Judged, ScorerStarted
 from benchledger.ledger.runs import WriterSpan
 from benchledger.ledger.store import Ledger
 from benchledger.projections.pinned import segment_line
 from benchledger.projections.state import fold_run
-from conftest import REPO
+from conftest import MINI
 from events_factory import stored, stream
-
-MINI = REPO / "examples" / "groupmem-mini"
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+from ledger_cli import invoke
 
 
 @pytest.fixture

@@ -19,12 +19,11 @@ from click.testing import CliRunner
 
 from benchledger.adapters.memory.registry import GROUP, available_memories, open_memory
 from benchledger.cli.main import cli
-from conftest import REPO
+from conftest import MINI
 from benchledger.ledger.store import Ledger
 from benchledger.testing.memory_contract import MemoryContract
 from plugin_dist import write_distribution
 
-MINI = REPO / "examples" / "groupmem-mini"
 
 _TOY = '''
 """toy-memory: ranks by distinct words shared with the question and the asker, on benchledger's store helpers."""

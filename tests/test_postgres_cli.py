@@ -23,12 +23,11 @@ from click.testing import CliRunner
 
 from benchledger.adapters.benchmarks.groupmem.synth import synthesize_groupmem
 from benchledger.cli.main import cli
-from conftest import REPO
+from conftest import MINI
 from crash_harness import normalised
 
 pytestmark = pytest.mark.slow
 
-MINI = REPO / "examples" / "groupmem-mini"
 _PER_LEDGER = {"run_id", "ledger_head", "last_seq", "started_at", "finished_at"}
 
 

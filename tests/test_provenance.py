@@ -13,27 +13,18 @@ import socket
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from benchledger.adapters.benchmarks.groupmem.publishable import CONDITIONS
 from benchledger.adapters.memory.http_server import MemoryServer
 from benchledger.adapters.memory.registry import open_memory
 from benchledger.adapters.models.loopback import LoopbackOpenAI
-from benchledger.cli.main import cli
 from benchledger.ledger.events import Endpoint, Judged, ScorerStarted
 from benchledger.ledger.store import Ledger
 from benchledger.projections.report import build_report
-from conftest import REPO
+from conftest import MINI
 from events_factory import stored, stream
 from scripted_remote import Remote
-
-MINI = REPO / "examples" / "groupmem-mini"
-
-
-def invoke(*args: str, expect: int = 0, env: dict[str, str] | None = None):
-    result = CliRunner().invoke(cli, list(args), catch_exceptions=False, env=env)
-    assert result.exit_code == expect, result.output
-    return result
+from ledger_cli import invoke_expecting as invoke
 
 
 def events_of(tmp_path: Path, run_id: str) -> list:

@@ -5,21 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from click.testing import CliRunner
 
 from benchledger.adapters.memory.registry import open_memory
-from benchledger.cli.main import cli
-from conftest import REPO
+from conftest import MINI
 from benchledger.ledger.store import Ledger
-
-MINI = REPO / "examples" / "groupmem-mini"
-
-
-def invoke(*args: str, expect: int = 0):
-    """Run the CLI; `expect` 3 for a run, resume or rejudge that ends with questions unjudged."""
-    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
-    assert result.exit_code == expect, result.output
-    return result
+from ledger_cli import invoke_expecting as invoke
 
 
 def test_purge_removes_a_kept_scope_and_records_it(tmp_path):

@@ -13,30 +13,22 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from benchledger.adapters.benchmarks.groupmem.loader import load_groupmem
 from benchledger.adapters.memory.http_server import MemoryServer
 from benchledger.adapters.memory.registry import open_memory
 from benchledger.adapters.models.loopback import LoopbackOpenAI
-from benchledger.cli.main import cli
 from benchledger.ledger.events import QuestionAnswered
 from benchledger.ledger.store import Ledger
 from benchledger.orchestration.session import run_with
 from benchledger.projections.state import fold_run
 from benchledger.settings import RunSettings
-from conftest import REPO
+from conftest import MINI
 from scripted_remote import Remote
+from ledger_cli import invoke_expecting as invoke
 
-MINI = REPO / "examples" / "groupmem-mini"
 DATASET = load_groupmem(MINI, "Demo", question_limit=1)
 VICTIM = next(q for q in DATASET.questions if q.kind == "temporal")
-
-
-def invoke(*args: str, expect: int = 0):
-    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
-    assert result.exit_code == expect, result.output
-    return result
 
 
 @pytest.fixture

@@ -19,9 +19,7 @@ from benchledger.ledger.recorder import EventReader, EventWriter
 from benchledger.ledger.store import Ledger
 from benchledger.orchestration.recorded import recorded_run
 from ledger_cli import invoke
-from conftest import REPO
-
-MINI = REPO / "examples" / "groupmem-mini"
+from conftest import MINI
 
 
 @pytest.fixture

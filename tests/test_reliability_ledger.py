@@ -19,19 +19,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from benchledger.cli.main import cli
-from conftest import REPO
+from conftest import MINI
+from ledger_cli import invoke
 from benchledger.ledger.migrations import GUARD_TRIGGERS
 from chain_rows import all_rows, relinked, rewrite
 from benchledger.ledger.store import Ledger
-
-MINI = REPO / "examples" / "groupmem-mini"
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
 
 
 def one_line_error(result, code: int) -> str:

@@ -20,12 +20,11 @@ from click.testing import CliRunner
 
 from benchledger.adapters.models.loopback import LoopbackOpenAI
 from benchledger.cli.main import cli
-from conftest import REPO
+from conftest import MINI
 from benchledger.ledger.store import Ledger
 
 pytestmark = pytest.mark.slow
 
-MINI = REPO / "examples" / "groupmem-mini"
 KEY = "sk-reliability-faults-7f3a9c1e5b"
 
 

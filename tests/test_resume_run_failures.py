@@ -11,21 +11,15 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from benchledger.adapters.memory.http_server import MemoryServer
 from benchledger.adapters.memory.registry import open_memory
-from benchledger.cli.main import cli
 from benchledger.ledger.store import Ledger
-from conftest import REPO
+from conftest import MINI
 from scripted_remote import Remote
+from ledger_cli import invoke
 
-MINI = REPO / "examples" / "groupmem-mini"
 REFUSED = (400, b'{"error": {"type": "refused", "message": "purge refused by the test"}}')
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
 
 
 @pytest.fixture

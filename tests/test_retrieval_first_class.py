@@ -12,9 +12,7 @@ import io
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from benchledger.cli.main import cli
 from benchledger.ledger.events import (
     ContextRecalled, CorpusFingerprinted, Provenance, QuestionsPlanned, RecalledItem, RunFinished, RunStarted,
 )
@@ -23,10 +21,7 @@ from benchledger.projections.retrieval_diff import diff_retrieval
 from benchledger.projections.state import fold_run
 from benchledger.values import Question
 from events_factory import config as make_config
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+from ledger_cli import invoke
 
 
 EVIDENCE = {"q1": ("single", ("D1", "D2")), "q2": ("single", ("D3",)), "q3": ("multi", ("D4", "D5")),

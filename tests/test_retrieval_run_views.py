@@ -4,13 +4,8 @@
 from __future__ import annotations
 
 import json
-from click.testing import CliRunner
 
-from benchledger.cli.main import cli
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+from ledger_cli import invoke
 
 
 def test_retrieval_runs_show_metrics_and_refuse_answer_commands(shared_data):

@@ -18,11 +18,9 @@ from click.testing import CliRunner
 from benchledger.adapters.models.loopback import LoopbackOpenAI
 from benchledger.cli.main import cli
 from benchledger.ledger.store import Ledger
-from conftest import REPO
+from conftest import MINI
 
 pytestmark = pytest.mark.slow
-
-MINI = REPO / "examples" / "groupmem-mini"
 
 
 def invoke(ledger: Path, *args: str, expect: int = 0):

@@ -8,19 +8,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from benchledger.adapters.models.loopback import LoopbackOpenAI
-from benchledger.cli.main import cli
-from conftest import REPO
+from conftest import MINI
 from benchledger.ledger.store import Ledger
+from ledger_cli import invoke
 
-MINI = REPO / "examples" / "groupmem-mini"
 KINDS = {"multi_hop", "knowledge_update", "temporal", "user_implicit", "term_ambiguity", "abstention"}
-
-
-def invoke(*args: str, env: dict | None = None):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False, env=env)
 
 
 def conditions(report: dict) -> dict[str, bool]:

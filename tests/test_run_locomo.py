@@ -7,19 +7,14 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from benchledger.adapters.models.loopback import LoopbackOpenAI
-from benchledger.cli.main import cli
 from benchledger.ledger.store import Ledger
+from ledger_cli import invoke
 
 # The category numbers of the release, spelled out here (not imported) so the test pins the mapping.
 CATEGORY = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop", 5: "adversarial"}
 ABSTENTION = "There is no information available in the conversation to answer this question."
-
-
-def invoke(*args: str, env: dict | None = None):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False, env=env)
 
 
 def conditions(report: dict) -> dict[str, bool]:

@@ -6,21 +6,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from click.testing import CliRunner
 
 from benchledger.adapters.models.loopback import LoopbackOpenAI
-from benchledger.cli.main import cli
 from benchledger.orchestration.reports import report_of
 from benchledger.projections.state import fold_run
 from conftest import REPO
 from benchledger.ledger.store import Ledger
+from ledger_cli import invoke
 
 FIXTURE = REPO / "tests" / "fixtures" / "longmemeval" / "longmemeval_fixture.json"
 KAYAK = "What colour is the kayak I bought last summer?"
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
 
 
 def events_of(run_id: str) -> list:

@@ -12,12 +12,10 @@ import pytest
 from click.testing import CliRunner
 
 from benchledger.cli.main import cli
-from conftest import REPO
+from conftest import REPO, MINI
 from benchledger.errors import BadInput, RunBusy
 from benchledger.ledger.events import Failed
 from benchledger.ledger.store import Ledger
-
-MINI = REPO / "examples" / "groupmem-mini"
 
 
 def test_the_lock_is_exclusive_and_released_when_the_holder_exits(tmp_path):

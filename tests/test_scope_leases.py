@@ -10,11 +10,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from benchledger.cli.main import cli
-from conftest import REPO
+from conftest import MINI
 from benchledger.orchestration.leases import ScopeLeases
 from benchledger.ledger.store import Ledger
-
-MINI = REPO / "examples" / "groupmem-mini"
 
 
 def test_a_scope_is_purged_only_when_its_last_live_holder_leaves(tmp_path):

@@ -27,12 +27,11 @@ from benchledger.adapters.memory.http_server import MemoryServer
 from benchledger.adapters.memory.registry import open_memory
 from benchledger.adapters.models.loopback import LoopbackOpenAI
 from benchledger.text import MESSAGE_CAP
-from conftest import REPO
+from conftest import MINI
 from scripted_remote import Remote
 
 pytestmark = pytest.mark.slow
 
-MINI = REPO / "examples" / "groupmem-mini"
 SECRET_CORE = "Zq8Wx3Kp7Rt2Vn9Ym4Lh6"
 KEY = f"proj-{SECRET_CORE}-noprefix"  # no sk-: when echoed bare, only its registered value can be known
 NEEDLES = (KEY.encode(), SECRET_CORE.encode(), SECRET_CORE[:12].encode(), SECRET_CORE[:6].encode())

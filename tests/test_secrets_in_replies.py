@@ -27,11 +27,10 @@ from benchledger.errors import LedgerError
 from benchledger.ledger.events import RunFinished
 from benchledger.ledger.store import Ledger
 from benchledger.redaction import redact, register_secret_env, strip_url_credentials
-from conftest import REPO
+from conftest import MINI
 
 pytestmark = pytest.mark.slow
 
-MINI = REPO / "examples" / "groupmem-mini"
 KEY = "correct-horse-battery-staple-4417"  # no sk-, no Bearer in the echo: only its value can be known
 QUERY_KEY = "QueryKey9f2c81ab"
 

@@ -14,19 +14,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from benchledger.adapters.benchmarks.registry import benchmark_named
-from benchledger.cli.main import cli
 from benchledger.projections.report import REPORT_VERSION
 from benchledger.projections.views import scorecard_version
-from conftest import REPO
-
-MINI = REPO / "examples" / "groupmem-mini"
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+from conftest import MINI
+from ledger_cli import invoke
 
 
 @pytest.fixture

@@ -15,9 +15,7 @@ from click.testing import CliRunner
 from benchledger.cli.main import cli
 from benchledger.ledger.store import Ledger
 from benchledger.tables import fit_columns
-from conftest import REPO
-
-MINI = REPO / "examples" / "groupmem-mini"
+from conftest import MINI
 
 
 def invoke(*args: str, columns: int | None = None):

@@ -24,10 +24,9 @@ from benchledger.ledger.events import Failed
 from benchledger.ledger.store import Ledger, display_target
 from benchledger.ledger.transfer import copy_run
 from chain_rows import append_legacy
-from conftest import REPO
+from conftest import MINI
 from ledger_contract import answered, reply_entry
 
-MINI = REPO / "examples" / "groupmem-mini"
 COPIED = "run_id, position, type, schema_version, recorded_at, idempotency_key, payload, prev_hash, hash"
 REQUEST = "c" * 64
 RUN, FIRST, SECOND, THIRD, ALONE = (f"01JCPY{name}".ljust(26, "0") for name in ("RVN", "F", "S", "T", "A"))

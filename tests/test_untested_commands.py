@@ -13,11 +13,9 @@ from benchledger.adapters.memory.registry import open_memory
 from benchledger.ledger.store import Ledger
 from benchledger.orchestration.leases import ScopeLeases
 from benchledger.projections import build_report
-from conftest import REPO
+from conftest import MINI
 from events_factory import config, stored, stream
 from ledger_cli import events_of, invoke
-
-MINI = REPO / "examples" / "groupmem-mini"
 
 
 # -- ledger init ----------------------------------------------------------------------------------

@@ -7,17 +7,11 @@ from __future__ import annotations
 
 import shlex
 
-from click.testing import CliRunner
 
 from benchledger.cli.main import _as_the_user_spells_it, cli
 from benchledger.errors import BadInput
-from conftest import REPO
-
-MINI = REPO / "examples" / "groupmem-mini"
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+from conftest import MINI
+from ledger_cli import invoke
 
 
 def test_keep_names_the_kept_scope_and_how_to_reuse_or_remove_it():

@@ -15,10 +15,10 @@ import pytest
 from click.testing import CliRunner
 
 from benchledger.cli.main import cli
-from conftest import REPO
+from conftest import MINI
 from test_cli_help import walk
+from ledger_cli import invoke
 
-MINI = REPO / "examples" / "groupmem-mini"
 ANY_INTEGER = {"seed"}              # any integer is a seed
 ZERO_MEANS_PICK = {"port"}          # 0: a free port, printed on start
 CHECKED_BY_NAME = {"scoring_rule"}  # checked against the known rules (below)
@@ -32,10 +32,6 @@ ARGS = {"show": ["latest"], "events": ["latest"], "failures": ["latest"], "quest
         "diff": ["latest", "latest"], "export": ["latest", "--out", "x.json"], "agreement": ["latest"],
         "purge": ["latest"], "blob": ["0" * 64], "view": ["--port", "0"], "combine": ["latest"],
         "push": ["latest", "--to", "elsewhere.db"], "audit": ["judge", "latest"], "compare": ["latest", "latest"]}
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
 
 
 def test_every_numeric_option_refuses_zero_and_below():

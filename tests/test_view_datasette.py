@@ -25,24 +25,18 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from benchledger.adapters.models.loopback import LoopbackOpenAI
-from benchledger.cli.main import cli
 from benchledger.ledger.events import EVENT_TYPES
 from benchledger.ledger.store import Ledger
 from benchledger.projections.ledger_sql import (
     CANNED_QUERIES, DERIVED_VIEWS, PAYLOAD_VIEWS, ZLIB_TEXT, documentation, view_statements, zlib_text,
 )
 from chromium import chromium, colours, dump_dom, png_pixels, screenshot
-from conftest import REPO
+from conftest import MINI
+from ledger_cli import invoke
 
-MINI = REPO / "examples" / "groupmem-mini"
 pytestmark = pytest.mark.slow
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
 
 
 def _text(dom: str) -> str:

@@ -18,9 +18,8 @@ import pytest
 from cdp import evaluate_on_page
 from chromium import chromium, screenshot
 from ledger_cli import invoke
-from conftest import REPO
+from conftest import MINI
 
-MINI = REPO / "examples" / "groupmem-mini"
 pytestmark = pytest.mark.slow
 SIDEWAYS = ("[document.documentElement.scrollWidth - document.documentElement.clientWidth, "
             "Math.max(0, ...[...document.querySelectorAll('.table-wrapper, table')]"
