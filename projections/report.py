@@ -105,13 +105,19 @@ class Report(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     run_id: str
+    """The run's id."""
     benchmark: str | None
+    """The benchmark's name as the run recorded it ("GroupMemBench"); None without a RunStarted."""
     subset: str | None
     """GroupMemBench domain, LoCoMo or LongMemEval file stem, Memora split."""
     fingerprint: str | None
+    """The release's corpus fingerprint (CorpusFingerprinted); None until recorded."""
     status: Literal["publishable", "diagnostic"]
+    """"publishable" when every condition is met, else "diagnostic"."""
     publishable: bool
+    """True when every condition in `conditions` is met."""
     conditions: list[Condition]
+    """The benchmark's publishable conditions, each met or not with its reason, in order."""
     score: float | None = None
     """The run's headline number (what `runs` lists): the benchmark's own overall number for the
     scorer where its adapter declares one (a section's `headline`), else `accuracy`."""
@@ -121,25 +127,45 @@ class Report(BaseModel):
     """Correct verdicts over judged questions (for a graded scorer such as LoCoMo's token F1, a
     verdict is correct only at the full score; `score` is then the benchmark's own number)."""
     ci_low: float | None
+    """Lower bound of the Wilson 95% interval around `accuracy`."""
     ci_high: float | None
+    """Upper bound of the Wilson 95% interval around `accuracy`."""
     strict_accuracy: float | None
+    """Correct verdicts over planned questions (an unjudged question counts as not correct)."""
     total: int
+    """Planned questions."""
     answered: int
+    """Planned questions with a recorded answer."""
     judged: int
+    """Answered questions this scorer judged."""
     correct: int
+    """Questions this scorer judged correct (under the scoring rule)."""
     incorrect: int
+    """Questions this scorer judged incorrect."""
     unclear: int
+    """Questions this scorer judged unclear (rule 1: judged, not correct; rule 2: left out of accuracy)."""
     failed: int
+    """Questions whose latest failure no later success resolved (operational, never wrong answers)."""
     pending: int
+    """Questions neither judged nor failed (a run still going, or stopped)."""
     by_kind: dict[str, KindTally]
+    """The same tallies per question kind."""
     agent_model: str | None
+    """The model that answered, as the run was configured."""
     judge_model: str | None
+    """This scorer's judge model (the run's configured one when the scorer is unknown)."""
     offline_models: bool
+    """True when the run used the deterministic offline models (always diagnostic)."""
     scorer_id: str | None
+    """The scorer this report counts (the run's default scorer unless one was asked for)."""
     scorers: list[str]
+    """Every scorer the run holds, in start order."""
     scoring_rule: int
+    """The scoring rule the tallies used (`projections.tallies.SCORING_RULES`)."""
     memory: str | None
+    """The memory system under test, by its registered name."""
     memory_version: str | None
+    """The memory system's version as the run recorded it."""
     memory_options: dict[str, str] = {}
     """The memory system's recorded options (mem0's infer, granularity, models, ...)."""
     memory_model: str | None = None
@@ -158,20 +184,29 @@ class Report(BaseModel):
     release: str = ""
     """The release the run read, in one line a third party can check it by (`projections.releases`)."""
     k: int | None
+    """How many candidates recall asked the memory for."""
     token_budget: int | None
+    """The packed context's token budget."""
     corpus_state: CorpusState
+    """Documents imported vs expected and chunks pending, per scope (`projections.corpus_state`)."""
     run_status: str
     """completed, aborted or unfinished."""
     run_reason: str
+    """Why the run finished as it did (empty while unfinished)."""
     failures: list[FailureRow]
     """Unresolved operational failures."""
     failures_by_error: dict[str, int]
+    """Unresolved failures counted by error class, most common first."""
     failures_retried: int
     """Failures later resolved by a retry or a resume."""
     ledger_head: str | None
+    """The hash of the run's last event: the report is of the run as it stood there."""
     events: int
+    """How many events were folded into it."""
     last_seq: int
+    """The ledger seq of the last event folded."""
     projection_versions: dict[str, int]
+    """The version of each fold that made it (and the scoring rule): a change re-folds."""
     segments: list[SegmentRow] = []
     """Every segment of the run (start, resumes, scorers) with its endpoint and models."""
     answers_from_cache: int = 0

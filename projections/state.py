@@ -56,10 +56,15 @@ class Segment:
 @dataclass
 class QuestionState:
     planned: Question
+    """The question as the run planned it (its kind, text, gold, evidence), from QuestionsPlanned."""
     recalled: ContextRecalled | None = None
+    """Its ContextRecalled: what the memory returned for it; None until recalled."""
     answered: QuestionAnswered | None = None
+    """Its QuestionAnswered (the first per key: nothing later replaces it); None until answered."""
     judged: dict[str, Judged] = field(default_factory=dict)
+    """scorer_id -> the Judged verdict that scorer recorded on the answer."""
     failures: list[Failed] = field(default_factory=list)
+    """Its Failed events (recall, answer or judge), in order; a later success resolves one."""
     answered_in: int | None = None
     """The segment that recorded the answer."""
     judged_in: dict[str, int] = field(default_factory=dict)
@@ -94,20 +99,35 @@ class QuestionState:
 @dataclass
 class RunState:
     run_id: str
+    """The run's id (as the ledger holds it, not a prefix)."""
     started: RunStarted | None = None
+    """The RunStarted event (config and provenance); None for a run with no start recorded."""
     plan: QuestionsPlanned | None = None
+    """The QuestionsPlanned event: which questions the run will ask; None until planned."""
     corpus: CorpusFingerprinted | None = None
+    """The CorpusFingerprinted event: the release's fingerprint and counts; None until recorded."""
     ingested: dict[str, int] = field(default_factory=dict)
+    """scope -> documents ingested into the memory in the current preparation (MessagesIngested)."""
     extracted: dict[str, int] = field(default_factory=dict)
+    """scope -> chunks the memory's build extracted in the current preparation (ChunkExtracted)."""
     verified: dict[str, ScopeVerified] = field(default_factory=dict)
+    """scope -> the ScopeVerified of the highest check number: does the memory hold the corpus."""
     purged: dict[str, ScopePurged] = field(default_factory=dict)
+    """scope -> the ScopePurged event that removed it from the evaluation store."""
     questions: dict[str, QuestionState] = field(default_factory=dict)
+    """question_id -> its fold, in planned order."""
     scorers: dict[str, ScorerStarted] = field(default_factory=dict)
+    """scorer_id -> its ScorerStarted (judge model, protocol, official or not), in start order."""
     run_failures: list[Failed] = field(default_factory=list)
+    """Failed events that name no planned question (prepare, run-level stages), in order."""
     resumes: list[RunResumed] = field(default_factory=list)
+    """The RunResumed events, in order (one per `benchledger resume`)."""
     finished: RunFinished | None = None
+    """The RunFinished of the latest attempt (status and reason); None while unfinished (a resume clears it)."""
     preparation: int = 0
+    """The number of the current preparation of the corpus in the memory (a re-preparation restarts the counts)."""
     segments: list[Segment] = field(default_factory=list)
+    """Every segment (start, resumes, scorers, continuations) in order, with endpoint and models."""
     answer_segment: int | None = None
     """The segment answers are recorded in now (the start, or the latest resume)."""
     scorer_segment: dict[str, int] = field(default_factory=dict)
@@ -119,8 +139,11 @@ class RunState:
     audit_events: list[AuditStarted | AuditContinued | PlantJudged | PlantFailed] = field(default_factory=list)
     """Audit segments' events, in order: kept apart from the score (`projections.judge_audit` folds them)."""
     head: str | None = None
+    """The hash of the run's last event folded (what `--expect-head` pins)."""
     last_seq: int = 0
+    """The ledger seq of the last event folded (0 for none)."""
     events: int = 0
+    """How many events were folded."""
 
     @property
     def mode(self) -> str:
