@@ -1,4 +1,4 @@
-"""The client against remotes that misbehave: every failure is a typed `MemoryError_`, never a score.
+"""The client against remotes that misbehave: every failure is a typed `MemorySystemError`, never a score.
 
 `Remote` (tests/scripted_remote.py) is a real HTTP server on 127.0.0.1 whose replies a test
 scripts; by default it forwards to a real `MemoryServer`, so a test tampers with exactly one route. A run against such a remote
@@ -21,7 +21,7 @@ from benchledger.adapters.memory.http_client import (
     MemoryUnavailable, ProtocolMismatch,
 )
 from benchledger.adapters.memory.http_server import MemoryServer
-from benchledger.adapters.memory.protocol import MemoryError_
+from benchledger.adapters.memory.protocol import MemorySystemError
 from benchledger.adapters.memory.registry import open_memory
 from benchledger.cli.main import cli
 from conftest import MINI
@@ -63,7 +63,7 @@ def client(url: str, tmp_path: Path, **options) -> HttpMemory:
 def test_every_remote_failure_is_a_memory_error() -> None:
     for error in (MemoryUnavailable, MemoryRejected, MemoryUnauthorized, MalformedReply,
                   ProtocolMismatch, DocumentsLost, BuildStalled):
-        assert issubclass(error, MemoryError_)
+        assert issubclass(error, MemorySystemError)
 
 
 def test_documents_acknowledged_then_missing_raise(remote: Remote, tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import httpx2
 import pytest
 from benchledger.adapters.memory.http_protocol import ERROR_STATUS, PROTOCOL_VERSION, scope_path
 from benchledger.adapters.memory.http_server import MemoryServer
-from benchledger.adapters.memory.protocol import MemoryError_
+from benchledger.adapters.memory.protocol import MemorySystemError
 from benchledger.adapters.memory.registry import available_memories, open_memory
 from benchledger.adapters.memory.sqlite_fts import SqliteMemory
 from benchledger.testing.memory_contract import SCOPE, contract_corpus
@@ -134,7 +134,7 @@ class FailingMemory(SqliteMemory):
     """A served system that fails operationally: recall reports it, state crashes."""
 
     def recall(self, scope, query, **kwargs):
-        raise MemoryError_("index file is corrupt")
+        raise MemorySystemError("index file is corrupt")
 
     def state(self, scope):
         raise RuntimeError("segfault-ish")
@@ -144,6 +144,6 @@ def test_a_failing_system_is_a_500_with_its_error(tmp_path: Path) -> None:
     with MemoryServer(FailingMemory(tmp_path / "store.db")) as server, \
             httpx2.Client(base_url=server.url, timeout=10) as client:
         recall = client.post(scope_path(SCOPE, "recall"), json={"query": "x", "k": 3})
-        assert assert_error(recall, "memory_error") == "MemoryError_: index file is corrupt"
+        assert assert_error(recall, "memory_error") == "MemorySystemError: index file is corrupt"
         assert assert_error(client.get(scope_path(SCOPE, "state")), "internal") == "RuntimeError: segfault-ish"
         assert client.get("/v1/info").status_code == 200

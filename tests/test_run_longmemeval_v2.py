@@ -168,4 +168,4 @@ def test_how_the_official_harness_ends_on_each_kind_of_failure():
     assert "scored it 0" in official_ending("answer", "ModelError", "Qwen: HTTP 400: context length")
     assert "ended the whole run" in official_ending("answer", "ModelError", "Qwen: HTTP 401: unauthorized")
     assert "ended the whole run" in official_ending("judge", "OfficialRunAbort", "Could not parse")
-    assert "no such stage" in official_ending("recall", "MemoryError_", "store locked")
+    assert "no such stage" in official_ending("recall", "MemorySystemError", "store locked")

@@ -36,7 +36,7 @@ from typing import Any
 from benchledger.adapters.memory.documents import pack_ranked
 from benchledger.adapters.memory.evalstore import purge_scope, require_evaluation_store
 from benchledger.adapters.memory.mem0_memory import _groups, parse_granularity
-from benchledger.adapters.memory.protocol import Candidate, MemoryError_
+from benchledger.adapters.memory.protocol import Candidate, MemorySystemError
 from benchledger.adapters.memory.recording_proxy import PLACEHOLDER_KEY, RecordingProxy
 from benchledger.adapters.memory.stored import StoredMemory
 from benchledger.errors import BadInput
@@ -148,7 +148,7 @@ class GraphitiMemory(StoredMemory):
                     name=group[0].doc_id, episode_body=body, source_description=group[0].channel or "message",
                     reference_time=group[0].timestamp or _EPOCH, source=EpisodeType.message))
             except Exception as exc:  # the model, the graph: operational, never a wrong answer
-                raise MemoryError_(f"graphiti add_episode failed: {type(exc).__name__}: {exc}") from exc
+                raise MemorySystemError(f"graphiti add_episode failed: {type(exc).__name__}: {exc}") from exc
             self._conn.execute(f'INSERT OR REPLACE INTO "{_EPISODES}" (scope, uuid, doc_ids) VALUES (?, ?, ?)',
                                (scope, added.episode.uuid, json.dumps([doc.doc_id for doc in group])))
 
@@ -173,7 +173,7 @@ class GraphitiMemory(StoredMemory):
             try:
                 found = self._run(self._graph(scope).search_(query, config=config))
             except Exception as exc:
-                raise MemoryError_(f"graphiti search failed: {type(exc).__name__}: {exc}") from exc
+                raise MemorySystemError(f"graphiti search failed: {type(exc).__name__}: {exc}") from exc
             episodes = {uuid: tuple(json.loads(ids)) for uuid, ids in self._conn.execute(
                 f'SELECT uuid, doc_ids FROM "{_EPISODES}" WHERE scope = ?', (scope,))}
         drafts = []

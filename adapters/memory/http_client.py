@@ -15,7 +15,7 @@ short or put in a message, and messages show the URL without credentials.
 
 The client does not trust the remote. A reply that is not the protocol's JSON, a recall that is
 longer than k or mis-ranked, documents that go missing after being acknowledged, and a build that
-stops making progress each raise a `RemoteMemoryError` (a `MemoryError_`), which a run records as
+stops making progress each raise a `RemoteMemoryError` (a `MemorySystemError`), which a run records as
 a Failed event and never as a score.
 """
 
@@ -36,7 +36,7 @@ from benchledger.adapters.memory.http_protocol import (
     ACCEPTED_PROTOCOLS, PREFIX, PROTOCOL_VERSION, BuildReply, BuildRequest, ErrorReply, Info, IngestReply, IngestRequest,
     PurgeReply, RecallReply, RecallRequest, StateReply, scope_path,
 )
-from benchledger.adapters.memory.protocol import Candidate, MemoryError_, ScopeState
+from benchledger.adapters.memory.protocol import Candidate, MemorySystemError, ScopeState
 from benchledger.errors import BadInput, BenchledgerError, NotAnEvaluationStore
 from benchledger.redaction import redact, strip_url_credentials
 from benchledger.retry import RetryPolicy, Transient, retry_after_seconds
@@ -49,7 +49,7 @@ __all__ = [
 _Reply = TypeVar("_Reply", bound=BaseModel)
 
 
-class RemoteMemoryError(MemoryError_, BenchledgerError):
+class RemoteMemoryError(MemorySystemError, BenchledgerError):
     """The remote memory system failed; outside a run the CLI prints it as one line (exit 1)."""
 
     exit_code = 1

@@ -49,7 +49,7 @@ from benchledger.adapters.memory.http_protocol import (
     ERROR_STATUS, PROTOCOL_VERSION, BuildReply, BuildRequest, ErrorBody, ErrorReply, Info,
     IngestReply, IngestRequest, PurgeReply, RecallReply, RecallRequest, StateReply,
 )
-from benchledger.adapters.memory.protocol import MemoryError_, MemorySystem
+from benchledger.adapters.memory.protocol import MemorySystemError, MemorySystem
 from benchledger.errors import BadInput, NotAnEvaluationStore
 
 __all__ = [
@@ -306,7 +306,7 @@ def _describe(err: Exception) -> tuple[str, str]:
         return "bad_request", str(err)
     if isinstance(err, NotAnEvaluationStore):
         return "not_an_evaluation_store", str(err)
-    if isinstance(err, MemoryError_):
+    if isinstance(err, MemorySystemError):
         return "memory_error", f"{type(err).__name__}: {err}"
     # The served system failed in some other way; the client sees a 500 and may retry.
     log.warning("memory system raised", error=type(err).__name__)

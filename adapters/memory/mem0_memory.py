@@ -44,7 +44,7 @@ from typing import Any
 from benchledger.adapters.benchmarks.base import Document
 from benchledger.adapters.memory.documents import pack_ranked
 from benchledger.adapters.memory.evalstore import purge_scope, require_evaluation_store
-from benchledger.adapters.memory.protocol import Candidate, MemoryError_
+from benchledger.adapters.memory.protocol import Candidate, MemorySystemError
 from benchledger.adapters.memory.recording_proxy import PLACEHOLDER_KEY, RecordingProxy
 from benchledger.adapters.memory.stored import StoredMemory
 from benchledger.errors import BadInput
@@ -181,10 +181,10 @@ class Mem0Memory(StoredMemory):
             for group in _groups(ordered, self.granularity):
                 client.add([_message(doc) for doc in group], user_id=_USER, infer=True,
                            metadata={"doc_ids": [doc.doc_id for doc in group]})
-        except (MemoryError_, BadInput):
+        except (MemorySystemError, BadInput):
             raise
         except Exception as exc:  # mem0's LLMError, VectorStoreError, a refused endpoint: operational
-            raise MemoryError_(f"mem0 add failed: {type(exc).__name__}: {exc}") from exc
+            raise MemorySystemError(f"mem0 add failed: {type(exc).__name__}: {exc}") from exc
 
     def _purge(self, scope: str) -> int:
         require_evaluation_store(self._conn, action="purge")  # before the folder, not after
@@ -202,7 +202,7 @@ class Mem0Memory(StoredMemory):
         try:
             found = self._client(scope).search(query, top_k=k, filters={"user_id": _USER}, threshold=0.0)
         except Exception as exc:
-            raise MemoryError_(f"mem0 search failed: {type(exc).__name__}: {exc}") from exc
+            raise MemorySystemError(f"mem0 search failed: {type(exc).__name__}: {exc}") from exc
         results = found.get("results", []) if isinstance(found, dict) else found
         with self._lock:
             stored = {doc.doc_id: doc for _, doc in self._documents.built(scope)}

@@ -37,7 +37,7 @@ from benchledger.adapters.benchmarks.base import Document
 
 __all__ = [
     "Candidate", "CandidateKind", "CANDIDATE_KINDS", "ScopeState", "MemorySystem", "estimate_tokens",
-    "MemoryError_",
+    "MemorySystemError",
 ]
 
 CandidateKind = Literal["document", "fact", "summary", "entity", "episode"]
@@ -122,7 +122,7 @@ class ScopeState(BaseModel):
     """Chunks ingested but not yet extracted by build."""
 
 
-class MemoryError_(Exception):
+class MemorySystemError(Exception):
     """An operational failure inside a memory system (never a wrong answer)."""
 
 

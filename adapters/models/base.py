@@ -25,7 +25,8 @@ __all__ = [
     "ModelError", "TransientModelError", "ModelParseError", "EmptyResponseError",
 ]
 
-Verdict_ = Literal["correct", "incorrect", "unclear"]
+VerdictLabel = Literal["correct", "incorrect", "unclear"]
+"""A verdict as a judge gives it (the `verdict` of `Verdict` and of the Judged event)."""
 
 
 class Answer(BaseModel):
@@ -48,7 +49,7 @@ class Verdict(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    verdict: Verdict_
+    verdict: VerdictLabel
     reason: str = ""
     raw: str = ""
     model: str

@@ -40,7 +40,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchledger.adapters.benchmarks.base import Criterion, Question
-from benchledger.adapters.models.base import Usage, Verdict, Verdict_
+from benchledger.adapters.models.base import Usage, Verdict, VerdictLabel
 
 __all__ = [
     "CriterionAnswer", "CriterionJudgment", "TypedCriterion", "CRITERION_JUDGE_SYSTEM",
@@ -107,7 +107,7 @@ def parse_yes_no(final: str) -> CriterionAnswer:
 
 
 def verdict_from_criteria(criteria: Sequence[Criterion],
-                          answers: dict[str, CriterionAnswer]) -> tuple[Verdict_, str]:
+                          answers: dict[str, CriterionAnswer]) -> tuple[VerdictLabel, str]:
     """(verdict, reason): correct when all are as expected (FAMA 1), unclear, or incorrect."""
     against = [c for c in criteria if answers.get(c.criterion_id) not in (c.expected, "unclear", None)]
     unclear = [c for c in criteria if answers.get(c.criterion_id) in ("unclear", None)]

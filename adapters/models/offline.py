@@ -41,7 +41,7 @@ import snowballstemmer
 from benchledger.adapters.benchmarks.base import Prompts, Question
 from benchledger.adapters.memory.protocol import Candidate
 from benchledger.adapters.models.abstention import ABSTENTION_ANSWER, ABSTENTION_VOCABULARY, is_abstention
-from benchledger.adapters.models.base import Answer, Verdict, Verdict_
+from benchledger.adapters.models.base import Answer, Verdict, VerdictLabel
 from benchledger.adapters.models.criteria import CriterionJudgment, combine_judgments
 from benchledger.adapters.models.quantities import quantities
 from benchledger.values import OFFLINE_MODEL_PREFIX
@@ -121,7 +121,7 @@ def extractive_answer(question: str, passages: list[str]) -> str:
 
 
 def lexical_verdict(*, question: str, gold: str, answer: str, abstention: bool,
-                    abstained: bool = False) -> tuple[Verdict_, str]:
+                    abstained: bool = False) -> tuple[VerdictLabel, str]:
     """(verdict, reason) by the abstention rule, then token containment / F1 against gold."""
     abstains = abstained or is_abstention(answer)
     if abstention:

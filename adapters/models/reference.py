@@ -41,7 +41,7 @@ from benchledger.adapters.benchmarks.groupmem.prompts import (
 from benchledger.adapters.benchmarks.groupmem.replies import parse_judgment, split_reasoning_and_final
 from benchledger.adapters.memory.protocol import Candidate
 from benchledger.adapters.models.abstention import is_abstention
-from benchledger.adapters.models.base import Answer, EmptyResponseError, ModelParseError, Verdict, Verdict_
+from benchledger.adapters.models.base import Answer, EmptyResponseError, ModelParseError, Verdict, VerdictLabel
 from benchledger.adapters.models.criteria import (
     CRITERION_JUDGE_SYSTEM, CRITERION_PROMPT_HASHES, CriterionJudgment, combine_judgments,
     criterion_user_prompt, parse_yes_no,
@@ -94,7 +94,7 @@ def parse_final(text: str) -> str:
     raise ModelParseError("the reply has no 'Final:' line")
 
 
-def parse_verdict(final: str) -> Verdict_:
+def parse_verdict(final: str) -> VerdictLabel:
     """The official run-time verdict of a judge's split final."""
     judgment = parse_judgment(final)
     return "unclear" if judgment is None else "correct" if judgment else "incorrect"
