@@ -133,9 +133,9 @@ class RunState:
     scorer_segment: dict[str, int] = field(default_factory=dict)
     """scorer_id -> the segment its verdicts are recorded in now."""
     memory_calls: list[MemoryModelCalled] = field(default_factory=list)
+    """The memory system's own model calls, in order (`projections.memory_costs` folds them)."""
     pacing: list[EndpointPaced] = field(default_factory=list)
     """How each segment's model calls were paced at the endpoint, in order."""
-    """The memory system's own model calls, in order (`projections.memory_costs` folds them)."""
     audit_events: list[AuditStarted | AuditContinued | PlantJudged | PlantFailed] = field(default_factory=list)
     """Audit segments' events, in order: kept apart from the score (`projections.judge_audit` folds them)."""
     head: str | None = None
