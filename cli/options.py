@@ -25,7 +25,8 @@ from benchledger.settings import Mode, RunSettings, Selection, setting_default
 from benchledger.redaction import register_secret_env
 
 __all__ = [
-    "memory_options", "model_options", "run_options", "k_option", "keep_option", "selection_options",
+    "memory_options", "model_options", "run_options", "k_option", "keep_option", "token_budget_option",
+    "selection_options",
     "selection_from_options", "memory_from_options", "settings_from_options", "split_csv", "scoring_rule_help",
 ]
 
@@ -106,10 +107,12 @@ def model_options(benchmark: Benchmark) -> Decorator:
 k_option = click.option("--k", type=click.IntRange(min=1), default=setting_default("k"), show_default=True,
                         help=_help("k"))
 keep_option = click.option("--keep", is_flag=True, help=_help("keep"))
+token_budget_option = click.option("--token-budget", type=click.IntRange(min=1), default=None,
+                                   help=_help("token_budget"))
 
 run_options = _stack(
     k_option,
-    click.option("--token-budget", type=click.IntRange(min=1), default=None, help=_help("token_budget")),
+    token_budget_option,
     click.option("--prepare/--no-prepare", default=setting_default("prepare"), show_default=True,
                  help=_help("prepare")),
     keep_option,

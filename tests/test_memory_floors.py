@@ -128,3 +128,16 @@ def test_the_oracle_refuses_a_benchmark_that_labels_no_evidence(tmp_path) -> Non
     result = _invoke("--ledger", str(tmp_path / "l.db"), "run", "groupmem", str(REPO / "examples" / "groupmem-mini"),
                      "--domain", "Demo", "--memory", "oracle", expect=2)
     assert "labels no evidence" in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_retrieval_takes_a_token_budget_so_the_full_context_floor_is_measured_by_it(shared_data, tmp_path) -> None:
+    path = str(shared_data / "locomo" / "locomo-dev.json")
+    common = ("retrieval", "locomo", path, "--memory", "full-context", "--conversations", "conv-26",
+              "--question-limit", "20", "--k", "100000", "--json")
+    small = json.loads(_invoke("--ledger", str(tmp_path / "a.db"), *common, "--token-budget", "500").stdout)
+    large = json.loads(_invoke("--ledger", str(tmp_path / "b.db"), *common, "--token-budget", "20000").stdout)
+    assert small["recall"] < large["recall"]  # more history in the budget, more evidence in it
+    with Ledger.open(tmp_path / "a.db", create=False) as ledger:
+        state = fold_run(small["run_id"], ledger.events(small["run_id"]))
+    assert state.started.config.settings.token_budget == 500
+    assert all(q.recalled.token_budget == 500 for q in state.questions.values())
