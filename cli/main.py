@@ -14,11 +14,13 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
+import shlex
 import sys
 
 import click
 import benchledger.cli.commands as command_modules
 from benchledger.cli.common import AppContext
+from benchledger.cli.hints import INTERRUPTED_EXIT_CODE
 from benchledger.cli.logging_setup import configure_logging
 from benchledger.cli.streams import guard_standard_streams
 from benchledger.cli.render import inert, inert_output
@@ -111,6 +113,12 @@ class BenchledgerGroup(click.Group):
         try:
             with inert_output():  # nothing from a corpus, model, memory or ledger reaches the terminal raw
                 return super().invoke(ctx)
+        except KeyboardInterrupt:
+            # A command with its own way on says it (run, resume, rejudge, audit); every other one
+            # (fetch, push, pull, ...) is safe to run again: what it finished is kept and skipped.
+            click.echo(f"interrupted: `{shlex.join(['benchledger', *sys.argv[1:]])}` stopped; what it finished "
+                       "is kept: run the same command again to go on", err=True)
+            raise click.exceptions.Exit(INTERRUPTED_EXIT_CODE) from None
         except BenchledgerError as err:
             exc = click.ClickException(inert(redact(_as_the_user_spells_it(err, self))))
             exc.exit_code = err.exit_code  # type: ignore[misc]  # click reads it per instance

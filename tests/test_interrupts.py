@@ -168,3 +168,73 @@ def test_a_closed_pipe_never_stops_the_paid_work(tmp_path):
     shown = subprocess.run(_cli("--ledger", str(ledger), "show", "latest", "--json"), env=_env(),
                            capture_output=True, text=True, cwd=tmp_path)
     assert json.loads(shown.stdout)["run_status"] == "completed"
+
+
+def test_ctrl_c_during_an_audit_names_the_continue_command(tmp_path):
+    ledger = tmp_path / "runs.db"
+    base = ("--ledger", str(ledger))
+    with LoopbackOpenAI(latency=0.0) as server:
+        ran = subprocess.run(_cli(*base, "run", "groupmem", str(MINI), "--domain", "Demo", "--agent-model", "gpt-5",
+                                  "--base-url", server.base_url), env=_env(), capture_output=True, text=True,
+                             cwd=tmp_path, timeout=300)
+        assert ran.returncode == 0, ran.stderr
+        server.latency = 0.5
+        audit = subprocess.Popen(_cli(*base, "audit", "judge", "latest", "--concurrency", "1"), env=_env(),
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                                 preexec_fn=_as_at_a_terminal)
+        code, stderr = _interrupt_when(audit, ledger, "PlantJudged", 3)
+        assert code == 130, stderr
+        line = stderr.strip().splitlines()[-1]
+        assert line.startswith("interrupted: audit a1 of run ") and " is partial; " in line
+        continue_line = line.split("Finish it with: ")[1]
+        assert continue_line.endswith(" --continue a1")
+        server.latency = 0.0
+        finished = subprocess.run(_typed(continue_line), env=_env(), capture_output=True, text=True,
+                                  cwd=tmp_path, timeout=300)
+        assert finished.returncode == 0, finished.stderr
+        assert "judge audit a1" in finished.stderr
+
+
+def test_ctrl_c_during_any_other_long_command_exits_130_saying_it_can_be_run_again(tmp_path):
+    """`fetch` from a source that never answers: Ctrl-C, not click's bare `Aborted!` with exit 1."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept_and_say_nothing() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept_and_say_nothing, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        fetch = subprocess.Popen(_cli("fetch", "locomo", "--to", str(tmp_path / "data"), "--github-raw", url),
+                                 env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                                 preexec_fn=_as_at_a_terminal)
+        deadline = time.monotonic() + 120
+        while not held:
+            assert fetch.poll() is None, fetch.communicate()
+            assert time.monotonic() < deadline, "fetch never connected"
+            time.sleep(0.1)
+        fetch.send_signal(signal.SIGINT)
+        _, stderr = fetch.communicate(timeout=120)
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+        for conn in held:
+            conn.close()
+        listener.close()
+    assert fetch.returncode == 130, stderr
+    assert "Aborted!" not in stderr
+    assert stderr.strip().splitlines()[-1].startswith("interrupted: `benchledger fetch locomo")
+    assert "run the same command again to go on" in stderr

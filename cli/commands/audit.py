@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from benchledger.cli.hints import interrupted, suggest
 from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app, run_argument
 from benchledger.cli.progress import make_progress
 from benchledger.cli.render import report_for
@@ -54,9 +55,18 @@ def judge(app: AppContext, run_ref: str, scorer_id: str | None, answers: Path | 
         register_secret_env(api_key_env)
     with open_ledger(app, create=False) as ledger:
         run_id = ledger.resolve_run(run_ref)
-        audit_id = audit_judge(ledger, run_id, scorer_id=scorer_id, answers=answers, plant_kind=plant_kind, base_url=base_url,
-                               api_key_env=api_key_env, concurrency=concurrency, max_attempts=max_attempts,
-                               continue_audit=continue_audit, redact=redact, progress=make_progress(app.log_format))
+        try:
+            audit_id = audit_judge(ledger, run_id, scorer_id=scorer_id, answers=answers, plant_kind=plant_kind,
+                                   base_url=base_url, api_key_env=api_key_env, concurrency=concurrency,
+                                   max_attempts=max_attempts, continue_audit=continue_audit, redact=redact,
+                                   progress=make_progress(app.log_format))
+        except KeyboardInterrupt:
+            started = [stored.event for stored in ledger.events(run_id, types=["AuditStarted"])]
+            partial = continue_audit or (started[-1].audit_id if started else None)
+            if partial is None:
+                raise interrupted(f"nothing was recorded; run the same audit of run {run_id} again") from None
+            raise interrupted(f"audit {partial} of run {run_id} is partial; what was judged is on the ledger. "
+                              f"Finish it with: {suggest(app, 'audit', 'judge', run_id, '--continue', partial)}") from None
         report = report_for(ledger, run_id)
     audited = next(a for a in report.judge_audits or () if a.audit_id == audit_id)
     if as_json:
