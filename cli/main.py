@@ -120,7 +120,8 @@ class BenchledgerGroup(click.Group):
                        "is kept: run the same command again to go on", err=True)
             raise click.exceptions.Exit(INTERRUPTED_EXIT_CODE) from None
         except BenchledgerError as err:
-            exc = click.ClickException(inert(redact(_as_the_user_spells_it(err, self))))
+            # one line, whatever the ledger's text held (a run id with a newline in it stays on it)
+            exc = click.ClickException(inert(redact(_as_the_user_spells_it(err, self))).replace("\n", "\\u000a"))
             exc.exit_code = err.exit_code  # type: ignore[misc]  # click reads it per instance
             raise exc from err
 

@@ -80,7 +80,7 @@ class VerifyResult(BaseModel):
 def _walk_ledger(conn: LedgerConnection) -> tuple[int, str, Problem | None]:
     """(rows checked, the ledger's head value, first problem) over every row in seq order."""
     walk = ChainWalk()
-    rows = conn.execute(f"SELECT {ROW_COLUMNS}, {conn.chain_columns()} FROM events ORDER BY seq")
+    rows = conn.execute(f"SELECT {conn.bytes_columns}, {conn.chain_columns()} FROM events ORDER BY seq")
     problem = walk.walk(map(ChainRow._make, rows))
     return walk.checked, walk.value, problem
 
@@ -280,8 +280,13 @@ def _check_views(conn: LedgerConnection, run_ids: Sequence[str], refold: Refold,
                 stale.append(f"view {name} v{version} of run {run_id} was written by another code version "
                              f"({folds_now}): it is stale, and reports fold the events afresh")
                 continue
-            if json.loads(to_json(fresh[1])) != json.loads(value):
-                seq = next((e.seq for e in events if e.position == position), None)
+            seq = next((e.seq for e in events if e.position == position), None)
+            try:
+                saved = json.loads(value)
+            except ValueError:  # a changed byte left it unreadable: as much tampering as a changed value
+                return seq, (f"view {name} v{version} of run {run_id} at position {position} is not the JSON "
+                             "it was saved as (its bytes were changed)")
+            if json.loads(to_json(fresh[1])) != saved:
                 return seq, (f"view {name} v{version} of run {run_id} at position {position} differs "
                              "from a fresh fold of its events")
     return None
