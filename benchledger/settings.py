@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["RunSettings", "Selection", "Mode", "Protocol", "Pacing", "setting_default"]
+__all__ = ["ModelCalls", "RunSettings", "Selection", "Mode", "Protocol", "Pacing", "setting_default"]
 
 Mode = Literal["qa", "retrieval"]
 Protocol = Literal["reference", "typed", "official"]
@@ -38,6 +38,28 @@ class Selection(BaseModel):
     """Ask only this many questions (per kind or in file order, as the benchmark says); diagnostic."""
     message_limit: int | None = Field(default=None, ge=1)
     """Ingest only the first N documents in canonical order; diagnostic."""
+
+
+class ModelCalls(BaseModel):
+    """Where and how patiently model calls are made: the one object that travels from the settings to
+    the chat client (`RunSettings.model_calls`), and the one place these defaults live."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    base_url: str | None = None
+    """OpenAI-compatible endpoint, without credentials (unset: the SDK default, or offline)."""
+    api_key_env: str = "OPENAI_API_KEY"
+    """Environment variable holding the API key; its value is never recorded."""
+    timeout: float = Field(default=60.0, gt=0)
+    """Seconds before one model call times out (then it is retried)."""
+    max_attempts: int = Field(default=6, ge=1, le=20)
+    """Attempts per model call on 429, 5xx, timeouts and resets."""
+    backoff_base: float = Field(default=0.5, gt=0)
+    """First retry wait in seconds, doubling with jitter; a Retry-After is always honoured."""
+
+
+def _call_default(name: str) -> Any:
+    return ModelCalls.model_fields[name].default
 
 
 class RunSettings(BaseModel):
@@ -70,9 +92,9 @@ class RunSettings(BaseModel):
     prompts_dir: Path | None = None
     """Folder of the benchmark's official prompt templates, checked by SHA-256 (unset: the `prompts`
     folder inside a release folder, or beside a release file)."""
-    base_url: str | None = None
+    base_url: str | None = _call_default("base_url")
     """OpenAI-compatible endpoint, without credentials (unset: the SDK default, or offline)."""
-    api_key_env: str = "OPENAI_API_KEY"
+    api_key_env: str = _call_default("api_key_env")
     """Environment variable holding the API key; its value is never recorded."""
     concurrency: int = Field(default=4, ge=1, le=256)
     """Model calls in flight at once: the ceiling of the adaptive limit (`pacing`), or the fixed number."""
@@ -85,15 +107,20 @@ class RunSettings(BaseModel):
     """Keep the memory scope after the run instead of purging it."""
     batch_size: int = Field(default=1000, ge=1)
     """Documents per ingest call and per build batch (one event and one transaction each)."""
-    timeout: float = Field(default=60.0, gt=0)
+    timeout: float = Field(default=_call_default("timeout"), gt=0)
     """Seconds before one model call times out (then it is retried)."""
-    max_attempts: int = Field(default=6, ge=1, le=20)
+    max_attempts: int = Field(default=_call_default("max_attempts"), ge=1, le=20)
     """Attempts per model call on 429, 5xx, timeouts and resets."""
-    backoff_base: float = Field(default=0.5, gt=0)
+    backoff_base: float = Field(default=_call_default("backoff_base"), gt=0)
     """First retry wait in seconds, doubling with jitter; a Retry-After is always honoured."""
     cache_from: str | None = None
     """Another run of this ledger whose recorded model responses may also answer this run's calls
     (unset: only the run's own); the run is then diagnostic."""
+
+    @property
+    def model_calls(self) -> ModelCalls:
+        """The settings the chat client uses, as one object (a new one is a field of both models)."""
+        return ModelCalls(**{name: getattr(self, name) for name in ModelCalls.model_fields})
 
     def with_changes(self, **changes: Any) -> RunSettings:
         """A copy with some fields changed, validated again (None values are left unchanged)."""

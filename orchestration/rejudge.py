@@ -74,9 +74,7 @@ def _official_scorer(ledger: Recorder, benchmark: Benchmark, state: RunState, se
             prompts_dir or benchmark.default_prompts_dir(Path(state.started.config.corpus_path)))
     context = model_context(
         agent_model=OFFLINE_ANSWERER, judge_model=judge_model or settings.judge_model,
-        judge_models=judge_models or settings.judge_models, base_url=settings.base_url,
-        api_key_env=settings.api_key_env, cache=ledger_cache(ledger), timeout=settings.timeout,
-        max_attempts=settings.max_attempts, backoff_base=settings.backoff_base)
+        judge_models=judge_models or settings.judge_models, calls=settings.model_calls, cache=ledger_cache(ledger))
     return official.scorer(context, templates or {}, wanted)
 
 
@@ -109,9 +107,7 @@ def judge_of_scorer(ledger: Recorder, state: RunState, scorer_id: str, settings:
             scorer_hashes=scorer.prompt_hashes)
     _, judge = build_models(
         agent_model=OFFLINE_ANSWERER, judge_model=scorer.judge_model, protocol=scorer.protocol,  # type: ignore[arg-type]
-        base_url=settings.base_url, api_key_env=settings.api_key_env, cache=ledger_cache(ledger),
-        timeout=settings.timeout, max_attempts=settings.max_attempts, backoff_base=settings.backoff_base,
-        prompts=dataset.prompts)
+        calls=settings.model_calls, cache=ledger_cache(ledger), prompts=dataset.prompts)
     return judge
 
 
@@ -166,10 +162,7 @@ def _rejudge_run(ledger: Recorder, run_id: str, *, judge_model: str | None = Non
         _, judge = build_models(
             agent_model=OFFLINE_ANSWERER, judge_model=judge_model or recorded.judge_model or recorded.agent_model,
             protocol=protocol,
-            base_url=settings.base_url, api_key_env=settings.api_key_env,
-            cache=ledger_cache(ledger), timeout=settings.timeout,
-            max_attempts=settings.max_attempts, backoff_base=settings.backoff_base,
-            prompts=dataset.prompts)
+            calls=settings.model_calls, cache=ledger_cache(ledger), prompts=dataset.prompts)
     endpoint = None
     if judge_asks_model(judge):  # probed first: the endpoint records the certificate the probe verified
         probe_endpoint(settings.base_url, settings.api_key_env)

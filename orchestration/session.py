@@ -90,9 +90,7 @@ def settings_context(ledger: Recorder | None, settings: RunSettings, *, judge_mo
     return model_context(
         agent_model=settings.agent_model, judge_model=judge_model or settings.judge_model,
         judge_models=settings.judge_models if judge_models is None else judge_models,
-        base_url=settings.base_url, api_key_env=settings.api_key_env,
-        cache=ledger_cache(ledger) if ledger is not None else None,
-        timeout=settings.timeout, max_attempts=settings.max_attempts, backoff_base=settings.backoff_base,
+        calls=settings.model_calls, cache=ledger_cache(ledger) if ledger is not None else None,
         scheduler=scheduler, client=client)
 
 
@@ -127,9 +125,7 @@ def open_models(ledger: Recorder | None, settings: RunSettings, dataset: Dataset
         answer, judge = build_models(
             agent_model=settings.agent_model, judge_model=settings.judge_model,
             protocol=settings.protocol or "typed",
-            base_url=settings.base_url, api_key_env=settings.api_key_env,
-            cache=ledger_cache(ledger) if ledger is not None else None,
-            timeout=settings.timeout, max_attempts=settings.max_attempts, backoff_base=settings.backoff_base,
+            calls=settings.model_calls, cache=ledger_cache(ledger) if ledger is not None else None,
             prompts=dataset.prompts, scheduler=scheduler, client=client)
         models = Models(answer=answer, judge=judge, scheduler=scheduler)
     if probe and (not models.answer.offline or any(judge_asks_model(judge) for judge in models.judges)):

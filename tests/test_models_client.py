@@ -15,6 +15,7 @@ from benchledger.adapters.models.openai_chat import ChatClient
 from benchledger.redaction import redact
 from benchledger.adapters.models.response_cache import InMemoryResponseCache, cache_key
 from benchledger.errors import BadInput
+from benchledger.settings import ModelCalls
 
 KEY = "sk-test-Zq81kLmN0pQrStUv"
 
@@ -38,8 +39,10 @@ def agent_messages(question: str = "What is the deadline for the Finance report?
 
 
 def client_for(server, **options) -> ChatClient:
+    """A client of the loopback server: ModelCalls fields among `options` travel as one ModelCalls."""
     settings = {"timeout": 2.0, "max_attempts": 4, "backoff_base": 0.01} | options
-    return ChatClient(base_url=server.base_url, **settings)
+    calls = {name: settings.pop(name) for name in list(settings) if name in ModelCalls.model_fields}
+    return ChatClient(ModelCalls(base_url=server.base_url, **calls), **settings)
 
 
 @pytest.mark.parametrize("kind", ["429", "500", "503", "reset", "slow"])

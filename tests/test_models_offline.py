@@ -11,6 +11,7 @@ from benchledger.adapters.memory.protocol import Candidate
 from benchledger.adapters.models.abstention import ABSTENTION_ANSWER, is_abstention
 from benchledger.adapters.models.base import Answer
 from benchledger.adapters.models.factory import build_models
+from benchledger.settings import ModelCalls
 from benchledger.adapters.models.offline import (
     OFFLINE_ANSWERER, OFFLINE_JUDGE, OfflineExtractiveAnswerer, OfflineLexicalJudge, extractive_answer,
 )
@@ -109,7 +110,7 @@ def test_an_abstention_question_is_correct_only_when_the_answer_abstains_and_inv
 def test_released_abstention_questions_pass_offline_with_empty_context(shared_data: Path):
     lines = (shared_data / "groupmembench" / "questions" / "Finance" / "abstention.jsonl").read_text().splitlines()
     rows = [json.loads(line) for line in lines if line.strip()]
-    answerer, judge = build_models(agent_model=None, judge_model=None, protocol="reference", base_url=None,
+    answerer, judge = build_models(agent_model=None, judge_model=None, protocol="reference", calls=ModelCalls(),
                                    cache=None)
     verdicts = set()
     for row in rows:
@@ -120,7 +121,7 @@ def test_released_abstention_questions_pass_offline_with_empty_context(shared_da
 
 
 def test_the_factory_gives_the_offline_pair_by_default():
-    answerer, judge = build_models(agent_model=None, judge_model=None, protocol="typed", base_url=None, cache=None)
+    answerer, judge = build_models(agent_model=None, judge_model=None, protocol="typed", calls=ModelCalls(), cache=None)
     assert (answerer.name, judge.name) == (OFFLINE_ANSWERER, OFFLINE_JUDGE)
     assert answerer.offline and judge.offline
     assert answerer.prompt_hashes == {} and judge.prompt_hashes == {}
@@ -128,24 +129,22 @@ def test_the_factory_gives_the_offline_pair_by_default():
 
 def test_the_factory_builds_real_models_only_with_the_key(monkeypatch, shared_data: Path):
     with pytest.raises(BadInput, match="BENCH_KEY") as missing:
-        build_models(agent_model="gpt-5", judge_model=None, protocol="reference", base_url=None,
-                     api_key_env="BENCH_KEY", cache=None)
+        build_models(agent_model="gpt-5", judge_model=None, protocol="reference", calls=ModelCalls(api_key_env="BENCH_KEY"), cache=None)
     assert missing.value.field == "api_key_env"  # the CLI names it as the option --api-key-env
     monkeypatch.setenv("BENCH_KEY", "sk-test-factory-9876543210")
     folder = shared_data / "groupmembench" / "prompts"
     prompts = Prompts(agent_system=(folder / "agent_system.txt").read_text(),
                       judge_system=(folder / "judge_system.txt").read_text())
-    answerer, judge = build_models(agent_model="gpt-5", judge_model=None, protocol="reference", base_url=None,
-                                   api_key_env="BENCH_KEY", cache=None, prompts=prompts)
+    answerer, judge = build_models(agent_model="gpt-5", judge_model=None, protocol="reference", calls=ModelCalls(api_key_env="BENCH_KEY"), cache=None, prompts=prompts)
     assert isinstance(answerer, ReferenceAnswerModel) and isinstance(judge, ReferenceJudgeModel)
     assert (answerer.name, judge.name, answerer.offline, judge.offline) == ("gpt-5", "gpt-5", False, False)
     assert answerer.client is judge.client
     assert answerer.prompt_hashes["agent_system"] == prompts.hashes["agent_system"]
     typed_agent, offline_judge = build_models(agent_model="gpt-5", judge_model=OFFLINE_JUDGE, protocol="typed",
-                                              base_url="http://127.0.0.1:9/v1", api_key_env="BENCH_KEY", cache=None)
+                                              calls=ModelCalls(base_url="http://127.0.0.1:9/v1", api_key_env="BENCH_KEY"), cache=None)
     assert isinstance(typed_agent, TypedAnswerModel) and isinstance(offline_judge, OfflineLexicalJudge)
     _, typed_judge = build_models(agent_model=OFFLINE_ANSWERER, judge_model="gpt-5", protocol="typed",
-                                  base_url=None, api_key_env="BENCH_KEY", cache=None)
+                                  calls=ModelCalls(api_key_env="BENCH_KEY"), cache=None)
     assert isinstance(typed_judge, TypedJudgeModel)
 
 
@@ -156,6 +155,7 @@ def test_the_factory_builds_real_models_only_with_the_key(monkeypatch, shared_da
 ])
 def test_the_factory_rejects_bad_options_naming_the_field(options, field):
     settings = {"judge_model": None, "protocol": "reference", "cache": None} | options
+    calls = ModelCalls(base_url=settings.pop("base_url"))
     with pytest.raises(BadInput) as caught:
-        build_models(**settings)
+        build_models(calls=calls, **settings)
     assert caught.value.field == field

@@ -12,6 +12,7 @@ from benchledger.adapters.memory.protocol import Candidate
 from benchledger.adapters.models.abstention import ABSTENTION_ANSWER
 from benchledger.adapters.models.base import Answer, EmptyResponseError, ModelParseError
 from benchledger.adapters.models.factory import build_models
+from benchledger.settings import ModelCalls
 from benchledger.adapters.models.loopback import LoopbackOpenAI
 from benchledger.adapters.models.response_cache import InMemoryResponseCache
 from benchledger.adapters.models.reference import (
@@ -98,7 +99,7 @@ def test_call_parameters_follow_the_release_per_model():
 
 def test_reference_protocol_end_to_end_through_the_sdk(server, prompts):
     answerer, judge = build_models(agent_model="loopback-agent", judge_model="loopback-judge",
-                                   protocol="reference", base_url=server.base_url, cache=None, prompts=prompts)
+                                   protocol="reference", calls=ModelCalls(base_url=server.base_url), cache=None, prompts=prompts)
     answer = answerer.answer(QUESTION, context(SPARSE, FULL), None)
     assert answer.answer == "The ESG sign-off deadline is 2025-07-18."
     assert not answer.abstained and answer.usage.prompt_tokens > 0 and answer.raw.endswith(answer.answer)
@@ -116,7 +117,7 @@ def test_reference_protocol_end_to_end_through_the_sdk(server, prompts):
 
 def test_reference_abstention_is_detected_and_judged(server, prompts):
     answerer, judge = build_models(agent_model="loopback-agent", judge_model=None, protocol="reference",
-                                   base_url=server.base_url, cache=None)
+                                   calls=ModelCalls(base_url=server.base_url), cache=None)
     answer = answerer.answer(ABSTAIN, [], prompts)
     assert answer.abstained and answer.answer == ABSTENTION_ANSWER
     assert judge.judge(ABSTAIN, answer, prompts).verdict == "correct"
@@ -127,7 +128,7 @@ def test_reference_abstention_is_detected_and_judged(server, prompts):
 def test_a_reply_without_final_falls_back_to_its_last_line_as_the_official_parser_does(server, prompts):
     cache = InMemoryResponseCache()
     answerer, judge = build_models(agent_model="loopback-agent", judge_model=None, protocol="reference",
-                                   base_url=server.base_url, cache=cache, prompts=prompts)
+                                   calls=ModelCalls(base_url=server.base_url), cache=cache, prompts=prompts)
     server.faults.push("no_final")
     answer = answerer.answer(QUESTION, context(FULL), None)
     assert answer.answer == answer.raw.strip().splitlines()[-1].strip() and "Final" not in answer.answer
@@ -139,8 +140,7 @@ def test_a_reply_without_final_falls_back_to_its_last_line_as_the_official_parse
 
 def test_an_empty_reply_is_asked_again_then_fails_after_five_attempts(server, prompts):
     answerer, _ = build_models(agent_model="loopback-agent", judge_model=None, protocol="reference",
-                               base_url=server.base_url, cache=InMemoryResponseCache(), prompts=prompts,
-                               backoff_base=0.01)
+                               calls=ModelCalls(base_url=server.base_url, backoff_base=0.01), cache=InMemoryResponseCache(), prompts=prompts)
     server.faults.push("empty", times=4)
     assert answerer.answer(QUESTION, context(FULL), None).answer  # the fifth attempt answers
     assert server.count(role="agent") == 5
@@ -152,7 +152,7 @@ def test_an_empty_reply_is_asked_again_then_fails_after_five_attempts(server, pr
 
 def test_the_reference_protocol_refuses_to_run_without_the_release_prompts(server):
     answerer, _ = build_models(agent_model="loopback-agent", judge_model=None, protocol="reference",
-                               base_url=server.base_url, cache=None)
+                               calls=ModelCalls(base_url=server.base_url), cache=None)
     with pytest.raises(BadInput, match="agent_system.txt"):
         answerer.answer(QUESTION, context(FULL), None)
     assert server.count() == 0
@@ -160,7 +160,7 @@ def test_the_reference_protocol_refuses_to_run_without_the_release_prompts(serve
 
 def test_typed_protocol_end_to_end_with_json_schema(server):
     answerer, judge = build_models(agent_model="loopback-agent", judge_model=None, protocol="typed",
-                                   base_url=server.base_url, cache=None)
+                                   calls=ModelCalls(base_url=server.base_url), cache=None)
     answer = answerer.answer(QUESTION, context(FULL), None)
     assert (answer.answer, answer.abstained) == ("The ESG sign-off deadline is 2025-07-18.", False)
     assert json.loads(answer.raw) == {"answer": answer.answer, "abstained": False}
@@ -180,7 +180,7 @@ def test_typed_protocol_end_to_end_with_json_schema(server):
 def test_typed_replies_that_break_the_schema_are_parse_errors(server, kind):
     cache = InMemoryResponseCache()
     answerer, _ = build_models(agent_model="loopback-agent", judge_model=None, protocol="typed",
-                               base_url=server.base_url, cache=cache)
+                               calls=ModelCalls(base_url=server.base_url), cache=cache)
     server.faults.push(kind)
     with pytest.raises(ModelParseError, match="TypedAnswer"):
         answerer.answer(QUESTION, context(FULL), None)
@@ -197,7 +197,7 @@ def test_the_ledger_cache_lets_a_later_session_of_the_run_rejudge_without_asking
     def judge_once(path, run):
         with Ledger.open(path) as ledger:
             _, judge = build_models(agent_model=None, judge_model="loopback-judge", protocol="reference",
-                                    base_url=server.base_url, cache=ledger_cache(ledger), prompts=prompts)
+                                    calls=ModelCalls(base_url=server.base_url), cache=ledger_cache(ledger), prompts=prompts)
             with model_calls(serve_from=(run,)) as calls:
                 verdict = judge.judge(QUESTION, Answer(answer="2025-07-18", abstained=False, raw="", model="a"), None)
             # a response is written only with the verdict that names its request, and served to that run

@@ -78,6 +78,7 @@ def test_figures_are_read_as_values():
 def test_the_loopback_judge_applies_the_same_rule():
     from benchledger.adapters.models.loopback import LoopbackOpenAI
     from benchledger.adapters.models.factory import build_models
+    from benchledger.settings import ModelCalls
     from benchledger.adapters.models.base import Answer
     from benchledger.values import Question
     import os
@@ -86,7 +87,7 @@ def test_the_loopback_judge_applies_the_same_rule():
         os.environ["OPENAI_API_KEY"] = "sk-test-figures"
         try:
             _, judge = build_models(agent_model="loopback-agent", judge_model="loopback-judge", protocol="typed",
-                                    base_url=server.base_url, cache=None)
+                                    calls=ModelCalls(base_url=server.base_url), cache=None)
             question = Question(question_id="q", kind="temporal", text="When are quiet hours?", gold="9 PM to 8 AM")
             wrong = judge.judge(question, Answer(answer="10 PM to 7 AM", abstained=False, raw="", model="m"), None)
             right = judge.judge(question, Answer(answer="from 9 PM to 8 AM", abstained=False, raw="", model="m"), None)

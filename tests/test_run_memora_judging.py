@@ -8,6 +8,7 @@ from benchledger.adapters.benchmarks.base import Criterion, Question
 from benchledger.adapters.models.base import Answer, ModelParseError
 from benchledger.adapters.models.criteria import parse_yes_no, verdict_from_criteria
 from benchledger.adapters.models.factory import build_models
+from benchledger.settings import ModelCalls
 from benchledger.adapters.models.loopback import LoopbackOpenAI
 from benchledger.adapters.models.offline import OfflineLexicalJudge, lexical_criterion
 
@@ -68,7 +69,7 @@ def server(monkeypatch):
 @pytest.mark.parametrize("protocol", ["reference", "typed"])
 def test_real_judges_ask_each_criterion_and_agree_with_the_offline_rule(server, protocol):
     _, judge = build_models(agent_model=None, judge_model="loopback-judge", protocol=protocol,
-                            base_url=server.base_url, cache=None)
+                            calls=ModelCalls(base_url=server.base_url), cache=None)
     given = answer("Repair the water butt lid, then sow broad beans in plot 7.")
     verdict = judge.judge(QUESTION, given, None)
     assert verdict.criteria == OfflineLexicalJudge().judge(QUESTION, given, None).criteria
@@ -82,7 +83,7 @@ def test_real_judges_ask_each_criterion_and_agree_with_the_offline_rule(server, 
 @pytest.mark.parametrize("protocol, fault", [("reference", "no_final"), ("typed", "wrong_schema")])
 def test_a_criterion_reply_out_of_shape_is_a_parse_failure(server, protocol, fault):
     _, judge = build_models(agent_model=None, judge_model="loopback-judge", protocol=protocol,
-                            base_url=server.base_url, cache=None)
+                            calls=ModelCalls(base_url=server.base_url), cache=None)
     server.faults.push(fault, role="judge", contains=FORGOT.question)
     with pytest.raises(ModelParseError):
         judge.judge(QUESTION, answer("Repair the water butt lid."), None)

@@ -30,6 +30,7 @@ from benchledger.adapters.models.response_cache import ResponseCache
 from benchledger.adapters.models.scheduler import EndpointScheduler
 from benchledger.adapters.models.typed import TypedAnswerModel, TypedJudgeModel
 from benchledger.errors import BadInput
+from benchledger.settings import ModelCalls
 
 __all__ = ["build_models", "model_context", "ModelContext", "OFFLINE_NAMES"]
 
@@ -46,15 +47,16 @@ class ModelContext:
     """The judge asked for (None: the protocol's default, see `judge_name`)."""
     judge_models: tuple[str, ...] = ()
     """Judges that vote together (Memora's official protocol)."""
-    base_url: str | None = None
-    api_key_env: str = "OPENAI_API_KEY"
+    calls: ModelCalls = field(default_factory=ModelCalls)
+    """Where and how patiently the shared client calls (the run's `RunSettings.model_calls`)."""
     cache: ResponseCache | None = None
-    timeout: float = 60.0
-    max_attempts: int = 6
-    backoff_base: float = 0.5
     scheduler: EndpointScheduler | None = None
     """Paces every call of the shared client (None: no pacing, the pool's size alone)."""
     _client: ChatClient | None = field(default=None, repr=False)
+
+    @property
+    def base_url(self) -> str | None:
+        return self.calls.base_url
 
     @property
     def offline_agent(self) -> bool:
@@ -72,9 +74,7 @@ class ModelContext:
     def client(self) -> ChatClient:
         """The shared chat client, opened on first use (BadInput when the API key is not set)."""
         if self._client is None:
-            self._client = ChatClient(base_url=self.base_url, api_key_env=self.api_key_env, timeout=self.timeout,
-                                      max_attempts=self.max_attempts, backoff_base=self.backoff_base,
-                                      cache=self.cache, scheduler=self.scheduler)
+            self._client = ChatClient(self.calls, cache=self.cache, scheduler=self.scheduler)
         return self._client
 
     def offline_answerer(self) -> OfflineExtractiveAnswerer:
@@ -85,12 +85,11 @@ class ModelContext:
 
 
 def model_context(*, agent_model: str | None, judge_model: str | None, judge_models: tuple[str, ...] = (),
-                  base_url: str | None, api_key_env: str = "OPENAI_API_KEY", cache: ResponseCache | None,
-                  timeout: float = 60.0, max_attempts: int = 6, backoff_base: float = 0.5,
+                  calls: ModelCalls = ModelCalls(), cache: ResponseCache | None,
                   scheduler: EndpointScheduler | None = None, client: ChatClient | None = None) -> ModelContext:
     """The names checked and resolved: an offline agent when none is named, offline names in their roles."""
     if agent_model is None:
-        if base_url is not None and judge_model is None and not judge_models:
+        if calls.base_url is not None and judge_model is None and not judge_models:
             raise BadInput("--base-url needs --agent-model (the model to ask at that endpoint)",
                            field="agent_model")
         agent_model = OFFLINE_ANSWERER  # e.g. rejudging with a real judge needs no agent
@@ -99,9 +98,7 @@ def model_context(*, agent_model: str | None, judge_model: str | None, judge_mod
         if name in OFFLINE_NAMES and name != (OFFLINE_ANSWERER if role == "agent_model" else OFFLINE_JUDGE):
             raise BadInput(f"{name} cannot be the {role.split('_')[0]}", field=role)
     return ModelContext(agent_model=agent_model, judge_model=judge_model, judge_models=tuple(judge_models),
-                        base_url=base_url, api_key_env=api_key_env, cache=cache, timeout=timeout,
-                        max_attempts=max_attempts, backoff_base=backoff_base, scheduler=scheduler,
-                        _client=client)
+                        calls=calls, cache=cache, scheduler=scheduler, _client=client)
 
 
 def build_models(
@@ -109,13 +106,9 @@ def build_models(
     agent_model: str | None,
     judge_model: str | None,
     protocol: Literal["reference", "typed"],
-    base_url: str | None,
-    api_key_env: str = "OPENAI_API_KEY",
+    calls: ModelCalls = ModelCalls(),
     cache: ResponseCache | None,
-    timeout: float = 60.0,
-    max_attempts: int = 6,
     prompts: Prompts | None = None,
-    backoff_base: float = 0.5,
     scheduler: EndpointScheduler | None = None,
     client: ChatClient | None = None,
 ) -> tuple[AnswerModel, JudgeModel]:
@@ -124,9 +117,8 @@ def build_models(
     `client` replaces the shared chat client (a forecast's, which sends nothing)."""
     if protocol not in ("reference", "typed"):
         raise BadInput(f"unknown protocol {protocol!r}; use reference or typed", field="protocol")
-    context = model_context(agent_model=agent_model, judge_model=judge_model, base_url=base_url,
-                            api_key_env=api_key_env, cache=cache, timeout=timeout, max_attempts=max_attempts,
-                            backoff_base=backoff_base, scheduler=scheduler, client=client)
+    context = model_context(agent_model=agent_model, judge_model=judge_model, calls=calls, cache=cache,
+                            scheduler=scheduler, client=client)
     judge_name = context.judge_model or (OFFLINE_JUDGE if context.offline_agent else context.agent_model)
     answerer: AnswerModel
     judge: JudgeModel

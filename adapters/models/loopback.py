@@ -6,7 +6,7 @@ real sockets) with no network:
     with LoopbackOpenAI(latency=0.0) as srv:
         os.environ["OPENAI_API_KEY"] = "sk-test-..."
         build_models(agent_model="loopback-agent", judge_model=None, protocol="reference",
-                     base_url=srv.base_url, cache=None)
+                     calls=ModelCalls(base_url=srv.base_url), cache=None)
         srv.faults.push("429", retry_after=1)        # the next request is rate limited
         srv.faults.always("500", contains="What is the deadline")  # that question always fails
         srv.count(role="agent"), srv.count(model="loopback-agent", role="judge")

@@ -47,6 +47,7 @@ from benchledger.errors import BadInput
 from benchledger.providers import OPENAI_DEFAULT_BASE_URL
 from benchledger.redaction import redact, safe_message
 from benchledger.retry import RetryPolicy, retry_after_seconds
+from benchledger.settings import ModelCalls
 
 __all__ = ["ChatResult", "ChatClient", "DEFAULT_BASE_URL"]
 
@@ -73,35 +74,29 @@ class ChatClient:
 
     def __init__(
         self,
+        calls: ModelCalls = ModelCalls(),
         *,
-        base_url: str | None = None,
-        api_key_env: str = "OPENAI_API_KEY",
-        timeout: float = 60.0,
-        max_attempts: int = 6,
-        backoff_base: float = 0.5,
         backoff_max: float = 30.0,
         max_retry_after: float = 120.0,
         cache: ResponseCache | None = None,
         scheduler: EndpointScheduler | None = None,
     ) -> None:
-        api_key = os.environ.get(api_key_env, "")
+        api_key = os.environ.get(calls.api_key_env, "")
         if not api_key:
-            raise BadInput(f"set the environment variable {api_key_env} to the endpoint's API key "
+            raise BadInput(f"set the environment variable {calls.api_key_env} to the endpoint's API key "
                            "(or name another variable)", field="api_key_env")
-        if max_attempts < 1:
-            raise BadInput("max_attempts must be at least 1", field="max_attempts")
         # Never $OPENAI_BASE_URL here: the endpoint is the one the settings name (and the ledger
         # records); the CLI reads the variable into the setting where it means to.
-        self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
-        self.timeout = timeout
-        self.retry = RetryPolicy(max_attempts=max_attempts, backoff_base=backoff_base, backoff_max=backoff_max,
+        self.base_url = (calls.base_url or DEFAULT_BASE_URL).rstrip("/")
+        self.timeout = calls.timeout
+        self.retry = RetryPolicy(max_attempts=calls.max_attempts, backoff_base=calls.backoff_base, backoff_max=backoff_max,
                                  max_retry_after=max_retry_after)
         self.cache = cache
         self.scheduler = scheduler
         self._secrets = (api_key,)
         import openai  # imported on first use: the SDK is a large share of every command's start-up
 
-        self._sdk = openai.OpenAI(api_key=api_key, base_url=self.base_url, timeout=timeout, max_retries=0)
+        self._sdk = openai.OpenAI(api_key=api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0)
         self._lock = threading.Lock()
         self.stats = {"calls": 0, "attempts": 0, "retries": 0, "cache_hits": 0, "failures": 0}
 

@@ -1,0 +1,52 @@
+"""Model-call settings travel as one typed object, `ModelCalls`, and each default lives once.
+
+`RunSettings` records them (they are part of a run's config) with `ModelCalls`' defaults and
+constraints; `RunSettings.model_calls` hands them on as one object through the session and the model
+factory to the chat client that uses them, and no signature on the way restates a default.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from pydantic import ValidationError
+
+from benchledger.adapters.models.factory import build_models, model_context
+from benchledger.adapters.models.openai_chat import ChatClient
+from benchledger.errors import BadInput
+from benchledger.orchestration.session import settings_context
+from benchledger.settings import ModelCalls, RunSettings
+
+
+def test_run_settings_take_their_model_call_defaults_and_limits_from_model_calls() -> None:
+    assert RunSettings().model_calls == ModelCalls()
+    for name, declared in ModelCalls.model_fields.items():
+        recorded = RunSettings.model_fields[name]
+        assert (recorded.default, recorded.metadata) == (declared.default, declared.metadata), name
+    for field, value in (("timeout", 0), ("max_attempts", 0), ("max_attempts", 21), ("backoff_base", -1)):
+        with pytest.raises(ValidationError):
+            ModelCalls(**{field: value})
+        with pytest.raises(ValidationError):
+            RunSettings(**{field: value})
+    assert ModelCalls(max_attempts=20).max_attempts == RunSettings(max_attempts=20).max_attempts == 20
+
+
+def test_no_call_below_the_settings_restates_a_model_call_setting() -> None:
+    for function in (ChatClient.__init__, model_context, build_models):
+        restated = set(inspect.signature(function).parameters) & set(ModelCalls.model_fields)
+        assert restated == set(), (function.__qualname__, restated)
+
+
+def test_settings_other_than_the_defaults_reach_the_chat_client(monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = RunSettings(agent_model="m", base_url="http://127.0.0.1:9/v1", api_key_env="HOUSE_CALLS_KEY",
+                           timeout=2.5, max_attempts=3, backoff_base=0.25)
+    with pytest.raises(BadInput, match="HOUSE_CALLS_KEY") as missing:
+        settings_context(None, settings).client()
+    assert missing.value.field == "api_key_env"
+    monkeypatch.setenv("HOUSE_CALLS_KEY", "sk-house-calls-0000")
+    client = settings_context(None, settings).client()
+    assert (client.base_url, client.timeout) == ("http://127.0.0.1:9/v1", 2.5)
+    assert (client.retry.max_attempts, client.retry.backoff_base) == (3, 0.25)
+    default = settings_context(None, RunSettings(agent_model="m", api_key_env="HOUSE_CALLS_KEY")).client()
+    assert (default.timeout, default.retry.max_attempts) == (ModelCalls().timeout, ModelCalls().max_attempts)
