@@ -32,6 +32,7 @@ from benchledger.adapters.memory.protocol import Candidate, estimate_tokens
 from benchledger.adapters.models.base import ModelError
 from benchledger.adapters.models.forecast_client import ForecastClient, StageCount
 from benchledger.errors import BadInput
+from benchledger.ledger.events import RunForecast, StageForecast
 from benchledger.orchestration.session import open_models
 from benchledger.settings import RunSettings
 
@@ -79,6 +80,18 @@ class Forecast:
     """answer, judge: their calls and estimated tokens (memory: not forecast)."""
     unparsed: int = 0
     """Questions whose stand-in reply a model could not read (its calls are still counted)."""
+
+    def event(self) -> RunForecast:
+        """The forecast as the run records it."""
+        return RunForecast(questions=self.questions, stages={
+            stage: StageForecast(calls=c.calls, prompt_tokens=c.prompt_tokens, completion_tokens=c.completion_tokens)
+            for stage, c in self.stages.items()})
+
+    def summary(self) -> str:
+        """One line for the first lines of a run."""
+        return "forecast: " + "; ".join(
+            f"{stage} {c.calls} calls, ~{c.prompt_tokens:,} tokens in, at most {c.completion_tokens:,} out"
+            for stage, c in self.stages.items()) + " (estimated; `--dry-run` prints it alone)"
 
     def dollars(self, prices: dict[str, Price]) -> tuple[float, list[str]]:
         """The forecast's price, and the models it could not price."""

@@ -14,14 +14,33 @@ from typing import ContextManager
 
 from benchledger.adapters.memory.protocol import MemorySystem
 from benchledger.adapters.memory.recording_proxy import RecordingProxy, Stage
+from benchledger.adapters.models.openai_chat import DEFAULT_BASE_URL
+from benchledger.adapters.models.scheduler import EndpointScheduler
 from benchledger.ledger.events import MemoryModelCalled, Usage
+from benchledger.redaction import strip_url_credentials
 
-__all__ = ["model_calls_of", "in_stage", "drained_events"]
+__all__ = ["model_calls_of", "in_stage", "drained_events", "share_scheduler"]
 
 
 def model_calls_of(memory: MemorySystem) -> RecordingProxy | None:
     calls = getattr(memory, "model_calls", None)
     return calls if isinstance(calls, RecordingProxy) else None
+
+
+def share_scheduler(memory: MemorySystem, scheduler: EndpointScheduler | None, base_url: str | None) -> bool:
+    """Pace the memory's own calls with the run's scheduler when they go to the run's endpoint.
+
+    True when they now share it. A memory calling another endpoint keeps its own pace (unpaced)."""
+    calls = model_calls_of(memory)
+    if calls is None or scheduler is None:
+        return False
+    def same(url: str) -> str:
+        return strip_url_credentials(url).rstrip("/")
+
+    if same(calls.upstream) != same(base_url or DEFAULT_BASE_URL):
+        return False
+    calls.scheduler = scheduler
+    return True
 
 
 def in_stage(calls: RecordingProxy | None, stage: Stage, *, scope_key: str | None = None,

@@ -29,11 +29,12 @@ from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.clock import new_run_id
 from benchledger.errors import ConcurrencyConflict, RunAborted
 from benchledger.ledger.events import (
-    Endpoint, EndpointPaced, Event, Failed, QuestionsPlanned, RunConfig, RunFinished, RunStarted, Stage,
+    Endpoint, EndpointPaced, Event, Failed, QuestionsPlanned, RunConfig, RunFinished, RunForecast, RunStarted, Stage,
 )
 from benchledger.ledger.recorder import Recorder
 from benchledger.orchestration.asker import QuestionAsker, QuestionJob
 from benchledger.orchestration.leases import ScopeLeases
+from benchledger.orchestration.memory_calls import share_scheduler
 from benchledger.orchestration.prepare import (
     fingerprint_event, prepare_scopes, purge_scopes, scope_names, verify_scopes,
 )
@@ -94,6 +95,8 @@ class RunParts:
     """None for a retrieval run."""
     redact: Redact = no_redaction
     progress: Progress = no_progress
+    forecast: RunForecast | None = None
+    """What the run was forecast to spend, recorded with its start (None: not forecast)."""
 
 
 def recordable(settings: RunSettings) -> RunSettings:
@@ -159,6 +162,7 @@ def execute(ledger: Recorder, run_id: str, parts: RunParts, *, attempt: int, pre
 def _execute(ledger: Recorder, run_id: str, parts: RunParts, *, attempt: int, prepare: bool,
              leases: ScopeLeases) -> None:
     dataset, settings, memory = parts.dataset, parts.settings, parts.memory
+    share_scheduler(memory, parts.models.scheduler if parts.models else None, settings.base_url)
     for scope in scope_names(dataset).values():
         leases.acquire(scope, run_id)
     state = fold_run(run_id, ledger.events(run_id))
@@ -257,7 +261,8 @@ def start_run(ledger: Recorder, parts: RunParts, *, run_id: str | None = None) -
                if dataset.prompts else [])
     prompts += [text.encode("utf-8") for text in (parts.models.templates.values() if parts.models else ())]
     with ledger.run_writer(run_id):
-        ledger.append(run_id, plan_events(parts, cache_source_publishable=source_publishable), blobs=prompts)
+        ledger.append(run_id, [*plan_events(parts, cache_source_publishable=source_publishable),
+                               *([parts.forecast] if parts.forecast is not None else [])], blobs=prompts)
         log.info("run started", run_id=run_id, benchmark=dataset.benchmark, subset=dataset.subset,
                  mode=parts.settings.mode, documents=dataset.document_count, questions=len(dataset.questions))
         execute(ledger, run_id, parts, attempt=1, prepare=parts.settings.prepare)

@@ -27,7 +27,7 @@ from benchledger.adapters.models.response_cache import ledger_cache
 from benchledger.adapters.models.scheduler import EndpointScheduler
 from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.errors import BadInput
-from benchledger.ledger.events import Endpoint
+from benchledger.ledger.events import Endpoint, RunForecast
 from benchledger.ledger.recorder import Recorder
 from benchledger.orchestration.prepare import scope_names
 from benchledger.orchestration.runner import Models, RunParts, start_run
@@ -164,11 +164,12 @@ def open_run_memory(settings: RunSettings, dataset: Dataset | None = None) -> Me
 
 def run_dataset(ledger: Recorder, dataset: Dataset, settings: RunSettings, *,
                 redact: Redact = no_redaction, progress: Progress = no_progress, run_id: str | None = None,
-                probed: bool = False) -> str:
+                probed: bool = False, forecast: RunForecast | None = None) -> str:
     """Run `dataset` against the memory (and models, in qa mode) the settings name; returns the run id.
 
     `run_id` names the new run (default: a fresh id), so a caller knows it even if the run is
-    interrupted. `probed` says the caller already probed the endpoint (`probe_run_endpoint`).
+    interrupted. `probed` says the caller already probed the endpoint (`probe_run_endpoint`);
+    `forecast` is recorded with the run's start (`orchestration.forecast`).
     """
     benchmark = benchmark_named(dataset.benchmark)
     settings = resolved_settings(benchmark, settings, source=Path(dataset.source))
@@ -177,14 +178,14 @@ def run_dataset(ledger: Recorder, dataset: Dataset, settings: RunSettings, *,
     memory = open_run_memory(settings, dataset)
     try:
         return run_with(ledger, dataset, settings, memory, models=models, redact=redact, progress=progress,
-                        run_id=run_id)
+                        run_id=run_id, forecast=forecast)
     finally:
         memory.close()
 
 
 def run_with(ledger: Recorder, dataset: Dataset, settings: RunSettings, memory: MemorySystem, *,
              models: Models | None = None, redact: Redact = no_redaction, progress: Progress = no_progress,
-             run_id: str | None = None) -> str:
+             run_id: str | None = None, forecast: RunForecast | None = None) -> str:
     """Run `dataset` against a memory system (and models) the caller opened; returns the run id.
 
     The lower-level entry for tools and tests that hold their own memory system object. In qa mode
@@ -196,5 +197,6 @@ def run_with(ledger: Recorder, dataset: Dataset, settings: RunSettings, memory: 
     if settings.mode == "qa" and models is None:
         models = open_models(ledger, settings, dataset, benchmark=benchmark)
     parts = RunParts(dataset=dataset, benchmark=benchmark, settings=settings, memory=memory,
-                     models=models if settings.mode == "qa" else None, redact=redact, progress=progress)
+                     models=models if settings.mode == "qa" else None, redact=redact, progress=progress,
+                     forecast=forecast)
     return start_run(ledger, parts, run_id=run_id)

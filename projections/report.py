@@ -177,6 +177,8 @@ class Report(BaseModel):
     tokens_by_stage: dict[str, dict[str, int]] = {}
     """answer, judge (the report's scorer), memory: {calls, prompt_tokens, completion_tokens} as the
     endpoint reported them (a cached reply counts what it first cost)."""
+    forecast_by_stage: dict[str, dict[str, int]] = {}
+    """answer, judge: {calls, prompt_tokens, completion_tokens} as forecast before the run (RunForecast)."""
     protocol: str | None
     """The scorer's protocol (the run's, unless a rejudge used another)."""
     base_url: str | None = None
@@ -318,6 +320,8 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
         memory_calls=memory_costs_summary(state),
         pacing=[event.model_dump(exclude={"type", "schema_version"}) for event in state.pacing],
         tokens_by_stage=_tokens_by_stage(state, scorer),
+        forecast_by_stage={stage: f.model_dump() for stage, f in state.forecast.stages.items()}
+        if state.forecast is not None else {},
         protocol=state.scorers[scorer].protocol if scorer in state.scorers else (cfg.settings.protocol if cfg else None),
         base_url=cfg.settings.base_url if cfg else None,
         release=release_line(cfg.release_files) if cfg else "",

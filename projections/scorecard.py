@@ -61,6 +61,7 @@ def render_scorecard(report: Report) -> str:
     if report.tokens_by_stage:
         lines.append("  tokens " + "; ".join(
             f"{stage} {t['prompt_tokens']:,} in / {t['completion_tokens']:,} out ({t['calls']} calls)"
+            + _forecast_note(report.forecast_by_stage.get(stage))
             for stage, t in report.tokens_by_stage.items()))
     lines.append(f"  corpus {report.fingerprint[:16] if report.fingerprint else '-'}  "
                  f"{report.corpus_state.documents_ingested}/{report.corpus_state.documents_expected} documents, "
@@ -114,6 +115,13 @@ def _segment_lines(report: Report) -> list[str]:
     table = render_table(rows, ["segment", "endpoint", "agent", "judge", "reported", "memory"],
                          align=["left"] * 6, indent="  ")
     return ["", *table.splitlines()]
+
+
+def _forecast_note(forecast: dict[str, int] | None) -> str:
+    if not forecast:
+        return ""
+    return f" [forecast {forecast['prompt_tokens']:,} in / at most {forecast['completion_tokens']:,} out, " \
+           f"{forecast['calls']} calls]"
 
 
 def _pacing_lines(report: Report) -> list[str]:

@@ -18,7 +18,7 @@ from benchledger.errors import BadInput
 from benchledger.ledger.events import (
     AuditContinued, AuditStarted, PlantFailed, PlantJudged, ChunkExtracted, ContextRecalled, CorpusFingerprinted, Failed, Judged, MessagesIngested,
     Endpoint, MemoryIdentity, QuestionAnswered, QuestionsPlanned, RunFinished, RunResumed, RunStarted,
-    EndpointPaced, MemoryModelCalled, ScopePurged, ScopeVerified, ScorerContinued, ScorerStarted,
+    EndpointPaced, MemoryModelCalled, RunForecast, ScopePurged, ScopeVerified, ScorerContinued, ScorerStarted,
 )
 from benchledger.values import Question, is_offline_model
 
@@ -136,6 +136,8 @@ class RunState:
     """The memory system's own model calls, in order (`projections.memory_costs` folds them)."""
     pacing: list[EndpointPaced] = field(default_factory=list)
     """How each segment's model calls were paced at the endpoint, in order."""
+    forecast: RunForecast | None = None
+    """What the run was forecast to spend before it asked anything (None: not forecast)."""
     audit_events: list[AuditStarted | AuditContinued | PlantJudged | PlantFailed] = field(default_factory=list)
     """Audit segments' events, in order: kept apart from the score (`projections.judge_audit` folds them)."""
     head: str | None = None
@@ -378,6 +380,11 @@ def _paced(state: RunState, event: EndpointPaced) -> None:
     state.pacing.append(event)
 
 
+def _forecast(state: RunState, event: RunForecast) -> None:
+    if state.forecast is None:
+        state.forecast = event
+
+
 # One handler per event class, looked up by the event's exact class: a run folds tens of thousands
 # of events, and the common ones would otherwise go through a chain of isinstance checks.
 _HANDLERS: dict[type, Callable[[RunState, Any], None]] = {
@@ -386,7 +393,7 @@ _HANDLERS: dict[type, Callable[[RunState, Any], None]] = {
     ContextRecalled: _recalled, QuestionAnswered: _answered, ScorerStarted: _scorer_segment,
     ScorerContinued: _scorer_segment, Judged: _verdict, Failed: _failed, RunResumed: _resumed,
     RunFinished: _finished, AuditStarted: _audited, AuditContinued: _audited, PlantJudged: _audited, PlantFailed: _audited,
-    MemoryModelCalled: _memory_call, EndpointPaced: _paced,
+    MemoryModelCalled: _memory_call, EndpointPaced: _paced, RunForecast: _forecast,
 }
 
 

@@ -13,7 +13,7 @@ from benchledger.orchestration.forecast import Forecast, Price, read_prices
 from benchledger.adapters.models.forecast_client import StageCount
 from benchledger.errors import BadInput
 from conftest import REPO
-from ledger_cli import invoke
+from ledger_cli import events_of, invoke
 
 MINI = REPO / "examples" / "groupmem-mini"
 MODELS = ("--agent-model", "gpt-5", "--judge-model", "gpt-5")
@@ -53,7 +53,21 @@ def test_a_dry_run_asks_nothing_writes_nothing_and_forecasts_the_run_it_precedes
         assert forecast[stage][0] == actual[stage]["calls"] == 40  # one answer and one verdict a question
         ratio = forecast[stage][1] / actual[stage]["prompt_tokens"]
         assert 0.5 < ratio < 2.0, (stage, forecast[stage], actual[stage])  # the stand-in context is typical
-    assert "tokens answer " in real.output and "judge " in real.output
+    assert "forecast: answer 40 calls" in real.output  # the real run says it first
+    report = json.loads(Path("r.json").read_text())
+    (recorded,) = [e for e in events_of(report["run_id"]) if e.type == "RunForecast"]
+    assert [recorded.stages[s].prompt_tokens for s in ("answer", "judge")] == \
+        [forecast["answer"][1], forecast["judge"][1]]  # the same figures the dry run printed
+    assert report["forecast_by_stage"]["answer"]["calls"] == 40
+    assert f"[forecast {forecast['answer'][1]:,} in / at most {forecast['answer'][2]:,} out, 40 calls]" in real.output
+
+
+def test_an_offline_run_records_no_forecast():
+    result = invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--out", "r.json")
+    assert result.exit_code == 0, result.output
+    run_id = json.loads(Path("r.json").read_text())["run_id"]
+    assert not [e for e in events_of(run_id) if e.type == "RunForecast"]
+    assert "forecast:" not in result.output
 
 
 def test_an_offline_dry_run_forecasts_no_calls():

@@ -13,7 +13,8 @@ The run says which stage it is in (`stage(...)`, a context manager), so a call i
 the ingest, build or recall it happened in. Calls are forwarded as they come, several at a time
 (a memory system may build scopes in threads); replies are passed back byte for byte.
 Transport is `httpx2` (installed with the `openai` SDK), without redirects, like the memory HTTP
-client.
+client. When the run's models call the same endpoint, the run hands the proxy its scheduler
+(`adapters.models.scheduler`), so the memory's calls share their slots and rate-limit budget.
 """
 
 from __future__ import annotations
@@ -23,15 +24,17 @@ import json
 import os
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Literal
+from typing import ContextManager, Literal
 
 import httpx2
 
+from benchledger.adapters.models.scheduler import EndpointScheduler, Ticket
 from benchledger.clock import monotonic_ms, new_run_id
 from benchledger.redaction import register_secret_env, strip_url_credentials
+from benchledger.retry import retry_after_seconds
 
 __all__ = ["RecordingProxy", "ModelCall", "PLACEHOLDER_KEY"]
 
@@ -89,8 +92,16 @@ class _Handler(BaseHTTPRequestHandler):
         proxy = self.server.proxy
         status, payload, content_type, started = 0, b"", "application/json", monotonic_ms()
         try:
-            reply = proxy.client.request(self.command, proxy.upstream_url(self.path), content=body,
-                                         headers=proxy.upstream_headers(self.headers.get("Content-Type")))
+            with proxy.paced(body) as ticket:
+                try:
+                    reply = proxy.client.request(self.command, proxy.upstream_url(self.path), content=body,
+                                                 headers=proxy.upstream_headers(self.headers.get("Content-Type")))
+                except httpx2.TimeoutException:
+                    if ticket is not None:
+                        ticket.timed_out()
+                    raise
+                if ticket is not None:
+                    _report(ticket, reply)
             status, payload = reply.status_code, reply.content
             content_type = reply.headers.get("Content-Type", content_type)
         except httpx2.HTTPError as err:
@@ -103,6 +114,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
         self.wfile.write(payload)
+
+
+def _report(ticket: Ticket, reply: httpx2.Response) -> None:
+    """How an upstream attempt ended, for the endpoint's scheduler (a 5xx is neither success nor congestion)."""
+    if reply.status_code == 429:
+        ticket.refused(reply.headers, retry_after_seconds(reply.headers))
+    elif reply.status_code < 500:
+        ticket.done(reply.headers)
 
 
 class _Server(ThreadingHTTPServer):
@@ -122,6 +141,9 @@ class RecordingProxy:
         if key_env:
             register_secret_env(key_env)
         self.session = new_run_id()
+        self.scheduler: EndpointScheduler | None = None
+        """The run's scheduler for this upstream, when the run's models call the same endpoint: the
+        memory's calls then wait for the same slots and budget as the answers and verdicts."""
         self.client = httpx2.Client(timeout=timeout, follow_redirects=False)
         self._lock = threading.Lock()
         self._calls: list[ModelCall] = []
@@ -148,6 +170,12 @@ class RecordingProxy:
         key = os.environ.get(self.key_env) if self.key_env else None
         headers["Authorization"] = f"Bearer {key or PLACEHOLDER_KEY}"
         return headers
+
+    def paced(self, body: bytes) -> ContextManager[Ticket | None]:
+        """A slot from the scheduler for one forwarded call (nothing to wait for without one)."""
+        if self.scheduler is None:
+            return nullcontext()
+        return self.scheduler.call(len(body) / 4)
 
     @contextmanager
     def stage(self, stage: Stage, *, scope_key: str | None = None, question_id: str | None = None) -> Iterator[None]:

@@ -32,6 +32,7 @@ from benchledger.adapters.sources.settings import release_dir
 from benchledger.clock import new_run_id
 from benchledger.projections.state import fold_run
 from benchledger.errors import BadInput, RunAborted
+from benchledger.ledger.events import RunForecast
 from benchledger.files import check_writable
 from benchledger.orchestration.forecast import forecast_run, read_prices
 from benchledger.orchestration.session import probe_run_endpoint, resolved_settings, run_dataset
@@ -97,11 +98,13 @@ def _execute_run(app: AppContext, benchmark: Benchmark, source: Path | None, opt
         return
     register_secret_env(settings.api_key_env)
     probe_run_endpoint(settings, dataset, benchmark=benchmark)  # before a ledger file is made
+    forecast = _first_lines_forecast(dataset, settings, benchmark)
     progress = make_progress(app.log_format)
     run_id = new_run_id()
     with open_ledger(app) as ledger:
         try:
-            run_dataset(ledger, dataset, settings, redact=redact, progress=progress, run_id=run_id, probed=True)
+            run_dataset(ledger, dataset, settings, redact=redact, progress=progress, run_id=run_id, probed=True,
+                        forecast=forecast)
         except RunAborted as err:
             if err.run_id:
                 show_report(report_for(ledger, err.run_id), out=opts.get("out"))
@@ -113,6 +116,22 @@ def _execute_run(app: AppContext, benchmark: Benchmark, source: Path | None, opt
         if settings.keep:
             _say_what_was_kept(app, ledger, run_id, settings)
     require_every_question_judged(report, next_step=f"benchledger resume {run_id}", run_failures=True)
+
+
+def _first_lines_forecast(dataset, settings, benchmark: Benchmark) -> RunForecast | None:
+    """The forecast a run prints first and records with its start; None when no model is asked.
+
+    A forecast never stops a run: if the protocol's models cannot be asked through the counting
+    client, the run goes on unforecast and says so."""
+    try:
+        forecast = forecast_run(dataset, settings, benchmark)
+    except Exception as err:  # noqa: BLE001 - the forecast is advice; the run is what was asked for
+        click.echo(f"forecast: not available for this protocol ({type(err).__name__})", err=True)
+        return None
+    if not any(stage.calls for stage in forecast.stages.values()):
+        return None
+    click.echo(forecast.summary(), err=True)
+    return forecast.event()
 
 
 def _say_what_was_kept(app: AppContext, ledger, run_id: str, settings) -> None:

@@ -18,6 +18,7 @@ from benchledger.ledger.events.endpoints import Endpoint, MemoryIdentity, Server
 from benchledger.ledger.events.keys import KEYS, derive_key
 from benchledger.ledger.events.memory_calls import MemoryModelCalled, MemoryStage
 from benchledger.ledger.events.pacing import EndpointPaced
+from benchledger.ledger.events.forecast import RunForecast, StageForecast
 from benchledger.ledger.events.run import (
     Provenance, QuestionsPlanned, ReleaseFile, RunConfig, RunFinished, RunStarted,
 )
@@ -27,7 +28,7 @@ AnyEvent = Annotated[
         RunStarted, QuestionsPlanned, CorpusFingerprinted, MessagesIngested, ChunkExtracted,
         ScopeVerified, ContextRecalled, QuestionAnswered, ScorerStarted, Judged, Failed,
         ScopePurged, RunResumed, ScorerContinued, RunFinished, AuditStarted, AuditContinued, PlantJudged,
-        PlantFailed, MemoryModelCalled, EndpointPaced,
+        PlantFailed, MemoryModelCalled, EndpointPaced, RunForecast,
     ],
     Field(discriminator="type"),
 ]
@@ -46,5 +47,5 @@ __all__ = [
     "RunResumed", "ContextRecalled", "RecalledItem", "QuestionAnswered", "ScorerStarted", "ScorerContinued",
     "Judged", "Failed", "Endpoint", "ServerCertificate", "MemoryIdentity",
     "AuditStarted", "AuditContinued", "PlantJudged", "PlantFailed",
-    "MemoryModelCalled", "MemoryStage", "EndpointPaced",
+    "MemoryModelCalled", "MemoryStage", "EndpointPaced", "RunForecast", "StageForecast",
 ]

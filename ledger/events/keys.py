@@ -22,6 +22,7 @@ from benchledger.ledger.events.corpus import (
 )
 from benchledger.ledger.events.memory_calls import MemoryModelCalled
 from benchledger.ledger.events.pacing import EndpointPaced
+from benchledger.ledger.events.forecast import RunForecast
 from benchledger.ledger.events.question import (
     ContextRecalled, Failed, Judged, QuestionAnswered, ScorerContinued, ScorerStarted,
 )
@@ -57,6 +58,7 @@ KEYS: dict[str, Callable[[Any], str]] = {
     PlantFailed.__name__: lambda e: f"audit:{e.audit_id}:{e.plant_id}:failed:{e.attempt}",
     MemoryModelCalled.__name__: lambda e: f"memory-call:{e.session}:{e.call}",
     EndpointPaced.__name__: lambda e: f"pacing:{e.attempt}",
+    RunForecast.__name__: lambda e: "run:forecast",
 }
 """Event type -> its key function, over the event validated as that registered type."""
 

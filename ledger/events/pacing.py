@@ -1,7 +1,7 @@
 """How a run segment's model calls were paced at their endpoint: one event per segment that asked.
 
-The scheduler that admits every answer and judge call to the endpoint
-(`adapters.models.scheduler`) summarises its decisions when the segment's questions are asked:
+The scheduler that admits every answer and judge call to the endpoint, and the memory system's
+own calls when they go to the same endpoint (`adapters.models.scheduler`), summarises its decisions when the segment's questions are asked:
 the calls it admitted, the 429s and timeouts among them, how many calls waited for a slot, a
 provider's advertised budget or a Retry-After and for how long, peak and mean calls in flight,
 and where its adaptive limit ended. These are facts about speed, never about a score: nothing in
