@@ -6,14 +6,20 @@ forwarded is admitted by the scheduler, and the 429s the endpoint gave are the o
 
 from __future__ import annotations
 
+import json
+
 import httpx2
 import pytest
+from click.testing import CliRunner
 
 from benchledger.adapters.memory.recording_proxy import RecordingProxy
 from benchledger.adapters.models.loopback import LoopbackOpenAI
 from benchledger.adapters.models.loopback_limits import RateLimit
 from benchledger.adapters.models.scheduler import EndpointScheduler
+from benchledger.cli.main import cli
+from benchledger.ledger.store import Ledger
 from benchledger.orchestration.memory_calls import share_scheduler
+from conftest import REPO
 
 
 class _Memory:
@@ -51,3 +57,28 @@ def test_a_memory_calling_another_endpoint_keeps_its_own_pace(limited):
         assert not share_scheduler(_Memory(proxy), None, limited.base_url)
     finally:
         proxy.close()
+
+
+def test_a_mem0_run_at_one_limited_endpoint_paces_its_memory_answer_and_judge_calls_together(tmp_path, monkeypatch):
+    """Needs the mem0 extra, as tests/test_memory_mem0.py does (CI installs it)."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-agent-key-0000")
+    ledger_path = tmp_path / "l.db"
+    with LoopbackOpenAI(limits=RateLimit(requests=20, tokens=1_000_000, per=1.0)) as upstream:
+        result = CliRunner().invoke(cli, [
+            "--ledger", str(ledger_path), "run", "groupmem", str(REPO / "examples" / "groupmem-mini"),
+            "--domain", "Demo", "--question-limit", "1", "--memory", "mem0", "--memory-option", "infer=true",
+            "--memory-option", "granularity=session", "--memory-base-url", upstream.base_url,
+            "--memory-key-env", "OPENAI_API_KEY", "--agent-model", "gpt-5", "--judge-model", "gpt-5",
+            "--base-url", upstream.base_url, "--backoff-base", "0.05", "--out", str(tmp_path / "r.json")],
+            catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        chat = upstream.limits.admitted + upstream.limits.refused  # the limit sees every chat request
+        embeddings = upstream.count(role="embed")
+    run_id = json.loads((tmp_path / "r.json").read_text())["run_id"]
+    with Ledger.open(ledger_path) as ledger:
+        events = [stored.event for stored in ledger.events(run_id)]
+    (paced,) = [e for e in events if e.type == "EndpointPaced"]
+    memory_calls = [e for e in events if e.type == "MemoryModelCalled" and e.endpoint == "chat"]
+    assert memory_calls  # mem0 extracted through the limited endpoint
+    assert embeddings and paced.calls == chat + embeddings  # every call to the endpoint, the memory's included
+    assert paced.calls > sum(1 for e in events if e.type in ("QuestionAnswered", "Judged"))
