@@ -12,10 +12,9 @@ from benchledger.adapters.models.loopback import LoopbackOpenAI
 from benchledger.orchestration.forecast import Forecast, Price, read_prices
 from benchledger.adapters.models.forecast_client import StageCount
 from benchledger.errors import BadInput
-from conftest import REPO
+from conftest import MINI
 from ledger_cli import events_of, invoke
 
-MINI = REPO / "examples" / "groupmem-mini"
 MODELS = ("--agent-model", "gpt-5", "--judge-model", "gpt-5")
 
 

@@ -16,10 +16,8 @@ import pytest
 
 from benchledger.adapters.models.loopback import LoopbackOpenAI
 from benchledger.adapters.models.loopback_limits import RateLimit
-from conftest import REPO
+from conftest import MINI
 from ledger_cli import events_of, invoke
-
-MINI = REPO / "examples" / "groupmem-mini"
 
 
 @pytest.fixture

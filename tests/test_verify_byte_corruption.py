@@ -11,16 +11,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from benchledger.cli.main import cli
-from conftest import REPO
-
-MINI = REPO / "examples" / "groupmem-mini"
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+from conftest import MINI
+from ledger_cli import invoke
 
 
 @pytest.fixture(scope="module")
