@@ -16,6 +16,7 @@ import pkgutil
 import re
 import shlex
 import sys
+from collections.abc import Sequence
 
 import click
 import benchledger.cli.commands as command_modules
@@ -77,28 +78,35 @@ def _parameters(group: click.Group) -> list[tuple[click.Command, click.Parameter
     return found
 
 
-def _option_spellings(group: click.Group) -> dict[str, str]:
+def _option_spellings(group: click.Group, typed: Sequence[str] = ()) -> dict[str, str]:
     """Every parameter's name -> how the user spells it (`domain` -> `option --domain`, `runs` ->
-    `argument RUN...`), over the whole command tree. An argument that commands show under different
-    names (`source`: CORPUS_DIR, FILE, ROOT) is named by what it is, not by one command's metavar."""
-    spellings: dict[str, str] = {}
+    `argument RUN...`), over the whole command tree. A name that commands spell differently
+    (`kinds`: --kinds, --categories, ...; `source`: CORPUS_DIR, FILE, ROOT) is the flag among
+    `typed` (the command line) where one is, else named by what it is."""
+    flags: dict[str, list[str]] = {}
     metavars: dict[str, set[str]] = {}
     for command, param in _parameters(group):
         if isinstance(param, click.Option) and param.name and param.opts[0].startswith("--"):
-            spellings.setdefault(param.name, f"option {param.opts[0]}")
+            flags.setdefault(param.name, [])
+            if param.opts[0] not in flags[param.name]:
+                flags[param.name].append(param.opts[0])
         elif isinstance(param, click.Argument) and param.name:
             metavars.setdefault(param.name, set()).add(param.make_metavar(click.Context(command)))
+    spellings: dict[str, str] = {}
+    for name, spelled in flags.items():
+        given = [flag for flag in spelled if any(t == flag or t.startswith(flag + "=") for t in typed)]
+        spellings[name] = f"option {(given or spelled)[0]}"
     for name, shown in metavars.items():
         spellings.setdefault(name, f"argument {shown.pop()}" if len(shown) == 1
                              else f"argument {name.upper().removesuffix('_REF')}")
     return spellings
 
 
-def _as_the_user_spells_it(err: BenchledgerError, group: click.Group) -> str:
+def _as_the_user_spells_it(err: BenchledgerError, group: click.Group, typed: Sequence[str] = ()) -> str:
     """The error's line, naming a setting by the option the user types (`option --k`), not by the
     model field behind it (`field 'k'`); a field that is no option (one in a file) stays a field."""
     if isinstance(err, BadInput) and err.field and not err.file:
-        spelled = _option_spellings(group).get(err.field.replace("-", "_"))
+        spelled = _option_spellings(group, typed).get(err.field.replace("-", "_"))
         if spelled:
             return f"{spelled}: {err.detail}"
     return str(err)
@@ -106,6 +114,7 @@ def _as_the_user_spells_it(err: BenchledgerError, group: click.Group) -> str:
 
 class BenchledgerGroup(click.Group):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta["benchledger.typed"] = tuple(args)  # so an error names the option as it was typed
         return super().parse_args(ctx, hoist_global_options(list(args)))
 
     def invoke(self, ctx: click.Context):
@@ -121,7 +130,8 @@ class BenchledgerGroup(click.Group):
             raise click.exceptions.Exit(INTERRUPTED_EXIT_CODE) from None
         except BenchledgerError as err:
             # one line, whatever the ledger's text held (a run id with a newline in it stays on it)
-            exc = click.ClickException(inert(redact(_as_the_user_spells_it(err, self))).replace("\n", "\\u000a"))
+            line = _as_the_user_spells_it(err, self, ctx.meta.get("benchledger.typed", ()))
+            exc = click.ClickException(inert(redact(line)).replace("\n", "\\u000a"))
             exc.exit_code = err.exit_code  # type: ignore[misc]  # click reads it per instance
             raise exc from err
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from benchledger.cli.main import cli
+from benchledger.cli.main import _as_the_user_spells_it, cli
+from benchledger.errors import BadInput
 from conftest import MINI
 from ledger_cli import invoke
 
@@ -58,3 +59,12 @@ def test_the_option_translation_keeps_file_fields_as_fields():
     assert _as_the_user_spells_it(a_setting, cli) == "option --k: must be at most 10"
     unknown = BadInput("nope", field="no_such_option_anywhere")
     assert _as_the_user_spells_it(unknown, cli) == "field 'no_such_option_anywhere': nope"
+
+
+def test_a_setting_spelled_differently_per_benchmark_is_named_as_it_was_typed():
+    err = BadInput("unknown category 'x'", field="kinds")
+    assert _as_the_user_spells_it(err, cli, ("run", "locomo", "--categories", "x")) == \
+        "option --categories: unknown category 'x'"
+    assert _as_the_user_spells_it(err, cli, ("run", "groupmem", "--kinds=x")) == "option --kinds: unknown category 'x'"
+    result = invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--kinds", "nope")
+    assert result.exit_code == 2 and "option --kinds:" in last_line(result)
