@@ -34,7 +34,7 @@ from benchledger.adapters.models.probe import probe_endpoint
 from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.errors import BadInput, ConcurrencyConflict
 from benchledger.ledger.events import AuditContinued, AuditStarted, Event, PlantFailed, PlantJudged, cap_message
-from benchledger.ledger.recorder import Recorder
+from benchledger.ledger.recorder import EventReader, Recorder
 from benchledger.orchestration.audit_plants import PLANTS_VERSION, Plant, derive_plants
 from benchledger.orchestration.rejudge import dataset_from_plan, judge_of_scorer
 from benchledger.orchestration.session import endpoint_of
@@ -78,7 +78,7 @@ class LoadedPlants(NamedTuple):
     """(accepted share, verdicts) of the file's own recorded judges over the plants asked."""
 
 
-def _contexts(ledger: Recorder, state: RunState) -> dict[str, str]:
+def _contexts(ledger: EventReader, state: RunState) -> dict[str, str]:
     """question id -> the recalled context as the answer model saw it, for every answered question."""
     return {qid: ledger.get_blob(q.recalled.context_hash).decode("utf-8", "replace")
             for qid, q in state.questions.items() if q.answered is not None and q.recalled is not None}
@@ -119,7 +119,7 @@ def _generic_plants(path: Path, value: object, text: str, state: RunState) -> tu
     return plants, ({"not a question of this run": skipped} if skipped else {})
 
 
-def load_plants(ledger: Recorder, state: RunState, answers: Path | None, plant_kind: str | None = None) -> LoadedPlants:
+def load_plants(ledger: EventReader, state: RunState, answers: Path | None, plant_kind: str | None = None) -> LoadedPlants:
     """The plants of an audit: derived from the run, or read from `answers` (the LoCoMo audit's file's
     plants are of `plant_kind`, else of the kind its pinned hash names, else `planted_wrong`)."""
     if answers is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from benchledger.ledger.recorder import Recorder
+from benchledger.ledger.recorder import EventReader
 from benchledger.orchestration.reports import report_of
 from benchledger.projections.compare import CompareInput, Comparison, compare_runs
 from benchledger.projections.diff import pick_scorer
@@ -23,7 +23,7 @@ __all__ = ["CONTEXT_SAMPLE", "context_format", "compare_recorded"]
 CONTEXT_SAMPLE = 50
 
 
-def context_format(ledger: Recorder, state: RunState) -> str:
+def context_format(ledger: EventReader, state: RunState) -> str:
     """Whether the run's recalled passages carried timestamps (see the module docstring)."""
     stamped = total = 0
     sampled = 0
@@ -47,7 +47,7 @@ def context_format(ledger: Recorder, state: RunState) -> str:
     return f"mixed ({round(100 * stamped / total)}% with timestamps)"
 
 
-def compare_recorded(ledger: Recorder, run_ids: Sequence[str], events_of, *, scorers: Sequence[str | None] = (),
+def compare_recorded(ledger: EventReader, run_ids: Sequence[str], events_of, *, scorers: Sequence[str | None] = (),
                      allow_differences: bool = False) -> Comparison:
     """Fold each run from `events_of(run_id)` (a checked read), then compare them."""
     inputs = []

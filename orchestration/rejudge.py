@@ -25,7 +25,7 @@ from benchledger.adapters.models.response_cache import ledger_cache
 from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.errors import BadInput, ConcurrencyConflict
 from benchledger.ledger.events import ScorerContinued
-from benchledger.ledger.recorder import Recorder
+from benchledger.ledger.recorder import EventReader, Recorder
 from benchledger.orchestration.asker import QuestionAsker, QuestionJob
 from benchledger.orchestration.scorers import scorer_started
 from benchledger.orchestration.session import endpoint_of
@@ -37,7 +37,7 @@ __all__ = ["dataset_from_plan", "judge_of_scorer", "recorded_templates", "rejudg
 log = structlog.get_logger("benchledger.rejudge")
 
 
-def _prompts(ledger: Recorder, state: RunState) -> Prompts | None:
+def _prompts(ledger: EventReader, state: RunState) -> Prompts | None:
     assert state.started is not None
     hashes = state.started.config.reference_prompt_hashes
     if not hashes:
@@ -46,7 +46,7 @@ def _prompts(ledger: Recorder, state: RunState) -> Prompts | None:
                    judge_system=ledger.get_blob(hashes["judge_system"]).decode())
 
 
-def recorded_templates(ledger: Recorder, benchmark: Benchmark, state: RunState,
+def recorded_templates(ledger: EventReader, benchmark: Benchmark, state: RunState,
                        hashes: dict[str, str] | None = None) -> dict[str, str] | None:
     """The official templates the run (or, with `hashes`, one scorer) recorded, read from blobs."""
     if benchmark.official is None or state.started is None:
@@ -78,7 +78,7 @@ def _official_scorer(ledger: Recorder, benchmark: Benchmark, state: RunState, se
     return official.scorer(context, templates or {}, wanted)
 
 
-def dataset_from_plan(ledger: Recorder, state: RunState) -> Dataset:
+def dataset_from_plan(ledger: EventReader, state: RunState) -> Dataset:
     """A corpus-free Dataset holding the run's planned questions and its release prompts."""
     assert state.started is not None and state.plan is not None and state.corpus is not None
     cfg = state.started.config

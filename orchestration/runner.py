@@ -31,7 +31,7 @@ from benchledger.errors import ConcurrencyConflict, RunAborted
 from benchledger.ledger.events import (
     Endpoint, EndpointPaced, Event, Failed, QuestionsPlanned, RunConfig, RunFinished, RunForecast, RunStarted, Stage,
 )
-from benchledger.ledger.recorder import Recorder
+from benchledger.ledger.recorder import EventReader, Recorder
 from benchledger.orchestration.asker import QuestionAsker, QuestionJob
 from benchledger.orchestration.leases import ScopeLeases
 from benchledger.orchestration.memory_calls import share_scheduler
@@ -114,7 +114,7 @@ def model_endpoint(settings: RunSettings) -> Endpoint:
                     api_key_env=settings.api_key_env, certificate=probed_certificate(settings.base_url))
 
 
-def cache_source_publishable(ledger: Recorder, source: str) -> bool:
+def cache_source_publishable(ledger: EventReader, source: str) -> bool:
     """Whether the run named by `--cache-from` meets its protocol (its report is publishable); a
     source that does not verify is refused (VerificationFailed) before this run starts."""
     from benchledger.orchestration.reports import report_of  # reports imports the registry, as the CLI does
