@@ -106,7 +106,10 @@ def _as_the_user_spells_it(err: BenchledgerError, group: click.Group, typed: Seq
     """The error's line, naming a setting by the option the user types (`option --k`), not by the
     model field behind it (`field 'k'`); a field that is no option (one in a file) stays a field."""
     if isinstance(err, BadInput) and err.field and not err.file:
-        spelled = _option_spellings(group, typed).get(err.field.replace("-", "_"))
+        spellings = _option_spellings(group, typed)
+        flag = "--" + err.field.replace("_", "-")  # a field named after its flag (`until` of --until)
+        spelled = spellings.get(err.field.replace("-", "_")) or next(
+            (shown for shown in spellings.values() if shown == f"option {flag}"), None)
         if spelled:
             return f"{spelled}: {err.detail}"
     return str(err)

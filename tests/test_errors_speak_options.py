@@ -68,3 +68,8 @@ def test_a_setting_spelled_differently_per_benchmark_is_named_as_it_was_typed():
     assert _as_the_user_spells_it(err, cli, ("run", "groupmem", "--kinds=x")) == "option --kinds: unknown category 'x'"
     result = invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--kinds", "nope")
     assert result.exit_code == 2 and "option --kinds:" in last_line(result)
+
+
+def test_a_field_named_after_its_flag_is_named_as_the_flag():
+    assert _as_the_user_spells_it(BadInput("no events up to seq 10", field="until"), cli) == \
+        "option --until: no events up to seq 10"
