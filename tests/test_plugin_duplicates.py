@@ -21,7 +21,11 @@ from benchledger.adapters.benchmarks.registry import ENTRY_POINT_GROUP, availabl
 from benchledger.adapters.memory.registry import GROUP, available_memories, open_memory
 from benchledger.cli.main import cli
 from benchledger.errors import BadInput
+from conftest import MINI, REPO
+from ledger_cli import invoke
 from plugin_dist import write_distribution
+
+LME = REPO / "tests" / "fixtures" / "longmemeval" / "longmemeval_fixture.json"
 
 _ECHO = '''
 from benchledger.adapters.memory.sqlite_fts import SqliteMemory
@@ -91,6 +95,21 @@ def test_the_bare_shared_name_is_refused_until_one_is_chosen(twins: Path, tmp_pa
     finally:
         chosen.close()
     assert available_memories()["echo@echo-a"].version == "1.0"
+
+
+@pytest.mark.parametrize("name", ["echo", "nope"])
+def test_a_run_naming_a_shared_or_unknown_memory_writes_nothing(twins: Path, tmp_path: Path, name: str) -> None:
+    result = invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--memory", name)
+    assert result.exit_code == 2 and "--memory" in result.output
+    assert ("echo@echo-a or echo@echo-b" in result.output) == (name == "echo")
+    assert not Path("ledger.db").exists() and not Path("ledger.memory").exists()
+    recall = invoke("retrieval", "longmemeval", str(LME), "--memory", name)
+    assert recall.exit_code == 2 and "--memory" in recall.output
+    assert not Path("ledger.db").exists() and not Path("ledger.memory").exists()
+    chosen = invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--memory", "echo@echo-a",
+                    "--question-limit", "1")
+    assert chosen.exit_code == 0, chosen.output
+    assert Path("ledger.db").exists()
 
 
 def test_a_shared_benchmark_command_is_refused_by_the_library(twins: Path) -> None:

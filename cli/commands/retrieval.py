@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from benchledger.adapters.benchmarks.registry import Benchmark
+from benchledger.adapters.memory.registry import load_memory_class
 from benchledger.cli.benchmark_commands import add_benchmark_commands
 from benchledger.cli.commands.run import interrupted_run, source_argument, source_or_fetched
 from benchledger.clock import new_run_id
@@ -41,6 +42,7 @@ def _execute(app: AppContext, benchmark: Benchmark, source: Path | None, opts: d
     found = source_or_fetched(benchmark, source)
     dataset = benchmark.load(found, selection_from_options(benchmark, opts, found))
     settings = resolved_settings(benchmark, settings_from_options(app, opts, mode="retrieval"))
+    load_memory_class(settings.memory)  # an unknown or ambiguous --memory is refused before a ledger is made
     run_id = new_run_id()
     with open_ledger(app) as ledger:
         try:

@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from benchledger.adapters.benchmarks.registry import Benchmark
+from benchledger.adapters.memory.registry import load_memory_class
 from benchledger.cli.benchmark_commands import add_benchmark_commands
 from benchledger.cli.common import AppContext, open_ledger, pass_app
 from benchledger.cli.hints import interrupted, suggest
@@ -92,6 +93,7 @@ def _execute_run(app: AppContext, benchmark: Benchmark, source: Path | None, opt
     dataset = benchmark.load(source, selection)
     # refused before any write, official templates included
     settings = resolved_settings(benchmark, settings_from_options(app, opts), source=source)
+    load_memory_class(settings.memory)  # an unknown or ambiguous --memory is refused before a ledger is made
     prices = read_prices(opts["prices"]) if opts.get("prices") is not None else None
     if opts.get("dry_run"):
         click.echo(render_forecast(forecast_run(dataset, settings, benchmark), prices))
