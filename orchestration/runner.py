@@ -29,7 +29,7 @@ from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.clock import new_run_id
 from benchledger.errors import ConcurrencyConflict, RunAborted
 from benchledger.ledger.events import (
-    Endpoint, EndpointPaced, Event, Failed, QuestionsPlanned, RunConfig, RunFinished, RunForecast, RunStarted, Stage,
+    Endpoint, Event, Failed, QuestionsPlanned, RunConfig, RunFinished, RunForecast, RunStarted, Stage,
 )
 from benchledger.ledger.recorder import EventReader, Recorder
 from benchledger.orchestration.asker import QuestionAsker, QuestionJob
@@ -210,13 +210,9 @@ def _execute(ledger: Recorder, run_id: str, parts: RunParts, *, attempt: int, pr
 
 def record_pacing(ledger: Recorder, run_id: str, scheduler: EndpointScheduler, *, attempt: int) -> None:
     """Append what the endpoint's scheduler decided in this segment (nothing when it admitted no call)."""
-    summary = scheduler.summary()
+    summary = scheduler.summary(attempt=attempt)
     if summary.calls:
-        ledger.append(run_id, [EndpointPaced(
-            attempt=attempt, pacing="adaptive" if summary.adaptive else "fixed", ceiling=summary.ceiling,
-            calls=summary.calls, refused=summary.refused, timeouts=summary.timeouts, waited=summary.waited,
-            wait_seconds=summary.wait_seconds, peak_in_flight=summary.peak_in_flight,
-            mean_in_flight=summary.mean_in_flight, final_limit=summary.final_limit, cuts=summary.cuts)])
+        ledger.append(run_id, [summary])
 
 
 def finish(ledger: Recorder, run_id: str, benchmark: Benchmark, events: list[Event]) -> None:

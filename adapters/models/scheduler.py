@@ -24,31 +24,11 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 
 from benchledger.adapters.models.pacing import ConcurrencyLimit, HeaderBudget
+from benchledger.ledger.events import EndpointPaced
 
-__all__ = ["EndpointScheduler", "PacingSummary", "Ticket"]
-
-
-@dataclass(frozen=True)
-class PacingSummary:
-    """What one scheduler decided over its life (recorded as `EndpointPaced`)."""
-
-    adaptive: bool
-    ceiling: int
-    calls: int
-    refused: int
-    timeouts: int
-    waited: int
-    """Calls that could not start at once."""
-    wait_seconds: float
-    peak_in_flight: int
-    mean_in_flight: float
-    """Time-weighted over the span from the first call's start to the last call's end."""
-    final_limit: int
-    cuts: int
-    """Times the limit was halved."""
+__all__ = ["EndpointScheduler", "Ticket"]
 
 
 class Ticket:
@@ -174,11 +154,12 @@ class EndpointScheduler:
         self._tokens_in_flight += step * tokens
         self._peak = max(self._peak, self._in_flight)
 
-    def summary(self) -> PacingSummary:
+    def summary(self, *, attempt: int = 1) -> EndpointPaced:
+        """What it decided, as the event a segment records (`attempt` names the segment)."""
         with self._condition:
             span = (self._last_end - self._first) if self._first is not None else 0.0
-            return PacingSummary(
-                adaptive=self.adaptive, ceiling=self.limit.ceiling, calls=self._counts["calls"],
+            return EndpointPaced(
+                attempt=attempt, pacing="adaptive" if self.adaptive else "fixed", ceiling=self.limit.ceiling, calls=self._counts["calls"],
                 refused=self._counts["refused"], timeouts=self._counts["timeouts"], waited=self._counts["waited"],
                 wait_seconds=round(self._wait_seconds, 3), peak_in_flight=self._peak,
                 mean_in_flight=round(self._area / span, 2) if span > 0 else float(self._peak),
