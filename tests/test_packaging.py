@@ -77,3 +77,13 @@ def test_the_quick_start_runs_from_an_installed_wheel(wheel: Path, tmp_path: Pat
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.startswith("DIAGNOSTIC  GroupMemBench / Demo")
     assert (work / "benchledger.db").exists()
+
+
+def test_ci_installs_every_optional_extra() -> None:
+    """An extra CI does not install would leave its tests unrun (or skipped, which CI refuses)."""
+    import re
+
+    extras = set(tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"])
+    installed = re.search(r"pip install -q -e '\.\[([a-z0-9,_-]+)\]'", (REPO / ".ci" / "run").read_text())
+    assert installed, ".ci/run no longer installs the project with its extras"
+    assert extras - set(installed.group(1).split(",")) == set()
