@@ -7,6 +7,7 @@ is there first, so CI never skips them, and on CI any skip fails the run (tests/
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import time
 from collections.abc import Callable
@@ -59,6 +60,14 @@ def missing_shared_data_reason() -> str:
     parts = "; ".join(f"{part} from {source}" for part, source in SHARED_DATA_SOURCES.items())
     return (f"released benchmark data not found at {where}: lay it out there or set BENCHLEDGER_SHARED_DATA "
             f"to a folder holding {parts} (docs/fetch.md)")
+
+
+def requires_extra(module: str, extra: str) -> pytest.MarkDecorator:
+    """Skip where an optional extra is not installed (a fresh `.[test]` install), saying how to get
+    it; `.ci/run` installs every extra and refuses any skip, so CI always runs these."""
+    return pytest.mark.skipif(importlib.util.find_spec(module) is None,
+                              reason=f"the {extra} extra is not installed: pip install -e '.[test,{extra}]' "
+                                     "(.ci/run installs every extra)")
 
 
 @pytest.fixture

@@ -10,6 +10,10 @@ import pytest
 from benchledger.adapters.memory.registry import available_memories, open_memory
 from benchledger.testing.memory_contract import SCOPE, MemoryContract, contract_corpus
 
+from conftest import requires_extra
+
+pytestmark = requires_extra("graphiti_core", "graphiti")
+
 
 def test_graphiti_is_registered_and_loads() -> None:
     info = available_memories()["graphiti"]

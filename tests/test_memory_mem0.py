@@ -12,6 +12,10 @@ from benchledger.adapters.memory.registry import available_memories, open_memory
 from benchledger.errors import BadInput
 from benchledger.testing.memory_contract import SCOPE, MemoryContract, contract_corpus
 
+from conftest import requires_extra
+
+pytestmark = requires_extra("mem0", "mem0")
+
 
 def test_mem0_is_registered_and_loads() -> None:
     info = available_memories()["mem0"]

@@ -23,6 +23,10 @@ from benchledger.ledger.store import Ledger
 from benchledger.projections.state import fold_run
 from conftest import REPO
 
+from conftest import requires_extra
+
+needs_mem0 = requires_extra("mem0", "mem0")
+
 KEY = "sk-memory-key-never-recorded-4711"
 LOCOMO = "locomo/locomo-dev.json"
 
@@ -69,6 +73,7 @@ def test_an_unreachable_upstream_is_a_recorded_failed_call_not_a_hang() -> None:
     assert call.status == 0 and call.response_digest != "" and call.model_reported is None
 
 
+@needs_mem0
 def test_a_mem0_run_records_its_model_calls_per_stage_and_never_the_key(shared_data, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("MEMORY_KEY", KEY)
     ledger_path = tmp_path / "l.db"
@@ -106,6 +111,7 @@ def _conv26_documents(shared_data: Path):
     return docs
 
 
+@needs_mem0
 def test_the_memorys_own_model_is_checked_against_what_its_calls_reported(tmp_path, monkeypatch) -> None:
     """mem0 asks for a cheap model, but its endpoint answers as gpt-5: the agent is then the memory's model."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-agent-key-0000")

@@ -21,6 +21,10 @@ from benchledger.ledger.store import Ledger
 from benchledger.orchestration.memory_calls import share_scheduler
 from conftest import REPO
 
+from conftest import requires_extra
+
+needs_mem0 = requires_extra("mem0", "mem0")
+
 
 class _Memory:
     def __init__(self, proxy: RecordingProxy) -> None:
@@ -59,6 +63,7 @@ def test_a_memory_calling_another_endpoint_keeps_its_own_pace(limited):
         proxy.close()
 
 
+@needs_mem0
 def test_a_mem0_run_at_one_limited_endpoint_paces_its_memory_answer_and_judge_calls_together(tmp_path, monkeypatch):
     """Needs the mem0 extra, as tests/test_memory_mem0.py does (CI installs it)."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-agent-key-0000")
