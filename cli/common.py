@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import click
-__all__ = ["AppContext", "open_ledger", "checked_events", "pass_app", "json_option", "echo_json",
+__all__ = ["AppContext", "open_ledger", "pass_app", "json_option", "echo_json",
            "run_argument", "OutputFile"]
 
 
@@ -87,13 +87,6 @@ def open_ledger(ctx_or_app: click.Context | AppContext, *, create: bool = True):
             f"no ledger at {app.ledger_path}; run a benchmark first or pass --ledger PATH"
         )
     return Ledger.open(app.ledger_path, create=create)
-
-
-def checked_events(ledger, run_id: str, *, until_seq: int | None = None, expect_head: str | None = None) -> list:
-    """The run's events once they verify (`benchledger.orchestration.recorded.checked_events`)."""
-    from benchledger.orchestration.recorded import checked_events as verified
-
-    return verified(ledger, run_id, until_seq=until_seq, expect_head=expect_head)
 
 
 def json_option(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -1,6 +1,7 @@
 """Write recorded runs as one flat SQLite analysis database, with sqlite-utils.
 
-`export_analysis_db(ledger, run_ids, out)` folds each run, builds its rows
+`export_analysis_db(ledger, run_ids, out)` reads each run verified and folded (`recorded_run`, as
+every other export does), builds its rows
 (`projections.analysis`) and writes the tables with sqlite-utils: declared column types and
 primary keys, FTS5 full-text search on questions (question, gold) and answers (answer), and a
 `documentation` table holding every table's and column's description. The file is built beside
@@ -19,9 +20,8 @@ import sqlite_utils
 
 from benchledger.files import check_output
 from benchledger.ledger.store import Ledger
-from benchledger.orchestration.reports import report_of
+from benchledger.orchestration.recorded import recorded_run
 from benchledger.projections.analysis import ANALYSIS_TABLES, ANALYSIS_VERSION, analysis_rows
-from benchledger.projections.state import fold_run
 
 __all__ = ["export_analysis_db"]
 
@@ -49,12 +49,13 @@ def _write(db: sqlite_utils.Database, tables: dict[str, list[dict]]) -> None:
 
 def export_analysis_db(ledger: Ledger, run_ids: Sequence[str], out: Path) -> dict[str, int]:
     """Write the runs' analysis tables to `out` (replacing it whole); returns rows per table."""
-    started = {summary.run_id: summary.started_at for summary in ledger.runs()}
+    reader = ledger.reader
+    started = {summary.run_id: summary.started_at for summary in reader.runs()}
     tables: dict[str, list[dict]] = {table.name: [] for table in ANALYSIS_TABLES}
     for run_id in run_ids:
-        state = fold_run(run_id, ledger.events(run_id))
-        report = report_of(state) if state.mode == "qa" else None
-        for name, rows in analysis_rows(state, report, ledger.get_blob, started_at=started.get(run_id)).items():
+        run = recorded_run(reader, run_id)
+        report = run.report() if run.state.mode == "qa" else None
+        for name, rows in analysis_rows(run.state, report, reader.get_blob, started_at=started.get(run_id)).items():
             tables[name] += rows
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")

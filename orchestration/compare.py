@@ -13,10 +13,11 @@ import json
 from collections.abc import Sequence
 
 from benchledger.ledger.recorder import EventReader
+from benchledger.orchestration.recorded import recorded_run
 from benchledger.orchestration.reports import report_of
 from benchledger.projections.compare import CompareInput, Comparison, compare_runs
 from benchledger.projections.diff import pick_scorer
-from benchledger.projections.state import RunState, fold_run
+from benchledger.projections.state import RunState
 
 __all__ = ["CONTEXT_SAMPLE", "context_format", "compare_recorded"]
 
@@ -47,16 +48,16 @@ def context_format(ledger: EventReader, state: RunState) -> str:
     return f"mixed ({round(100 * stamped / total)}% with timestamps)"
 
 
-def compare_recorded(ledger: EventReader, run_ids: Sequence[str], events_of, *, scorers: Sequence[str | None] = (),
+def compare_recorded(reader: EventReader, run_refs: Sequence[str], *, scorers: Sequence[str | None] = (),
                      allow_differences: bool = False) -> Comparison:
-    """Fold each run from `events_of(run_id)` (a checked read), then compare them."""
+    """Read each run `run_refs` names, verified and folded (`recorded_run`), then compare them."""
     inputs = []
-    for index, run_id in enumerate(run_ids):
-        state = fold_run(run_id, events_of(run_id))
+    for index, run_ref in enumerate(run_refs):
+        state = recorded_run(reader, run_ref).state
         state.require_answers("compare")
         scorer = pick_scorer(state, scorers[index] if index < len(scorers) else None)
         default = state.default_scorer
         official = report_of(state) if default is not None and state.scorers[default].official \
             and not state.unjudged(default) else None
-        inputs.append(CompareInput(state, report_of(state, scorer_id=scorer), context_format(ledger, state), official))
+        inputs.append(CompareInput(state, report_of(state, scorer_id=scorer), context_format(reader, state), official))
     return compare_runs(inputs, allow_differences=allow_differences)

@@ -65,7 +65,7 @@ def test_an_unknown_scorer_or_rule_is_one_typed_line_from_show_and_replay(run_id
     assert f"run {run_id} has no scorer 'nope'" in shown.output and len(shown.output.strip().splitlines()) == 1
 
 
-def test_a_changed_event_is_refused_before_it_is_folded(run_id: str) -> None:
+def _change_first_event(run_id: str) -> None:
     conn = sqlite3.connect("ledger.db")
     triggers = [name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'")]
     for name in triggers:
@@ -74,5 +74,27 @@ def test_a_changed_event_is_refused_before_it_is_folded(run_id: str) -> None:
                  (run_id,))
     conn.commit()
     conn.close()
+
+
+def test_a_changed_event_is_refused_before_it_is_folded(run_id: str) -> None:
+    _change_first_event(run_id)
     with Ledger.open(Path("ledger.db")) as ledger, pytest.raises(VerificationFailed):
         recorded_run(ledger.reader, run_id)
+
+
+@pytest.mark.parametrize("command", [("compare", "{other}", "{run}"),
+                                     ("export", "{run}", "--out", "analysis.db")])
+def test_compare_and_the_analysis_export_refuse_a_changed_run(run_id: str, command: tuple[str, ...]) -> None:
+    """Both read every run through `recorded_run` (the analysis export folded a changed run before)."""
+    again = invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--question-limit", "1", "--out", "s.json")
+    assert again.exit_code == 0, again.output
+    other = json.loads(Path("s.json").read_text())["run_id"]
+    args = [part.format(run=run_id, other=other) for part in command]
+    healthy = invoke(*args)
+    assert healthy.exit_code == 0, healthy.output
+    Path("analysis.db").unlink(missing_ok=True)
+    _change_first_event(run_id)
+    changed = invoke(*args)
+    assert changed.exit_code == 1, changed.output
+    assert "does not verify" in changed.output and len(changed.output.strip().splitlines()) == 1, changed.output
+    assert not Path("analysis.db").exists()

@@ -1,7 +1,7 @@
 """`benchledger compare RUN...`: one table for runs of one benchmark, refused unless like for like.
 
-Opens the ledger, reads every run through a checked read, makes one library call
-(`orchestration.compare.compare_recorded`) and renders it (`projections.compare_render`).
+Opens the ledger, makes one library call (`orchestration.compare.compare_recorded`, which reads
+every run verified and folded, `orchestration.recorded.recorded_run`) and renders it (`projections.compare_render`).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from benchledger.cli.common import AppContext, OutputFile, checked_events, open_ledger, pass_app
+from benchledger.cli.common import AppContext, OutputFile, open_ledger, pass_app
 from benchledger.cli.options import split_csv
 from benchledger.files import write_atomic
 from benchledger.orchestration.compare import compare_recorded
@@ -38,8 +38,7 @@ def compare(app: AppContext, runs: tuple[str, ...], scorers: str | None, allow_d
     latency per question, paired tests against the best (McNemar, Holm-corrected); refused (exit 2)
     unless the runs are like for like, or --allow-differences."""
     with open_ledger(app, create=False) as ledger:
-        ids = [ledger.resolve_run(ref) for ref in runs]
-        comparison = compare_recorded(ledger, ids, lambda run_id: checked_events(ledger, run_id),
+        comparison = compare_recorded(ledger.reader, runs,
                                       scorers=[s or None for s in split_csv((scorers,))] if scorers else (),
                                       allow_differences=allow_differences)
     text = _RENDER[fmt](comparison)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import click
 from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app
 from benchledger.errors import CheckFailed
+from benchledger.orchestration.recorded import recorded_run
 from benchledger.orchestration.reports import refold_views
-from benchledger.projections.pinned import pin, pinned_notes
+from benchledger.projections.pinned import pinned_notes
 
 __all__ = ["COMMANDS"]
 
@@ -25,8 +26,9 @@ def verify(app: AppContext, run_ref: str | None, expect_head: str | None, as_jso
         run_id = ledger.resolve_run(run_ref) if run_ref else None
         result = ledger.verify(run_id, refold=refold_views, expect_head=expect_head)
         if result.ok and run_id is not None and expect_head is not None:
-            pinned = pin(run_id, ledger.verified_events(run_id, expect_head=expect_head), expect_head)
-            notes = pinned_notes(pinned, pinned.state, pinned.state.default_scorer, ledger.run_writers(run_id))
+            pinned = recorded_run(ledger.reader, run_id, expect_head=expect_head).pinned
+            if pinned is not None:  # always, with expect_head
+                notes = pinned_notes(pinned, pinned.state, pinned.state.default_scorer, ledger.run_writers(run_id))
     if as_json:
         echo_json(result.model_dump())
     if not result.ok:
