@@ -4,32 +4,41 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchledger.orchestration.forecast import Forecast, Price
+from benchledger.orchestration.forecast import Forecast
+from benchledger.projections.prices import PriceTable
 from benchledger.tables import SEPARATOR, render_table
 
 __all__ = ["render_forecast"]
 
 
-def render_forecast(forecast: Forecast, prices: dict[str, Price] | None) -> str:
+def render_forecast(forecast: Forecast, prices: PriceTable | None) -> str:
     """Per stage and model: calls, estimated prompt tokens, completion limits; dollars when priced."""
+    costs = forecast.costs(prices) if prices is not None else None
+    dollars = {(row.stage, row.model): row.dollars for row in costs.rows} if costs is not None else {}
+    priced = [] if costs is None else [""]
     rows: list[Any] = []
     calls = prompt = completion = 0
     for stage, count in forecast.stages.items():
         for model, (n, p, c) in sorted(count.by_model.items()):
-            rows.append([stage, model, n, f"{p:,}", f"{c:,}"])
+            usd = dollars.get((stage, model))
+            rows.append([stage, model, n, f"{p:,}", f"{c:,}",
+                         *([] if costs is None else ["not priced" if usd is None else f"${usd:,.4f}"])])
         calls, prompt, completion = calls + count.calls, prompt + count.prompt_tokens, completion + count.completion_tokens
     if not rows:
-        rows.append(["answer, judge", "offline", 0, "0", "0"])
-    rows += [SEPARATOR, ["total", "", calls, f"{prompt:,}", f"{completion:,}"]]
+        rows.append(["answer, judge", "offline", 0, "0", "0", *priced])
+    rows += [SEPARATOR, ["total", "", calls, f"{prompt:,}", f"{completion:,}",
+                         *([] if costs is None else [f"${costs.total:,.4f}"])]]
+    headers = ["stage", "model", "calls", "prompt tokens (est.)", "completion tokens (at most)",
+               *([] if costs is None else ["USD (at most)"])]
     lines = [f"forecast for {forecast.questions} question(s): nothing was asked and nothing was written",
-             render_table(rows, ["stage", "model", "calls", "prompt tokens (est.)", "completion tokens (at most)"],
-                          indent="  "),
+             render_table(rows, headers, indent="  "),
              "  memory: the memory system's own model calls are not forecast (the scorecard shows them after a run)",
              "  tokens are estimated as characters / 4 of the prompts the run's models build, over a stand-in "
              "context of k documents of each question's scope"]
     if forecast.unparsed:
         lines.append(f"  {forecast.unparsed} question(s) stopped early: a model could not read the stand-in reply")
-    if prices is not None:
-        dollars, missing = forecast.dollars(prices)
-        lines.append(f"  cost at most ${dollars:,.2f}" + (f" (not priced: {', '.join(missing)})" if missing else ""))
+    if costs is not None:
+        missing = costs.not_priced
+        lines.append(f"  cost at most ${costs.total:,.2f} at the prices in {costs.table.label}"
+                     + (f" (not priced, left out: {', '.join(missing)})" if missing else ""))
     return "\n".join(lines)

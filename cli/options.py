@@ -25,7 +25,7 @@ from benchledger.settings import Mode, RunSettings, Selection, setting_default
 from benchledger.redaction import register_secret_env
 
 __all__ = [
-    "memory_options", "model_options", "run_options", "k_option", "keep_option", "token_budget_option",
+    "memory_options", "model_options", "run_options", "k_option", "keep_option", "token_budget_option", "prices_option",
     "selection_options",
     "selection_from_options", "memory_from_options", "settings_from_options", "split_csv", "scoring_rule_help",
 ]
@@ -110,6 +110,11 @@ keep_option = click.option("--keep", is_flag=True, help=_help("keep"))
 token_budget_option = click.option("--token-budget", type=click.IntRange(min=1), default=None,
                                    help=_help("token_budget"))
 
+prices_option = click.option(
+    "--prices", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+    help='JSON price table {"MODEL": {"input": USD per 1M tokens, "output": ...}}: dollars per stage and model '
+         'from the recorded tokens (and the --dry-run forecast); read now, never recorded in the run.')
+
 run_options = _stack(
     k_option,
     token_budget_option,
@@ -121,8 +126,7 @@ run_options = _stack(
     click.option("--dry-run", is_flag=True,
                  help="Print the calls and estimated tokens of each stage (and dollars with --prices), "
                       "then stop: nothing is asked, nothing is written."),
-    click.option("--prices", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                 help='JSON price table for --dry-run: {"MODEL": {"input": USD per 1M tokens, "output": ...}}.'),
+    prices_option,
 )
 
 

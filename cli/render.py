@@ -31,6 +31,7 @@ from benchledger.files import write_atomic
 from benchledger.redaction import redact
 from benchledger.orchestration.reports import report_of
 from benchledger.projections.memory_costs import memory_cost_lines
+from benchledger.projections.prices import Costs, cost_lines
 from benchledger.projections.report import Report
 from benchledger.projections.state import fold_run
 from benchledger.projections.scorecard import render_scorecard
@@ -138,13 +139,24 @@ def require_every_question_judged(report: Report, *, next_step: str, run_failure
                         f"({report.failed} failed); finish it with `{next_step}`")
 
 
-def show_report(report: Report, *, out: Path | None = None, as_json: bool = False) -> None:
-    if out is not None:
-        write_json_atomic(out, report.model_dump(mode="json"))
-    if as_json:
-        click.echo(report.model_dump_json(indent=2))
+def show_report(report: Report, *, out: Path | None = None, as_json: bool = False, costs: Costs | None = None) -> None:
+    """The scorecard (or its JSON), and with a price table its dollars (`costs`: shown, never saved in a view)."""
+    if costs is None:
+        if out is not None:
+            write_json_atomic(out, report.model_dump(mode="json"))
+        if as_json:
+            click.echo(report.model_dump_json(indent=2))
+            return
     else:
-        click.echo(wrap_prose(render_scorecard(report), output_width()))  # tables stay whole
+        value = {**report.model_dump(mode="json"), "costs": costs.as_json()}
+        if out is not None:
+            write_json_atomic(out, value)
+        if as_json:
+            click.echo(json.dumps(value, indent=2, ensure_ascii=False))
+            return
+    click.echo(wrap_prose(render_scorecard(report), output_width()))  # tables stay whole
+    if costs is not None:
+        click.echo("\n".join(cost_lines(costs)))
 
 
 def _fmt(value: float | None) -> str:
@@ -174,11 +186,14 @@ def render_metrics(metrics: dict, k: int) -> str:
     return "\n".join([table, "", *notes])
 
 
-def show_retrieval(state, metrics: dict, *, as_json: bool = False, out: Path | None = None) -> None:
-    """A retrieval run's recall metrics (no scorecard: it asked no model), as text or JSON."""
+def show_retrieval(state, metrics: dict, *, as_json: bool = False, out: Path | None = None,
+                   costs: Costs | None = None) -> None:
+    """A retrieval run's recall metrics (no scorecard: it asked no model), as text or JSON; with a price
+    table the memory's own calls in dollars."""
     cfg = state.started.config
     value = {"run_id": state.run_id, "mode": "retrieval", "benchmark": cfg.benchmark, "subset": cfg.subset,
-             "memory": cfg.memory, "memory_version": cfg.memory_version, **metrics, "ledger_head": state.head}
+             "memory": cfg.memory, "memory_version": cfg.memory_version, **metrics, "ledger_head": state.head,
+             **({"costs": costs.as_json()} if costs is not None else {})}
     if out is not None:
         write_json_atomic(out, value)
     if as_json:
@@ -188,4 +203,6 @@ def show_retrieval(state, metrics: dict, *, as_json: bool = False, out: Path | N
     click.echo(f"  memory {cfg.memory} {cfg.memory_version}  k={metrics['k']}  "
                f"{state.finished.status if state.finished else 'unfinished'}")
     click.echo(render_metrics(metrics, metrics["k"]))
+    if costs is not None:
+        click.echo("\n".join(cost_lines(costs)))
     click.echo(f"  ledger head {state.head}")

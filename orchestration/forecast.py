@@ -13,62 +13,27 @@ no calls and cost nothing.
 The memory system's own model calls (mem0's extraction, Graphiti's) depend on the system and are
 not forecast; the scorecard shows them, per stage, after a run.
 
-Prices (`--prices FILE`) are a JSON object of model -> {"input": USD per million prompt tokens,
-"output": USD per million completion tokens}. Completion tokens are the calls' limits, so the dollar
-figure is an upper bound on the model calls forecast.
+Prices (`--prices FILE`) are the table `orchestration.prices.read_prices` reads (`projections.prices`
+prices it). Completion tokens are the calls' limits, so the dollar figure is an upper bound on the
+model calls forecast.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
-
-from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
 
 from benchledger.adapters.benchmarks.base import Dataset, Document
 from benchledger.adapters.benchmarks.registry import Benchmark
 from benchledger.adapters.memory.protocol import Candidate, estimate_tokens
 from benchledger.adapters.models.base import ModelError
 from benchledger.adapters.models.forecast_client import ForecastClient, StageCount
-from benchledger.errors import BadInput
 from benchledger.ledger.events import RunForecast, StageForecast
+from benchledger.projections.prices import Call, Costs, PriceTable, price_calls
 from benchledger.orchestration.session import open_models
 from benchledger.settings import RunSettings
+from benchledger.values import Usage
 
-__all__ = ["Forecast", "Price", "forecast_run", "read_prices", "sample_context"]
-
-
-class Price(BaseModel):
-    """One model's price, in US dollars per million tokens."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    input: float = Field(ge=0)
-    output: float = Field(ge=0)
-
-
-class _Prices(RootModel[dict[str, Price]]):
-    pass
-
-
-def read_prices(path: Path) -> dict[str, Price]:
-    """The price table in `path` (BadInput naming the file, line and field when it is not one)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise BadInput(f"cannot read the price table: {err.strerror or err}", file=str(path)) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise BadInput(f"not JSON: {err.msg}", file=str(path), line=err.lineno) from None
-    try:
-        return _Prices.model_validate(data).root
-    except ValidationError as err:
-        first = err.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(the whole file)"
-        raise BadInput(f"{first['msg']} (expected model -> {{\"input\": USD per 1M tokens, \"output\": ...}})",
-                       file=str(path), field=where) from None
+__all__ = ["Forecast", "forecast_run", "sample_context"]
 
 
 @dataclass
@@ -93,16 +58,11 @@ class Forecast:
             f"{stage} {c.calls} calls, ~{c.prompt_tokens:,} tokens in, at most {c.completion_tokens:,} out"
             for stage, c in self.stages.items()) + " (estimated; `--dry-run` prints it alone)"
 
-    def dollars(self, prices: dict[str, Price]) -> tuple[float, list[str]]:
-        """The forecast's price, and the models it could not price."""
-        total, missing = 0.0, []
-        for count in self.stages.values():
-            for model, (_calls, prompt, completion) in count.by_model.items():
-                if (price := prices.get(model)) is None:
-                    missing.append(model)
-                    continue
-                total += (prompt * price.input + completion * price.output) / 1_000_000
-        return total, sorted(set(missing))
+    def costs(self, table: PriceTable) -> Costs:
+        """The forecast priced per stage and model (completion tokens at their limits: an upper bound)."""
+        return price_calls((Call(stage, (model,), Usage(prompt_tokens=prompt, completion_tokens=completion), calls)
+                            for stage, count in self.stages.items()
+                            for model, (calls, prompt, completion) in sorted(count.by_model.items())), table)
 
 
 def sample_context(documents: tuple[Document, ...], k: int, token_budget: int | None) -> list[Candidate]:

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from benchledger.adapters.models.loopback import LoopbackOpenAI
-from benchledger.orchestration.forecast import Forecast, Price, read_prices
+from benchledger.orchestration.forecast import Forecast
+from benchledger.orchestration.prices import read_prices
+from benchledger.projections.prices import Price, PriceTable
 from benchledger.adapters.models.forecast_client import StageCount
 from benchledger.errors import BadInput
 from conftest import MINI
@@ -81,9 +83,10 @@ def test_dollars_are_the_price_table_applied_to_each_model_s_tokens():
                              by_model={"gpt-5": [2, 3_000, 1_000]}),
         "judge": StageCount(calls=2, prompt_tokens=500, completion_tokens=100, by_model={"judge-x": [2, 500, 100]}),
     })
-    dollars, missing = forecast.dollars({"gpt-5": Price(input=1.25, output=10.0)})
-    assert dollars == pytest.approx((3_000 * 1.25 + 1_000 * 10.0) / 1e6)
-    assert missing == ["judge-x"]  # never priced as free
+    costs = forecast.costs(PriceTable(prices={"gpt-5": Price(input=1.25, output=10.0)}, path="p.json", sha256="0" * 64))
+    assert costs.total == pytest.approx((3_000 * 1.25 + 1_000 * 10.0) / 1e6)
+    assert costs.not_priced == ["judge-x"]  # never priced as free
+    assert [(row.stage, row.calls) for row in costs.rows] == [("answer", 2), ("judge", 2)]
 
 
 def test_a_priced_dry_run_says_the_cost(tmp_path):
@@ -98,7 +101,7 @@ def test_a_priced_dry_run_says_the_cost(tmp_path):
     ('{"gpt-5": {"input": 1.25}}', "field 'gpt-5.output'"),
     ('{"gpt-5": {"input": -1, "output": 2}}', "field 'gpt-5.input'"),
     ('{"gpt-5": {"input": 1, "output": 2, "cached": 0.1}}', "field 'gpt-5.cached'"),
-    ('{"gpt-5": ', ":1: not JSON"),
+    ('{"gpt-5": ', ":1: not valid JSON"),
 ])
 def test_a_bad_price_table_is_one_line_naming_the_file_and_field(tmp_path, text, said):
     prices = tmp_path / "prices.json"

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import click
 from benchledger.cli.common import AppContext, OutputFile, echo_json, json_option, open_ledger, pass_app, run_argument
-from benchledger.cli.options import scoring_rule_help
+from benchledger.cli.options import prices_option, scoring_rule_help
 from benchledger.cli.render import show_report, show_retrieval
 from benchledger.errors import BadInput
 from benchledger.ledger.events import EVENT_TYPES, STAGES
 from benchledger.ledger.runs import WriterSpan
+from benchledger.orchestration.prices import read_prices
 from benchledger.orchestration.recorded import recorded_run
 from benchledger.orchestration.reports import retrieval_of
 from benchledger.orchestration.run_list import RunRow, run_rows
@@ -22,6 +23,7 @@ from benchledger.projections.inspect import (
     VERDICT_FILTERS, failure_entries, group_failures, question_detail, question_rows,
 )
 from benchledger.projections.pinned import pinned_notes
+from benchledger.projections.prices import run_costs
 from benchledger.projections.tallies import SCORING_RULES
 from benchledger.tables import Align, fit_columns, output_width, render_table
 
@@ -97,21 +99,25 @@ def writers_line(spans: list[WriterSpan]) -> str:
 @click.option("--expect-head", "expect_head", metavar="HASH", default=None,
               help="A head printed earlier (the run's last event then): report the run exactly as it stood "
                    "there, and name what was appended after it.")
+@prices_option
 @json_option
 @pass_app
 def show(app: AppContext, run_ref: str, scorer_id: str | None, scoring_rule: str | None, out: Path | None,
-         expect_head: str | None, as_json: bool) -> None:
-    """Print a run's report (scorecard, or JSON with --json)."""
+         expect_head: str | None, prices: Path | None, as_json: bool) -> None:
+    """Print a run's report (scorecard, or JSON with --json); with --prices, its model calls in dollars."""
+    table = read_prices(prices) if prices is not None else None
     with open_ledger(app, create=False) as ledger:
         run = recorded_run(ledger, run_ref, expect_head=expect_head)
         run_id, state, pinned = run.run_id, run.state, run.pinned
         if state.mode == "retrieval":
-            show_retrieval(state, retrieval_of(run.events), as_json=as_json, out=out)
+            show_retrieval(state, retrieval_of(run.events), as_json=as_json, out=out,
+                           costs=run_costs(state, table) if table is not None else None)
             return
         rule = {"scoring_rule": int(scoring_rule)} if scoring_rule is not None else {}
         report = run.report(scorer_id=scorer_id, **rule)
         writers = ledger.run_writers(run_id)
-    show_report(report, out=out, as_json=as_json)
+    show_report(report, out=out, as_json=as_json,
+                costs=run_costs(state, table, report.scorer_id) if table is not None else None)
     if writers and not as_json:
         click.echo(writers_line(writers))
     for line in pinned_notes(pinned, state, report.scorer_id, writers):

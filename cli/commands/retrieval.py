@@ -21,13 +21,16 @@ from benchledger.cli.commands.run import interrupted_run, source_argument, sourc
 from benchledger.clock import new_run_id
 from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app
 from benchledger.cli.options import (
-    k_option, keep_option, memory_options, selection_from_options, selection_options, settings_from_options,
-    token_budget_option,
+    k_option, keep_option, memory_options, prices_option, selection_from_options, selection_options,
+    settings_from_options, token_budget_option,
 )
 from benchledger.cli.progress import make_progress
 from benchledger.cli.render import render_metrics
+from benchledger.orchestration.prices import read_prices
 from benchledger.orchestration.session import resolved_settings, run_dataset
 from benchledger.orchestration.reports import retrieval_of
+from benchledger.projections.prices import cost_lines, run_costs
+from benchledger.projections.state import fold_run
 from benchledger.redaction import redact
 
 __all__ = ["COMMANDS", "retrieval"]
@@ -43,6 +46,7 @@ def _execute(app: AppContext, benchmark: Benchmark, source: Path | None, opts: d
     dataset = benchmark.load(found, selection_from_options(benchmark, opts, found))
     settings = resolved_settings(benchmark, settings_from_options(app, opts, mode="retrieval"))
     load_memory_class(settings.memory)  # an unknown or ambiguous --memory is refused before a ledger is made
+    prices = read_prices(opts["prices"]) if opts.get("prices") is not None else None
     run_id = new_run_id()
     with open_ledger(app) as ledger:
         try:
@@ -50,13 +54,17 @@ def _execute(app: AppContext, benchmark: Benchmark, source: Path | None, opts: d
                         run_id=run_id)
         except KeyboardInterrupt:
             raise interrupted_run(app, ledger, run_id, resumable=False) from None
-        metrics = retrieval_of(ledger.events(run_id))
+        events = ledger.events(run_id)
+        metrics = retrieval_of(events)
+        costs = run_costs(fold_run(run_id, events), prices) if prices is not None else None
     if opts["as_json"]:
-        echo_json({**metrics, "run_id": run_id})
+        echo_json({**metrics, "run_id": run_id, **({"costs": costs.as_json()} if costs is not None else {})})
         return
     click.echo(f"run {run_id}: {dataset.benchmark} {dataset.subset}, memory {settings.memory}, "
                f"{len(dataset.questions)} questions")
     click.echo(render_metrics(metrics, settings.k))
+    if costs is not None:
+        click.echo("\n".join(cost_lines(costs)))
 
 
 def _retrieval_command(benchmark: Benchmark) -> click.Command:
@@ -65,7 +73,7 @@ def _retrieval_command(benchmark: Benchmark) -> click.Command:
 
     command.__doc__ = f"Evidence recall on {benchmark.name} {benchmark.source_metavar} (no model call)."
     decorated = pass_app(source_argument(benchmark)(selection_options(benchmark)(memory_options(
-        k_option(token_budget_option(keep_option(json_option(command))))))))
+        k_option(token_budget_option(keep_option(prices_option(json_option(command)))))))))
     return click.command(benchmark.command)(decorated)
 
 

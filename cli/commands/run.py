@@ -31,11 +31,13 @@ from benchledger.cli.render import report_for, require_every_question_judged, sh
 from benchledger.adapters.sources.receipt import fetched_run_path
 from benchledger.adapters.sources.settings import release_dir
 from benchledger.clock import new_run_id
+from benchledger.projections.prices import run_costs
 from benchledger.projections.state import fold_run
 from benchledger.errors import BadInput, RunAborted
 from benchledger.ledger.events import RunForecast
 from benchledger.files import check_writable
-from benchledger.orchestration.forecast import forecast_run, read_prices
+from benchledger.orchestration.forecast import forecast_run
+from benchledger.orchestration.prices import read_prices
 from benchledger.orchestration.session import probe_run_endpoint, resolved_settings, run_dataset
 from benchledger.redaction import redact, register_secret_env
 
@@ -114,7 +116,8 @@ def _execute_run(app: AppContext, benchmark: Benchmark, source: Path | None, opt
         except KeyboardInterrupt:
             raise interrupted_run(app, ledger, run_id, resumable=True) from None
         report = report_for(ledger, run_id)
-        show_report(report, out=opts.get("out"))
+        costs = run_costs(fold_run(run_id, ledger.events(run_id)), prices, report.scorer_id) if prices else None
+        show_report(report, out=opts.get("out"), costs=costs)
         if settings.keep:
             _say_what_was_kept(app, ledger, run_id, settings)
     require_every_question_judged(report, next_step=f"benchledger resume {run_id}", run_failures=True)
