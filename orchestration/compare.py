@@ -17,6 +17,7 @@ from benchledger.orchestration.recorded import recorded_run
 from benchledger.orchestration.reports import report_of
 from benchledger.projections.compare import CompareInput, Comparison, compare_runs
 from benchledger.projections.diff import pick_scorer
+from benchledger.projections.prices import PriceTable
 from benchledger.projections.state import RunState
 
 __all__ = ["CONTEXT_SAMPLE", "context_format", "compare_recorded"]
@@ -49,8 +50,9 @@ def context_format(ledger: EventReader, state: RunState) -> str:
 
 
 def compare_recorded(reader: EventReader, run_refs: Sequence[str], *, scorers: Sequence[str | None] = (),
-                     allow_differences: bool = False) -> Comparison:
-    """Read each run `run_refs` names, verified and folded (`recorded_run`), then compare them."""
+                     allow_differences: bool = False, prices: PriceTable | None = None) -> Comparison:
+    """Read each run `run_refs` names, verified and folded (`recorded_run`), then compare them (with
+    `prices`, in dollars too)."""
     inputs = []
     for index, run_ref in enumerate(run_refs):
         state = recorded_run(reader, run_ref).state
@@ -60,4 +62,4 @@ def compare_recorded(reader: EventReader, run_refs: Sequence[str], *, scorers: S
         official = report_of(state) if default is not None and state.scorers[default].official \
             and not state.unjudged(default) else None
         inputs.append(CompareInput(state, report_of(state, scorer_id=scorer), context_format(reader, state), official))
-    return compare_runs(inputs, allow_differences=allow_differences)
+    return compare_runs(inputs, allow_differences=allow_differences, prices=prices)

@@ -12,7 +12,8 @@ not a fact; a `full-context` run is drawn as the floor and an `oracle` run as th
 
 Per run: accuracy per kind and overall (over judged questions, 95% Wilson intervals), the
 benchmark's own number (LoCoMo's token F1...), tokens per question (answer and judge calls) and
-latency per question (recall + answer). The best run is the system (not floor or ceiling) with the
+latency per question (recall + answer), and with a price table the reader gives (`projections.prices`:
+never recorded) the dollars of its answer and judge calls and of the memory's own calls. The best run is the system (not floor or ceiling) with the
 highest overall accuracy; every other run is tested against it over the questions both judged:
 a seeded paired bootstrap interval of the difference (of the per-answer score where both scorers
 give one, as LoCoMo's token F1 does, else of correctness) and an exact McNemar p-value over the
@@ -29,6 +30,7 @@ from typing import Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict
 
 from benchledger.errors import BadInput
+from benchledger.projections.prices import PriceTable, run_costs
 from benchledger.projections.report import Report
 from benchledger.projections.state import RunState
 from benchledger.projections.stats import mcnemar_exact, paired_bootstrap_diff, wilson_interval
@@ -83,6 +85,12 @@ class RunColumn(BaseModel):
     judge_tokens_per_question: float | None
     latency_ms_per_question: float | None
     """Mean recall + answer latency over answered questions, in milliseconds."""
+    cost_usd: float | None = None
+    """With a price table: the priced dollars of the answer calls, the scorer's judge calls and the memory's own."""
+    memory_cost_usd: float | None = None
+    """With a price table: the priced dollars of the memory's own calls (every stage)."""
+    not_priced: list[str] = []
+    """With a price table: the models with tokens it does not price (left out of the dollars, never counted as 0)."""
 
 
 class PairedTest(BaseModel):
@@ -127,6 +135,8 @@ class Comparison(BaseModel):
     bootstrap_seed: int
     bootstrap_resamples: int
     compare_version: int
+    price_table: dict[str, str] | None = None
+    """The reader's price table (path, sha256) the dollars were priced with; None: no dollars."""
 
 
 def holm(p_values: Sequence[float]) -> list[float]:
@@ -181,7 +191,7 @@ def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _column(run: CompareInput) -> RunColumn:
+def _column(run: CompareInput, prices: PriceTable | None) -> RunColumn:
     state, report = run.state, run.report
     assert state.started is not None
     scorer = report.scorer_id
@@ -207,7 +217,16 @@ def _column(run: CompareInput) -> RunColumn:
                                           for q in answered if q.answered]),
         judge_tokens_per_question=_mean([j.usage.prompt_tokens + j.usage.completion_tokens for j in judged_events]),
         latency_ms_per_question=_mean([(q.recalled.latency_ms if q.recalled else 0.0) + q.answered.latency_ms
-                                       for q in answered if q.answered]))
+                                       for q in answered if q.answered]),
+        **_priced(state, scorer, prices))
+
+
+def _priced(state: RunState, scorer: str | None, prices: PriceTable | None) -> dict[str, object]:
+    if prices is None:
+        return {}
+    costs = run_costs(state, prices, scorer)
+    memory = sum(usd for stage, usd in costs.by_stage().items() if stage.startswith("memory "))
+    return {"cost_usd": costs.total, "memory_cost_usd": memory, "not_priced": costs.not_priced}
 
 
 def _paired(best: CompareInput, other: CompareInput) -> tuple[int, float | None, float | None, float | None,
@@ -230,8 +249,10 @@ def _paired(best: CompareInput, other: CompareInput) -> tuple[int, float | None,
     return len(pairs), difference, low, high, mcnemar_exact(worse, better), "scores" if graded else "verdicts"
 
 
-def compare_runs(runs: Sequence[CompareInput], *, allow_differences: bool = False) -> Comparison:
-    """The table, or BadInput naming every difference (unless allowed; never across benchmarks)."""
+def compare_runs(runs: Sequence[CompareInput], *, allow_differences: bool = False,
+                 prices: PriceTable | None = None) -> Comparison:
+    """The table, or BadInput naming every difference (unless allowed; never across benchmarks); with
+    `prices`, each run's dollars."""
     if len(runs) < 2:
         raise BadInput("compare needs at least two runs", field="runs")
     for run in runs:
@@ -249,7 +270,7 @@ def compare_runs(runs: Sequence[CompareInput], *, allow_differences: bool = Fals
     if differences and not allow_differences:
         raise BadInput(f"the runs are not like for like: {named}; pass --allow-differences to compare them "
                        "anyway (the table is then labelled)", field="runs")
-    columns = [_column(run) for run in runs]
+    columns = [_column(run, prices) for run in runs]
     systems = [c for c in columns if c.role == "system"] or columns
     best = max(systems, key=lambda c: (c.overall.accuracy if c.overall.accuracy is not None else -1.0))
     best_run = next(run for run in runs if run.state.run_id == best.run_id)
@@ -265,4 +286,4 @@ def compare_runs(runs: Sequence[CompareInput], *, allow_differences: bool = Fals
         benchmark=facts[runs[0].state.run_id]["benchmark"], like_for_like=not differences, label=label,
         differences=differences, kinds=sorted({k for c in columns for k in c.by_kind}), runs=columns,
         best=best.run_id, tests=tests, bootstrap_seed=BOOTSTRAP_SEED, bootstrap_resamples=BOOTSTRAP_RESAMPLES,
-        compare_version=COMPARE_VERSION)
+        compare_version=COMPARE_VERSION, price_table=prices.source() if prices is not None else None)

@@ -51,6 +51,9 @@ def _name(run: RunColumn, best: str) -> str:
 def _rows(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
     headers = ["run", "memory", *comparison.kinds, "overall", "official", "answer tokens/q", "judge tokens/q",
                "latency ms/q", "vs best (diff, 95% CI)", "McNemar p (Holm)"]
+    priced = comparison.price_table is not None
+    if priced:
+        headers[-2:-2] = ["USD (answer + judge + memory)", "memory USD"]
     tests = {t.run_id: t for t in comparison.tests}
     rows = []
     for run in comparison.runs:
@@ -61,10 +64,17 @@ def _rows(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
             f"n={test.paired}{' (score)' if test.paired_on == 'scores' else ''}")
         p = "" if test is None or test.mcnemar_p is None else \
             f"{test.mcnemar_p:.3g} ({test.holm_p:.3g}){' *' if test.significant else ''}"
+        dollars = [_usd(run.cost_usd, run.not_priced), _usd(run.memory_cost_usd, [])] if priced else []
         rows.append([run.run_id, _name(run, comparison.best), *(_rate(run.by_kind.get(k)) for k in comparison.kinds),
                      _rate(run.overall), _official(run), _num(run.answer_tokens_per_question),
-                     _num(run.judge_tokens_per_question), _num(run.latency_ms_per_question), versus, p])
+                     _num(run.judge_tokens_per_question), _num(run.latency_ms_per_question), *dollars, versus, p])
     return headers, rows
+
+
+def _usd(value: float | None, not_priced: list[str]) -> str:
+    if value is None:
+        return "n/a"
+    return f"${value:,.4f}" + (f" + not priced: {', '.join(not_priced)}" if not_priced else "")
 
 
 def _notes(comparison: Comparison) -> list[str]:
@@ -75,8 +85,17 @@ def _notes(comparison: Comparison) -> list[str]:
                  f"({comparison.best}) over the questions both judged: seeded bootstrap ({comparison.bootstrap_resamples} "
                  f"resamples, seed {comparison.bootstrap_seed}) of the accuracy difference, or of the scorer's own number "
                  f"where both give one (marked score), and exact McNemar over verdicts, Holm-corrected; * = significant at 5%. "
-                 f"Tokens are per question as the endpoint reported them (no price table is kept).")
+                 f"Tokens are per question as the endpoint reported them. " + _prices_note(comparison))
     return notes
+
+
+def _prices_note(comparison: Comparison) -> str:
+    table = comparison.price_table
+    if table is None:
+        return "No price table was given (`--prices FILE` adds dollars; none is ever recorded in a run)."
+    return (f"Dollars at the prices in {table['path']} (sha256 {table['sha256'][:16]}), the reader's table, not "
+            f"recorded in any run: each run's answer calls, its compared scorer's judge calls and the memory's own "
+            f"calls; a model the table does not price is named in its cell and its tokens are left out.")
 
 
 def render_markdown(comparison: Comparison) -> str:
@@ -101,7 +120,8 @@ def render_csv(comparison: Comparison) -> str:
     writer.writerow(["label", "run_id", "memory", "role", "kind", "judged", "correct", "accuracy", "ci_low", "ci_high",
                      "official", "official_metric", "answer_tokens_per_question", "judge_tokens_per_question",
                      "latency_ms_per_question", "best", "difference_vs_best", "diff_ci_low", "diff_ci_high",
-                     "paired_on", "mcnemar_p", "holm_p"])
+                     "paired_on", "mcnemar_p", "holm_p",
+                     *(["usd", "memory_usd", "not_priced", "price_table_sha256"] if comparison.price_table else [])])
     for run in comparison.runs:
         test = tests.get(run.run_id)
         for kind, rate in [*run.by_kind.items(), ("overall", run.overall)]:
@@ -110,7 +130,9 @@ def render_csv(comparison: Comparison) -> str:
                              run.official_metric, _cell(run.answer_tokens_per_question),
                              _cell(run.judge_tokens_per_question), _cell(run.latency_ms_per_question),
                              comparison.best, *(_cell(getattr(test, f, None)) for f in
-                                                ("difference", "ci_low", "ci_high", "paired_on", "mcnemar_p", "holm_p"))])
+                                                ("difference", "ci_low", "ci_high", "paired_on", "mcnemar_p", "holm_p")),
+                             *([_cell(run.cost_usd), _cell(run.memory_cost_usd), " ".join(run.not_priced),
+                                comparison.price_table["sha256"]] if comparison.price_table else [])])
     return buffer.getvalue()
 
 

@@ -8,7 +8,9 @@ and nothing of it reaches the ledger, so `verify` and the saved views are the sa
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import json
 from pathlib import Path
 
@@ -220,3 +222,46 @@ def test_a_retrieval_run_prices_the_memory_s_embeddings_and_show_prices_it_again
     shown = invoke_expecting("show", value["run_id"], "--prices", str(prices)).stdout
     assert "cost at the prices in" in shown and f"${sum(by_stage.values()):,.4f}" in shown
     assert invoke("verify", value["run_id"]).exit_code == 0
+
+
+def _usd(cell: str) -> float:
+    return float(cell.split()[0].lstrip("$").replace(",", ""))
+
+
+@needs_mem0
+def test_compare_prices_each_run_and_its_memory_s_own_calls(endpoint, tmp_path):
+    prices = tmp_path / "prices.json"
+    prices.write_text(TABLE)
+    common = ("--domain", "Demo", "--question-limit", "1", "--agent-model", "gpt-5", "--judge-model", "gpt-5",
+              "--base-url", endpoint.base_url)
+    invoke_expecting("run", "groupmem", str(MINI), *common, "--memory", "sqlite", "--out", "sqlite.json")
+    invoke_expecting("run", "groupmem", str(MINI), *common, "--memory", "mem0", "--memory-option", "infer=true",
+                     "--memory-option", "granularity=session", "--memory-base-url", endpoint.base_url,
+                     "--memory-key-env", "MEMORY_KEY", "--out", "mem0.json")
+    runs = {name: json.loads(Path(f"{name}.json").read_text())["run_id"] for name in ("sqlite", "mem0")}
+    costs = {name: json.loads(invoke_expecting("show", run_id, "--json", "--prices", str(prices)).stdout)["costs"]
+             for name, run_id in runs.items()}
+    table = invoke_expecting("compare", runs["sqlite"], runs["mem0"], "--allow-differences", "--prices", str(prices),
+                             "--format", "csv").stdout
+    rows = {r["run_id"]: r for r in csv.DictReader(io.StringIO(table)) if r["kind"] == "overall"}
+    for name, run_id in runs.items():
+        memory = sum(usd for stage, usd in costs[name]["by_stage_usd"].items() if stage.startswith("memory "))
+        assert float(rows[run_id]["usd"]) == pytest.approx(costs[name]["total_usd"]) and costs[name]["total_usd"] > 0
+        assert float(rows[run_id]["memory_usd"]) == pytest.approx(memory)
+        assert rows[run_id]["price_table_sha256"] == hashlib.sha256(TABLE.encode()).hexdigest()
+    assert float(rows[runs["mem0"]]["memory_usd"]) > 0 == float(rows[runs["sqlite"]]["memory_usd"])
+    assert (rows[runs["mem0"]]["not_priced"], rows[runs["sqlite"]]["not_priced"]) == ("text-embedding-3-small", "")
+
+    markdown = invoke_expecting("compare", runs["sqlite"], runs["mem0"], "--allow-differences", "--prices",
+                                str(prices)).stdout
+    (mem0_line,) = [line for line in markdown.splitlines() if line.startswith(f"| {runs['mem0']} ")]
+    assert f"${costs['mem0']['total_usd']:,.4f} + not priced: text-embedding-3-small" in mem0_line
+    assert f"Dollars at the prices in {prices}" in markdown
+    unpriced = invoke_expecting("compare", runs["sqlite"], runs["mem0"], "--allow-differences").stdout
+    (header,) = [line for line in unpriced.splitlines() if line.startswith("| run |")]
+    assert "USD" not in header and "No price table was given" in unpriced
+    assert "USD (answer + judge + memory) | memory USD" in markdown
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"gpt-5": {"input": 1}}')
+    refused = invoke("compare", runs["sqlite"], runs["mem0"], "--allow-differences", "--prices", str(bad))
+    assert refused.exit_code == 2 and f"{bad}:1: field 'gpt-5.output'" in refused.stderr and refused.stdout == ""

@@ -11,9 +11,10 @@ from pathlib import Path
 import click
 
 from benchledger.cli.common import AppContext, OutputFile, open_ledger, pass_app
-from benchledger.cli.options import split_csv
+from benchledger.cli.options import prices_option, split_csv
 from benchledger.files import write_atomic
 from benchledger.orchestration.compare import compare_recorded
+from benchledger.orchestration.prices import read_prices
 from benchledger.projections.compare_render import render_csv, render_html, render_markdown
 
 __all__ = ["COMMANDS"]
@@ -31,16 +32,18 @@ _RENDER = {"markdown": render_markdown, "csv": render_csv, "html": render_html}
               help="Output format (html: a self-contained page with a per-kind accuracy chart).")
 @click.option("--out", type=OutputFile(), default=None,
               help="File to write [default: stdout].")
+@prices_option
 @pass_app
 def compare(app: AppContext, runs: tuple[str, ...], scorers: str | None, allow_differences: bool, fmt: str,
-            out: Path | None) -> None:
+            out: Path | None, prices: Path | None) -> None:
     """Compare runs of one benchmark: per-kind accuracy with intervals, the official number, tokens and
-    latency per question, paired tests against the best (McNemar, Holm-corrected); refused (exit 2)
-    unless the runs are like for like, or --allow-differences."""
+    latency per question (dollars with --prices), paired tests against the best (McNemar, Holm-corrected);
+    refused (exit 2) unless the runs are like for like, or --allow-differences."""
+    table = read_prices(prices) if prices is not None else None
     with open_ledger(app, create=False) as ledger:
         comparison = compare_recorded(ledger.reader, runs,
                                       scorers=[s or None for s in split_csv((scorers,))] if scorers else (),
-                                      allow_differences=allow_differences)
+                                      allow_differences=allow_differences, prices=table)
     text = _RENDER[fmt](comparison)
     if out is not None:
         write_atomic(out, text)
