@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-__all__ = ["PROVIDER_API_HOSTS", "OPENAI_DEFAULT_BASE_URL", "provider_of"]
+__all__ = ["PROVIDER_API_HOSTS", "OPENAI_DEFAULT_BASE_URL", "OPENAI_API_KEY_ENV", "provider_of"]
 
 PROVIDER_API_HOSTS: dict[str, str] = {
     "api.openai.com": "OpenAI",
@@ -22,6 +22,10 @@ PROVIDER_API_HOSTS: dict[str, str] = {
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 """Where the openai SDK sends calls when no base URL is given."""
+
+OPENAI_API_KEY_ENV = "OPENAI_API_KEY"
+"""The environment variable the openai SDK reads its key from: the default of every key variable
+(a run's `api_key_env`, an in-process memory's `key_env`), and always treated as a secret."""
 
 
 def provider_of(base_url: str | None) -> str | None:

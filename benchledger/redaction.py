@@ -32,6 +32,7 @@ import re
 from collections.abc import Iterable
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
+from benchledger.providers import OPENAI_API_KEY_ENV
 from benchledger.text import MESSAGE_CAP, cap_message
 
 __all__ = ["MASK", "register_secret_env", "register_secret", "secret_values", "redact", "safe_message",
@@ -41,7 +42,7 @@ MASK = "***"
 _MIN_SECRET_LENGTH = 4  # shorter values would mask ordinary words
 _MIN_REFUSED_LENGTH = 12  # a real key or token is longer; a placeholder key is an ordinary word
 
-_secret_envs: frozenset[str] = frozenset({"OPENAI_API_KEY"})
+_secret_envs: frozenset[str] = frozenset({OPENAI_API_KEY_ENV})
 
 _VALUE = r"[^\s'\"`,;)}\]<>]+"
 _AUTH_HEADER = re.compile(

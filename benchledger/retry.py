@@ -27,10 +27,13 @@ from tenacity import (
 )
 
 from benchledger.clock import now
+from benchledger.settings import ModelCalls
 
 __all__ = ["Transient", "RetryPolicy", "Attempted", "retry_after_seconds"]
 
 T = TypeVar("T")
+
+_MODEL_CALLS = ModelCalls()
 
 
 class Transient(Exception):
@@ -51,10 +54,11 @@ class Attempted(NamedTuple, Generic[T]):
 class RetryPolicy:
     """How often and how patiently a call is retried; the same knobs for every client."""
 
-    max_attempts: int = 6
-    """Attempts in all, the first included."""
-    backoff_base: float = 0.5
-    """Seconds: the upper bound of the first jittered wait, doubled at each further attempt."""
+    max_attempts: int = _MODEL_CALLS.max_attempts
+    """Attempts in all, the first included (unset: a model call's, from `ModelCalls`)."""
+    backoff_base: float = _MODEL_CALLS.backoff_base
+    """Seconds: the upper bound of the first jittered wait, doubled at each further attempt (unset: a
+    model call's)."""
     backoff_max: float = 30.0
     """Seconds: the cap on the jittered backoff."""
     max_retry_after: float = 120.0

@@ -15,10 +15,13 @@ fields kept as they were written; the benchmark validates the whole again with i
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from benchledger.providers import OPENAI_API_KEY_ENV
 
 __all__ = ["ModelCalls", "RunSettings", "Selection", "Mode", "Protocol", "Pacing", "setting_default"]
 
@@ -48,7 +51,7 @@ class ModelCalls(BaseModel):
 
     base_url: str | None = None
     """OpenAI-compatible endpoint, without credentials (unset: the SDK default, or offline)."""
-    api_key_env: str = "OPENAI_API_KEY"
+    api_key_env: str = OPENAI_API_KEY_ENV
     """Environment variable holding the API key; its value is never recorded."""
     timeout: float = Field(default=60.0, gt=0)
     """Seconds before one model call times out (then it is retried)."""
@@ -58,8 +61,12 @@ class ModelCalls(BaseModel):
     """First retry wait in seconds, doubling with jitter; a Retry-After is always honoured."""
 
 
-def _call_default(name: str) -> Any:
-    return ModelCalls.model_fields[name].default
+def _model_call(name: str) -> Any:
+    """ModelCalls' field as a field of RunSettings: its default, limits and description are ModelCalls'.
+
+    RunSettings still names each one, in the place it has always had, because the recorded config is
+    the dump of RunSettings in field order and must not change its bytes."""
+    return copy.deepcopy(ModelCalls.model_fields[name])
 
 
 class RunSettings(BaseModel):
@@ -92,10 +99,8 @@ class RunSettings(BaseModel):
     prompts_dir: Path | None = None
     """Folder of the benchmark's official prompt templates, checked by SHA-256 (unset: the `prompts`
     folder inside a release folder, or beside a release file)."""
-    base_url: str | None = _call_default("base_url")
-    """OpenAI-compatible endpoint, without credentials (unset: the SDK default, or offline)."""
-    api_key_env: str = _call_default("api_key_env")
-    """Environment variable holding the API key; its value is never recorded."""
+    base_url: str | None = _model_call("base_url")
+    api_key_env: str = _model_call("api_key_env")
     concurrency: int = Field(default=4, ge=1, le=256)
     """Model calls in flight at once: the ceiling of the adaptive limit (`pacing`), or the fixed number."""
     pacing: Pacing = "adaptive"
@@ -107,12 +112,9 @@ class RunSettings(BaseModel):
     """Keep the memory scope after the run instead of purging it."""
     batch_size: int = Field(default=1000, ge=1)
     """Documents per ingest call and per build batch (one event and one transaction each)."""
-    timeout: float = Field(default=_call_default("timeout"), gt=0)
-    """Seconds before one model call times out (then it is retried)."""
-    max_attempts: int = Field(default=_call_default("max_attempts"), ge=1, le=20)
-    """Attempts per model call on 429, 5xx, timeouts and resets."""
-    backoff_base: float = Field(default=_call_default("backoff_base"), gt=0)
-    """First retry wait in seconds, doubling with jitter; a Retry-After is always honoured."""
+    timeout: float = _model_call("timeout")
+    max_attempts: int = _model_call("max_attempts")
+    backoff_base: float = _model_call("backoff_base")
     cache_from: str | None = None
     """Another run of this ledger whose recorded model responses may also answer this run's calls
     (unset: only the run's own); the run is then diagnostic."""

@@ -21,6 +21,7 @@ from pydantic.fields import FieldInfo
 from benchledger.adapters.benchmarks.registry import Benchmark
 from benchledger.cli.common import AppContext, OutputFile
 from benchledger.errors import BadInput
+from benchledger.providers import OPENAI_API_KEY_ENV
 from benchledger.settings import Mode, RunSettings, Selection, setting_default
 from benchledger.redaction import register_secret_env
 
@@ -61,7 +62,7 @@ memory_options = _stack(
                       "[default: benchledger's offline loopback endpoint]."),
     click.option("--memory-key-env", default=None,
                  help="Environment variable holding the key for --memory-base-url (never recorded) "
-                      "[default: OPENAI_API_KEY]."),
+                      f"[default: {OPENAI_API_KEY_ENV}]."),
 )
 
 _RESERVED_MEMORY_OPTIONS = {"url", "token_env", "base_url", "key_env", "labels"}

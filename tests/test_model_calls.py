@@ -50,3 +50,24 @@ def test_settings_other_than_the_defaults_reach_the_chat_client(monkeypatch: pyt
     assert (client.retry.max_attempts, client.retry.backoff_base) == (3, 0.25)
     default = settings_context(None, RunSettings(agent_model="m", api_key_env="HOUSE_CALLS_KEY")).client()
     assert (default.timeout, default.retry.max_attempts) == (ModelCalls().timeout, ModelCalls().max_attempts)
+
+
+def test_the_retry_policy_and_both_clients_take_their_retry_defaults_from_one_place(
+        monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    from benchledger.adapters.memory.http_client import HttpMemory
+    from benchledger.adapters.memory.http_server import MemoryServer
+    from benchledger.adapters.memory.registry import open_memory
+    from benchledger.retry import RetryPolicy
+
+    policy = RetryPolicy()
+    assert (policy.max_attempts, policy.backoff_base) == (ModelCalls().max_attempts, ModelCalls().backoff_base)
+    monkeypatch.setenv("HOUSE_CALLS_KEY", "sk-house-calls-0000")
+    model_retry = ChatClient(ModelCalls(api_key_env="HOUSE_CALLS_KEY", max_attempts=2, backoff_base=0.1)).retry
+    with MemoryServer(open_memory("sqlite", tmp_path / "served.db")) as server:
+        memory = HttpMemory(tmp_path / "unused.db", url=server.url)
+        memory_retry = memory.retry
+        memory.close()
+    for retry in (model_retry, memory_retry):  # the caps are the policy's, stated nowhere else
+        assert (retry.backoff_max, retry.max_retry_after) == (policy.backoff_max, policy.max_retry_after)
+    assert (model_retry.max_attempts, model_retry.backoff_base) == (2, 0.1)
+    assert memory_retry.max_attempts != policy.max_attempts  # the memory client keeps its own patience

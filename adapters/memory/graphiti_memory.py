@@ -40,6 +40,7 @@ from benchledger.adapters.memory.protocol import Candidate, MemorySystemError
 from benchledger.adapters.memory.recording_proxy import PLACEHOLDER_KEY, RecordingProxy
 from benchledger.adapters.memory.stored import StoredMemory
 from benchledger.errors import BadInput
+from benchledger.providers import OPENAI_API_KEY_ENV
 
 __all__ = ["GraphitiMemory", "GRAPHITI_VERSION"]
 
@@ -61,7 +62,7 @@ class GraphitiMemory(StoredMemory):
 
     def __init__(self, store_path: Path | str, *, granularity: str = "message", llm_model: str = "gpt-4.1-nano",
                  embedder_model: str = "text-embedding-3-small", embedding_dims: str | int = "256",
-                 base_url: str | None = None, key_env: str = "OPENAI_API_KEY") -> None:
+                 base_url: str | None = None, key_env: str = OPENAI_API_KEY_ENV) -> None:
         self.granularity = parse_granularity(str(granularity))
         if not str(embedding_dims).isdigit():
             raise BadInput(f"embedding_dims must be a positive integer, got {embedding_dims!r}", field="embedding_dims")

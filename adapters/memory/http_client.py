@@ -36,7 +36,7 @@ from benchledger.adapters.memory.http_protocol import (
     ACCEPTED_PROTOCOLS, PREFIX, PROTOCOL_VERSION, BuildReply, BuildRequest, ErrorReply, Info, IngestReply, IngestRequest,
     PurgeReply, RecallReply, RecallRequest, StateReply, scope_path,
 )
-from benchledger.adapters.memory.protocol import Candidate, MemorySystemError, ScopeState
+from benchledger.adapters.memory.protocol import BATCH_SIZE, Candidate, MemorySystemError, ScopeState
 from benchledger.errors import BadInput, BenchledgerError, NotAnEvaluationStore
 from benchledger.redaction import redact, strip_url_credentials
 from benchledger.retry import RetryPolicy, Transient, retry_after_seconds
@@ -92,7 +92,7 @@ class HttpMemory:
 
     def __init__(self, store_path: Path, *, url: str | None = None, token_env: str | None = None,
                  timeout: float = 30, max_attempts: int = 4, backoff_base: float = 0.25,
-                 backoff_max: float = 30.0, max_retry_after: float = 120.0, stall_rounds: int = 3) -> None:
+                 stall_rounds: int = 3) -> None:
         if not url:
             raise BadInput("--memory http needs --memory-url URL (start one with `benchledger "
                            "serve-memory --memory NAME`)", field="memory-url")
@@ -111,8 +111,7 @@ class HttpMemory:
         self.url = url.rstrip("/")
         self.shown_url = strip_url_credentials(self.url)  # what messages show: no user, no password
         self.token_env = token_env
-        self.retry = RetryPolicy(max_attempts=max_attempts, backoff_base=backoff_base, backoff_max=backoff_max,
-                                 max_retry_after=max_retry_after)
+        self.retry = RetryPolicy(max_attempts=max_attempts, backoff_base=backoff_base)
         self.stall_rounds = stall_rounds
         # Redirects are never followed, so a plain-http client never speaks TLS: skip loading the
         # CA store (about 0.1 s a client); an https URL verifies as usual.
@@ -146,7 +145,7 @@ class HttpMemory:
         self._check_held(scope, reply.documents, acknowledged)
         return reply.new
 
-    def build(self, scope: str, batch_size: int = 1000) -> Iterator[list[str]]:
+    def build(self, scope: str, batch_size: int = BATCH_SIZE) -> Iterator[list[str]]:
         lowest, idle = None, 0
         while True:
             reply = self._call("POST", scope_path(scope, "build"), BuildReply,

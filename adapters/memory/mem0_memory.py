@@ -48,6 +48,7 @@ from benchledger.adapters.memory.protocol import Candidate, MemorySystemError
 from benchledger.adapters.memory.recording_proxy import PLACEHOLDER_KEY, RecordingProxy
 from benchledger.adapters.memory.stored import StoredMemory
 from benchledger.errors import BadInput
+from benchledger.providers import OPENAI_API_KEY_ENV
 
 __all__ = ["Mem0Memory", "MEM0_VERSION", "parse_granularity"]
 
@@ -101,7 +102,7 @@ class Mem0Memory(StoredMemory):
     def __init__(self, store_path: Path | str, *, infer: str | bool = "false", granularity: str = "message",
                  llm_model: str = "gpt-4.1-nano", embedder_model: str = "text-embedding-3-small",
                  embedding_dims: str | int = "256", base_url: str | None = None,
-                 key_env: str = "OPENAI_API_KEY") -> None:
+                 key_env: str = OPENAI_API_KEY_ENV) -> None:
         self.infer = _flag("infer", infer)
         self.granularity = parse_granularity(str(granularity))
         if not str(embedding_dims).isdigit():

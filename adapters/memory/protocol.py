@@ -34,11 +34,15 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from benchledger.adapters.benchmarks.base import Document
+from benchledger.settings import setting_default
 
 __all__ = [
     "Candidate", "CandidateKind", "CANDIDATE_KINDS", "ScopeState", "MemorySystem", "estimate_tokens",
-    "MemorySystemError",
+    "MemorySystemError", "BATCH_SIZE",
 ]
+
+BATCH_SIZE: int = setting_default("batch_size")
+"""Documents per build batch when the caller names none: a run's default (`RunSettings.batch_size`)."""
 
 CandidateKind = Literal["document", "fact", "summary", "entity", "episode"]
 """What a candidate is: a stored document, or text the memory system derived from documents."""
@@ -150,7 +154,7 @@ class MemorySystem(Protocol):
     def ingest(self, scope: str, documents: Sequence[Document]) -> int:
         """Store documents in a scope; idempotent by doc_id. Returns how many were new."""
 
-    def build(self, scope: str, batch_size: int = 1000) -> Iterator[list[str]]:
+    def build(self, scope: str, batch_size: int = BATCH_SIZE) -> Iterator[list[str]]:
         """Extract pending chunks, yielding the ids extracted per batch, until none are pending."""
 
     def state(self, scope: str) -> ScopeState:

@@ -19,7 +19,7 @@ from typing import ClassVar, TypeVar
 from benchledger.adapters.benchmarks.base import Document
 from benchledger.adapters.memory.documents import DocumentTable
 from benchledger.adapters.memory.evalstore import open_eval_store, purge_scope, transaction
-from benchledger.adapters.memory.protocol import ScopeState
+from benchledger.adapters.memory.protocol import BATCH_SIZE, ScopeState
 
 __all__ = ["StoredMemory"]
 
@@ -71,7 +71,7 @@ class StoredMemory:
         with self._lock:
             return self._documents.insert(scope, documents)
 
-    def build(self, scope: str, batch_size: int = 1000) -> Iterator[list[str]]:
+    def build(self, scope: str, batch_size: int = BATCH_SIZE) -> Iterator[list[str]]:
         while True:
             with self._lock, transaction(self._conn):
                 batch = self._documents.pending(scope, batch_size)

@@ -76,8 +76,6 @@ class ChatClient:
         self,
         calls: ModelCalls = ModelCalls(),
         *,
-        backoff_max: float = 30.0,
-        max_retry_after: float = 120.0,
         cache: ResponseCache | None = None,
         scheduler: EndpointScheduler | None = None,
     ) -> None:
@@ -89,8 +87,7 @@ class ChatClient:
         # records); the CLI reads the variable into the setting where it means to.
         self.base_url = (calls.base_url or DEFAULT_BASE_URL).rstrip("/")
         self.timeout = calls.timeout
-        self.retry = RetryPolicy(max_attempts=calls.max_attempts, backoff_base=calls.backoff_base, backoff_max=backoff_max,
-                                 max_retry_after=max_retry_after)
+        self.retry = RetryPolicy(max_attempts=calls.max_attempts, backoff_base=calls.backoff_base)
         self.cache = cache
         self.scheduler = scheduler
         self._secrets = (api_key,)
