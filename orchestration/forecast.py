@@ -29,8 +29,7 @@ from benchledger.adapters.models.base import ModelError
 from benchledger.adapters.models.forecast_client import ForecastClient, StageCount
 from benchledger.ledger.events import RunForecast, StageForecast
 from benchledger.projections.prices import Call, Costs, PriceTable, price_calls
-from benchledger.orchestration.session import open_models
-from benchledger.settings import RunSettings
+from benchledger.orchestration.session import ResolvedSettings, open_models
 from benchledger.values import Usage
 
 __all__ = ["Forecast", "forecast_run", "sample_context"]
@@ -80,8 +79,8 @@ def sample_context(documents: tuple[Document, ...], k: int, token_budget: int | 
     return chosen
 
 
-def forecast_run(dataset: Dataset, settings: RunSettings, benchmark: Benchmark) -> Forecast:
-    """Ask every selected question through a client that sends nothing; settings as `resolved_settings` gives."""
+def forecast_run(dataset: Dataset, settings: ResolvedSettings, benchmark: Benchmark) -> Forecast:
+    """Ask every selected question through a client that sends nothing."""
     forecast = Forecast(questions=len(dataset.questions))
     if settings.mode != "qa":
         return forecast

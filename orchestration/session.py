@@ -1,7 +1,9 @@
 """Wire a run together: the benchmark's declaration, the memory system and the models a user chose.
 
 `run_dataset` is the one call the CLI makes for `benchledger run ...` and `benchledger retrieval
-...`; tests and other tools make it too. The settings' mode says which: a question-answering run
+...`; tests and other tools make it too. Settings are resolved once (`resolved_settings`, which
+returns them as `ResolvedSettings`): a caller that resolved them (the CLI does, to refuse bad input
+before anything is written) passes that object down, and nothing below resolves it again. The settings' mode says which: a question-answering run
 opens an answer and a judge model, a retrieval run opens none. Under the official protocol the
 benchmark's own declaration opens them (`Benchmark.official`), filling the official templates read
 from the prompts folder (checked before anything is written) or, on resume, from the ledger.
@@ -36,6 +38,7 @@ from benchledger.settings import RunSettings
 
 __all__ = [
     "run_dataset", "run_with", "open_models", "probe_run_endpoint", "open_run_memory", "resolved_settings",
+    "ResolvedSettings",
     "endpoint_of", "official_of", "settings_context", "endpoint_scheduler", "read_official_templates",
 ]
 
@@ -53,9 +56,20 @@ def read_official_templates(benchmark: Benchmark, settings: RunSettings, source:
     return official_of(benchmark).read_templates(settings.prompts_dir or benchmark.default_prompts_dir(source))
 
 
-def resolved_settings(benchmark: Benchmark, settings: RunSettings, *, source: Path | None = None) -> RunSettings:
+class ResolvedSettings(RunSettings):
+    """Settings as a run records them, made by `resolved_settings` alone: checked, and resolved against
+    the benchmark (and release) they were resolved with. The same fields as `RunSettings`, so they
+    dump to the same bytes; a change (`with_changes`) makes plain `RunSettings` again."""
+
+
+def resolved_settings(benchmark: Benchmark, settings: RunSettings, *,
+                      source: Path | None = None) -> ResolvedSettings:
     """The settings as recorded: the protocol resolved against what the benchmark offers; under the
-    official protocol the prompts folder resolved and its templates checked (with `source`)."""
+    official protocol the prompts folder resolved and its templates checked (with `source`).
+
+    Settings already resolved are returned as they are: a run resolves its settings once."""
+    if isinstance(settings, ResolvedSettings):
+        return settings
     if settings.memory_store is None:
         raise BadInput("a run needs an evaluation memory store path (memory_store)", field="memory_store")
     if settings.memory != "http":  # a remote system keeps its data on its own side
@@ -63,8 +77,8 @@ def resolved_settings(benchmark: Benchmark, settings: RunSettings, *, source: Pa
     if settings.mode == "retrieval":
         if not benchmark.retrieval:
             raise BadInput(f"{benchmark.name} labels no evidence, so it has no retrieval run", field="benchmark")
-        return settings.model_copy(update={"protocol": None, "agent_model": None, "judge_model": None,
-                                           "judge_models": (), "prompts_dir": None})
+        return _resolved(settings, protocol=None, agent_model=None, judge_model=None, judge_models=(),
+                         prompts_dir=None)
     protocol = benchmark.check_protocol(settings.protocol)
     update: dict[str, object] = {"protocol": protocol}
     if protocol == "official" and source is not None:
@@ -72,7 +86,11 @@ def resolved_settings(benchmark: Benchmark, settings: RunSettings, *, source: Pa
         read_official_templates(benchmark, settings.model_copy(update=update), source)  # refused before any write
     elif protocol != "official":
         update["prompts_dir"] = None
-    return settings.model_copy(update=update)
+    return _resolved(settings, **update)
+
+
+def _resolved(settings: RunSettings, **update: object) -> ResolvedSettings:
+    return ResolvedSettings.model_validate({**dict(settings), **update})
 
 
 def endpoint_of(settings: RunSettings) -> Endpoint:
@@ -133,11 +151,11 @@ def open_models(ledger: Recorder | None, settings: RunSettings, dataset: Dataset
     return models
 
 
-def probe_run_endpoint(settings: RunSettings, dataset: Dataset, *, benchmark: Benchmark) -> None:
+def probe_run_endpoint(settings: ResolvedSettings, dataset: Dataset, *, benchmark: Benchmark) -> None:
     """Probe the endpoint the run's models would ask, before a ledger is opened or created.
 
     The CLI calls it first, so a dead endpoint or a refused key leaves no ledger file behind; it
-    then passes `probed=True` to `run_dataset`. Settings as `resolved_settings` returns them.
+    then passes `probed=True` to `run_dataset`.
     """
     if settings.mode == "qa":
         open_models(None, settings, dataset, benchmark=benchmark)
@@ -169,16 +187,17 @@ def run_dataset(ledger: Recorder, dataset: Dataset, settings: RunSettings, *,
 
     `run_id` names the new run (default: a fresh id), so a caller knows it even if the run is
     interrupted. `probed` says the caller already probed the endpoint (`probe_run_endpoint`);
-    `forecast` is recorded with the run's start (`orchestration.forecast`).
+    `forecast` is recorded with the run's start (`orchestration.forecast`). `ResolvedSettings` are
+    used as they are; other settings are resolved here, once.
     """
     benchmark = benchmark_named(dataset.benchmark)
-    settings = resolved_settings(benchmark, settings, source=Path(dataset.source))
-    models = open_models(ledger, settings, dataset, benchmark=benchmark, probe=not probed) \
-        if settings.mode == "qa" else None
-    memory = open_run_memory(settings, dataset)
+    resolved = resolved_settings(benchmark, settings, source=Path(dataset.source))
+    models = open_models(ledger, resolved, dataset, benchmark=benchmark, probe=not probed) \
+        if resolved.mode == "qa" else None
+    memory = open_run_memory(resolved, dataset)
     try:
-        return run_with(ledger, dataset, settings, memory, models=models, redact=redact, progress=progress,
-                        run_id=run_id, forecast=forecast)
+        return _start(ledger, dataset, benchmark, resolved, memory, models=models, redact=redact,
+                      progress=progress, run_id=run_id, forecast=forecast)
     finally:
         memory.close()
 
@@ -190,12 +209,19 @@ def run_with(ledger: Recorder, dataset: Dataset, settings: RunSettings, memory: 
 
     The lower-level entry for tools and tests that hold their own memory system object. In qa mode
     without `models`, the models the settings name are opened. `settings.memory_store` still names
-    where the scope leases live.
+    where the scope leases live. Settings are resolved as `run_dataset` resolves them.
     """
     benchmark = benchmark_named(dataset.benchmark)
-    settings = resolved_settings(benchmark, settings, source=Path(dataset.source))
-    if settings.mode == "qa" and models is None:
-        models = open_models(ledger, settings, dataset, benchmark=benchmark)
+    resolved = resolved_settings(benchmark, settings, source=Path(dataset.source))
+    if resolved.mode == "qa" and models is None:
+        models = open_models(ledger, resolved, dataset, benchmark=benchmark)
+    return _start(ledger, dataset, benchmark, resolved, memory, models=models, redact=redact, progress=progress,
+                  run_id=run_id, forecast=forecast)
+
+
+def _start(ledger: Recorder, dataset: Dataset, benchmark: Benchmark, settings: ResolvedSettings,
+           memory: MemorySystem, *, models: Models | None, redact: Redact, progress: Progress,
+           run_id: str | None, forecast: RunForecast | None) -> str:
     parts = RunParts(dataset=dataset, benchmark=benchmark, settings=settings, memory=memory,
                      models=models if settings.mode == "qa" else None, redact=redact, progress=progress,
                      forecast=forecast)
