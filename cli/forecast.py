@@ -32,7 +32,7 @@ def render_forecast(forecast: Forecast, prices: PriceTable | None) -> str:
                *([] if costs is None else ["USD (at most)"])]
     lines = [f"forecast for {forecast.questions} question(s): nothing was asked and nothing was written",
              render_table(rows, headers, indent="  "),
-             "  memory: the memory system's own model calls are not forecast (the scorecard shows them after a run)",
+             *_memory_lines(forecast, priced=costs is not None),
              "  tokens are estimated as characters / 4 of the prompts the run's models build, over a stand-in "
              "context of k documents of each question's scope"]
     if forecast.unparsed:
@@ -40,5 +40,20 @@ def render_forecast(forecast: Forecast, prices: PriceTable | None) -> str:
     if costs is not None:
         missing = costs.not_priced
         lines.append(f"  cost at most ${costs.total:,.2f} at the prices in {costs.table.label}"
-                     + (f" (not priced, left out: {', '.join(missing)})" if missing else ""))
+                     + (f" (not priced, left out: {', '.join(missing)})" if missing else "")
+                     + ("; the memory's own calls are left out (their tokens are not forecast)"
+                        if forecast.memory else ""))
     return "\n".join(lines)
+
+
+def _memory_lines(forecast: Forecast, *, priced: bool) -> list[str]:
+    if forecast.memory is None:
+        return ["  memory: the memory system's own model calls are not forecast (the scorecard shows them after a run)"]
+    if not forecast.memory:
+        return ["  memory: the memory system says it makes no model call for this run"]
+    rows = [[f"memory {p.stage}", p.model, p.endpoint, f"{p.calls:,}" if p.calls == p.at_most
+             else f"{p.calls:,} to {p.at_most:,}"] for p in forecast.memory]
+    return ["  memory: the memory system's own model calls, as it says them (a fresh store; tokens not "
+            "forecast" + (", so not priced" if priced else "") + "):",
+            render_table(rows, ["stage", "model", "api", "calls"], align=["left", "left", "left", "right"],
+                         indent="    ")]

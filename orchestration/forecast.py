@@ -10,8 +10,11 @@ scope's typical ones), cut at `--token-budget` as packing would. The judge is as
 answer the loopback endpoint's deterministic model gives from that context. Offline models make
 no calls and cost nothing.
 
-The memory system's own model calls (mem0's extraction, Graphiti's) depend on the system and are
-not forecast; the scorecard shows them, per stage, after a run.
+The memory system's own model calls are forecast where the system can say them
+(`planned_calls`, see `adapters.memory.protocol`): mem0 counts its calls per stage from its own
+grouping of the corpus, a fresh store assumed, and says no tokens, so they are counted and never
+priced. Graphiti's depend on what its model finds in each episode and are not forecast; the
+scorecard shows every system's, per stage, after a run.
 
 Prices (`--prices FILE`) are the table `orchestration.prices.read_prices` reads (`projections.prices`
 prices it). Completion tokens are the calls' limits, so the dollar figure is an upper bound on the
@@ -24,7 +27,8 @@ from dataclasses import dataclass, field
 
 from benchledger.adapters.benchmarks.base import Dataset, Document
 from benchledger.adapters.benchmarks.registry import Benchmark
-from benchledger.adapters.memory.protocol import Candidate, estimate_tokens
+from benchledger.adapters.memory.protocol import Candidate, PlannedCalls, estimate_tokens
+from benchledger.adapters.memory.registry import load_memory_class
 from benchledger.adapters.models.base import ModelError
 from benchledger.adapters.models.forecast_client import ForecastClient, StageCount
 from benchledger.ledger.events import RunForecast, StageForecast
@@ -32,7 +36,7 @@ from benchledger.projections.prices import Call, Costs, PriceTable, price_calls
 from benchledger.orchestration.session import ResolvedSettings, open_models
 from benchledger.values import Usage
 
-__all__ = ["Forecast", "forecast_run", "sample_context"]
+__all__ = ["Forecast", "forecast_run", "memory_calls", "sample_context"]
 
 
 @dataclass
@@ -44,6 +48,8 @@ class Forecast:
     """answer, judge: their calls and estimated tokens (memory: not forecast)."""
     unparsed: int = 0
     """Questions whose stand-in reply a model could not read (its calls are still counted)."""
+    memory: list[PlannedCalls] | None = None
+    """The memory system's own calls as it says them (None: it cannot say; never recorded in the event)."""
 
     def event(self) -> RunForecast:
         """The forecast as the run records it."""
@@ -81,7 +87,7 @@ def sample_context(documents: tuple[Document, ...], k: int, token_budget: int | 
 
 def forecast_run(dataset: Dataset, settings: ResolvedSettings, benchmark: Benchmark) -> Forecast:
     """Ask every selected question through a client that sends nothing."""
-    forecast = Forecast(questions=len(dataset.questions))
+    forecast = Forecast(questions=len(dataset.questions), memory=memory_calls(dataset, settings))
     if settings.mode != "qa":
         return forecast
     client = ForecastClient()
@@ -98,3 +104,14 @@ def forecast_run(dataset: Dataset, settings: ResolvedSettings, benchmark: Benchm
             forecast.unparsed += 1
     forecast.stages = {stage: client.stages.get(stage, StageCount()) for stage in ("answer", "judge")}
     return forecast
+
+
+def memory_calls(dataset: Dataset, settings: ResolvedSettings) -> list[PlannedCalls] | None:
+    """The memory's own calls as its class says them (every scope built when the run prepares)."""
+    planned = getattr(load_memory_class(settings.memory), "planned_calls", None)
+    if planned is None:
+        return None
+    scopes = list(dataset.scopes.values()) if settings.prepare else []
+    calls: list[PlannedCalls] = planned(settings.memory_options, scopes, questions=len(dataset.questions),
+                                        batch_size=settings.batch_size)
+    return calls

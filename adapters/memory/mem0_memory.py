@@ -32,6 +32,7 @@ and mem0's own folder (`MEM0_DIR`) is put under the evaluation store rather than
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import shutil
 import threading
@@ -39,12 +40,13 @@ from datetime import datetime
 from importlib.metadata import PackageNotFoundError, version as installed_version
 from itertools import groupby
 from pathlib import Path
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from benchledger.adapters.benchmarks.base import Document
 from benchledger.adapters.memory.documents import pack_ranked
 from benchledger.adapters.memory.evalstore import purge_scope, require_evaluation_store
-from benchledger.adapters.memory.protocol import Candidate, MemorySystemError
+from benchledger.adapters.memory.protocol import Candidate, MemorySystemError, PlannedCalls
 from benchledger.adapters.memory.recording_proxy import PLACEHOLDER_KEY, RecordingProxy
 from benchledger.adapters.memory.stored import StoredMemory
 from benchledger.errors import BadInput
@@ -79,6 +81,11 @@ def _flag(name: str, value: str | bool) -> bool:
     if value.lower() in ("false", "0", "no", "off"):
         return False
     raise BadInput(f"{name} must be true or false, got {value!r}", field=name)
+
+
+def _option_default(name: str) -> str:
+    """A constructor option's default, read from the signature (one place for it)."""
+    return str(inspect.signature(Mem0Memory.__init__).parameters[name].default)
 
 
 def _groups(batch: list[Document], granularity: int | str) -> list[list[Document]]:
@@ -130,6 +137,34 @@ class Mem0Memory(StoredMemory):
         """The memory's own model, as a run records it (`RunConfig.memory_model`)."""
         self._clients: dict[str, Any] = {}
         self._clients_lock = threading.Lock()
+
+    @classmethod
+    def planned_calls(cls, options: Mapping[str, object], scopes: Iterable[Sequence[Document]], *,
+                      questions: int, batch_size: int) -> list[PlannedCalls]:
+        """The calls a run would make on a fresh store, as mem0 2.2.1's `add` and `search` make them.
+
+        `infer=true`: each `add` (one per group `_extract` forms in each build batch) is one chat call
+        and one or two embedding calls (the new messages, searched against the existing memories;
+        then the extracted memories, when the model extracted any). `infer=false`: one embedding per
+        message. Each recall's `search` embeds the question once. Tokens are not said: mem0's
+        extraction prompt carries up to ten retrieved memories and the scope's last ten messages,
+        which depend on what its model extracted before."""
+        def option(name: str) -> str:
+            return str(options.get(name, _option_default(name)))
+
+        infer, granularity = _flag("infer", option("infer")), parse_granularity(option("granularity"))
+        llm, embedder = option("llm_model"), option("embedder_model")
+        messages = adds = 0
+        for documents in scopes:
+            ordered = sorted(documents, key=lambda doc: doc.position)  # the build's order (stable: arrival)
+            messages += len(ordered)
+            adds += sum(len(_groups(ordered[start:start + batch_size], granularity))
+                        for start in range(0, len(ordered), batch_size))
+        planned = [PlannedCalls("build", "chat", llm, adds, adds),
+                   PlannedCalls("build", "embeddings", embedder, adds, 2 * adds)] if infer else \
+            [PlannedCalls("build", "embeddings", embedder, messages, messages)]
+        return [*(p for p in planned if p.at_most), *([PlannedCalls("recall", "embeddings", embedder, questions,
+                                                                   questions)] if questions else [])]
 
     # -- mem0 -------------------------------------------------------------------------------
 

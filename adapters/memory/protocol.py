@@ -23,13 +23,18 @@ candidates and servers of the first HTTP protocol keep working.
 
 Every implementation opens an evaluation store (a file marked for evaluation, see
 `adapters.memory.evalstore`) and must pass `benchledger.testing.memory_contract`.
+
+A system that can say beforehand which model calls a run would make may offer a classmethod
+`planned_calls(options, scopes, *, questions, batch_size) -> list[PlannedCalls]` (mem0 does):
+`run --dry-run` prints it beside the answer and judge forecast. It is optional and never asked to
+guess: a system whose calls depend on what its model replies (Graphiti's per episode) offers none.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from datetime import datetime
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, NamedTuple, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -38,7 +43,7 @@ from benchledger.settings import setting_default
 
 __all__ = [
     "Candidate", "CandidateKind", "CANDIDATE_KINDS", "ScopeState", "MemorySystem", "estimate_tokens",
-    "MemorySystemError", "BATCH_SIZE",
+    "MemorySystemError", "BATCH_SIZE", "PlannedCalls",
 ]
 
 BATCH_SIZE: int = setting_default("batch_size")
@@ -124,6 +129,19 @@ class ScopeState(BaseModel):
     """Documents stored in the scope."""
     pending_chunks: int
     """Chunks ingested but not yet extracted by build."""
+
+
+class PlannedCalls(NamedTuple):
+    """Model calls a memory system says a run would make in one stage, to one model (a dry run's forecast)."""
+
+    stage: Literal["ingest", "build", "recall"]
+    endpoint: Literal["chat", "embeddings"]
+    model: str
+    """The model the system would ask for."""
+    calls: int
+    """The fewest calls it would make."""
+    at_most: int
+    """The most (equal to `calls` when the count is exact)."""
 
 
 class MemorySystemError(Exception):
