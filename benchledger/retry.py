@@ -61,8 +61,9 @@ class RetryPolicy:
     model call's)."""
     backoff_max: float = 30.0
     """Seconds: the cap on the jittered backoff."""
-    max_retry_after: float = 120.0
-    """Seconds: the cap on a server's Retry-After, so a hostile or confused server cannot stall a run."""
+    max_retry_after: float = _MODEL_CALLS.max_retry_after
+    """Seconds: the cap on a server's Retry-After, so a hostile or confused server cannot stall a run
+    (unset: a model call's)."""
 
     def __post_init__(self) -> None:
         if self.max_attempts < 1:

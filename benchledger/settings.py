@@ -58,7 +58,10 @@ class ModelCalls(BaseModel):
     max_attempts: int = Field(default=6, ge=1, le=20)
     """Attempts per model call on 429, 5xx, timeouts and resets."""
     backoff_base: float = Field(default=0.5, gt=0)
-    """First retry wait in seconds, doubling with jitter; a Retry-After is always honoured."""
+    """First retry wait in seconds, doubling with jitter; a Retry-After is honoured up to `max_retry_after`."""
+    max_retry_after: float = Field(default=120.0, gt=0)
+    """The longest wait in seconds honoured when the endpoint asks for one (its Retry-After, or a
+    rate-limit budget that resets later), so a hostile or confused server cannot stall a run."""
 
 
 def _model_call(name: str) -> Any:
@@ -115,6 +118,7 @@ class RunSettings(BaseModel):
     timeout: float = _model_call("timeout")
     max_attempts: int = _model_call("max_attempts")
     backoff_base: float = _model_call("backoff_base")
+    max_retry_after: float = _model_call("max_retry_after")
     cache_from: str | None = None
     """Another run of this ledger whose recorded model responses may also answer this run's calls
     (unset: only the run's own); the run is then diagnostic."""

@@ -102,6 +102,8 @@ def model_options(benchmark: Benchmark) -> Decorator:
                      show_default=True, help=_help("max_attempts")),
         click.option("--backoff-base", type=click.FloatRange(min=0.01), default=setting_default("backoff_base"),
                      show_default=True, help=_help("backoff_base")),
+        click.option("--max-retry-after", type=click.FloatRange(min=0.1),
+                     default=setting_default("max_retry_after"), show_default=True, help=_help("max_retry_after")),
     )
 
 

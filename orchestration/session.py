@@ -114,7 +114,8 @@ def settings_context(ledger: Recorder | None, settings: RunSettings, *, judge_mo
 
 def endpoint_scheduler(settings: RunSettings) -> EndpointScheduler:
     """The one scheduler a run's answer and judge calls to its endpoint share (`--concurrency` its ceiling)."""
-    return EndpointScheduler(settings.concurrency, adaptive=settings.pacing == "adaptive")
+    return EndpointScheduler(settings.concurrency, adaptive=settings.pacing == "adaptive",
+                             max_pause=settings.max_retry_after)
 
 
 def open_models(ledger: Recorder | None, settings: RunSettings, dataset: Dataset, *, benchmark: Benchmark,

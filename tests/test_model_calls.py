@@ -71,3 +71,27 @@ def test_the_retry_policy_and_both_clients_take_their_retry_defaults_from_one_pl
         assert (retry.backoff_max, retry.max_retry_after) == (policy.backoff_max, policy.max_retry_after)
     assert (model_retry.max_attempts, model_retry.backoff_base) == (2, 0.1)
     assert memory_retry.max_attempts != policy.max_attempts  # the memory client keeps its own patience
+
+
+def test_a_run_honours_a_retry_after_up_to_its_max_retry_after_and_records_it(monkeypatch) -> None:
+    import json
+    import time
+    from pathlib import Path
+
+    from benchledger.adapters.models.loopback import LoopbackOpenAI
+    from conftest import MINI
+    from ledger_cli import events_of, invoke_expecting
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loopback-0000")
+    with LoopbackOpenAI() as server:
+        server.faults.push("429", retry_after=30, role="agent")  # far longer than the run will wait
+        started = time.monotonic()
+        invoke_expecting("run", "groupmem", str(MINI), "--domain", "Demo", "--kinds", "multi_hop",
+                         "--question-limit", "1", "--agent-model", "m", "--base-url", server.base_url,
+                         "--backoff-base", "0.01", "--max-retry-after", "1.5", "--out", "r.json")
+        waited = time.monotonic() - started
+        assert server.faults.fired == ["429"]
+    assert 1.5 <= waited < 20  # the endpoint's 30 s, cut to the run's 1.5 s, by the scheduler and the retry
+    events = events_of(json.loads(Path("r.json").read_text())["run_id"])
+    assert events[0].config.settings.max_retry_after == 1.5
+    assert RunSettings().max_retry_after == ModelCalls().max_retry_after == 120.0

@@ -87,7 +87,8 @@ class ChatClient:
         # records); the CLI reads the variable into the setting where it means to.
         self.base_url = (calls.base_url or DEFAULT_BASE_URL).rstrip("/")
         self.timeout = calls.timeout
-        self.retry = RetryPolicy(max_attempts=calls.max_attempts, backoff_base=calls.backoff_base)
+        self.retry = RetryPolicy(max_attempts=calls.max_attempts, backoff_base=calls.backoff_base,
+                                 max_retry_after=calls.max_retry_after)
         self.cache = cache
         self.scheduler = scheduler
         self._secrets = (api_key,)

@@ -27,6 +27,7 @@ from contextlib import contextmanager
 
 from benchledger.adapters.models.pacing import ConcurrencyLimit, HeaderBudget
 from benchledger.ledger.events import EndpointPaced
+from benchledger.settings import ModelCalls
 
 __all__ = ["EndpointScheduler", "Ticket"]
 
@@ -59,7 +60,7 @@ class Ticket:
 class EndpointScheduler:
     """Admits calls to one endpoint under an adaptive limit and the provider's advertised budget."""
 
-    def __init__(self, ceiling: int, *, adaptive: bool = True, max_pause: float = 120.0,
+    def __init__(self, ceiling: int, *, adaptive: bool = True, max_pause: float = ModelCalls().max_retry_after,
                  clock: Callable[[], float] = time.monotonic,
                  wait: Callable[[threading.Condition, float | None], object] | None = None) -> None:
         self.adaptive = adaptive
