@@ -23,9 +23,11 @@ Every check reads one snapshot (the caller's read transaction) and names the fir
   position; a view saved under a version this code does not fold (other code wrote it) is
   listed as stale in the result, never reported as a problem.
 
-A run-scoped check of a run written under chain version 2 reads the run's own rows alone: each
-re-hashed and linked to the run's previous row, then the run's last row and the row after it
-linked into the ledger's chain. Like the segment walk of version 1, it sees the run's newest
+One walker (`ledger.walk.ChainWalk`) checks every chain: along the ledger for the whole ledger
+and for a version-1 run's segment, along the run alone for a version-2 run. A run-scoped check of
+a run written under chain version 2 reads the run's own rows alone: each re-hashed and linked to
+the run's previous row, then the run's last row and the row after it linked into the ledger's
+chain. Like the segment walk of version 1, it sees the run's newest
 events deleted when they stood right after its remaining ones; deleted from further on (other
 runs' rows in between), only the whole ledger's chain shows it. A run with
 version-1 rows walks its segment of the global chain instead: every row from the run's first
@@ -50,8 +52,7 @@ from benchledger.ledger.backend import LedgerConnection
 from benchledger.ledger.chain import CHAIN_RUN, GENESIS, ledger_link, ledger_value
 from benchledger.ledger.mapper import ROW_COLUMNS, Row, StoredEvent, event_rows, rows_to_stored
 from benchledger.ledger.rules import rules_problem
-from benchledger.ledger.walk import (ChainRow, ChainWalk, Problem, missing_rows, unlinked,
-                                     walk_run_chain)
+from benchledger.ledger.walk import ChainRow, ChainWalk, Problem, missing_rows, unlinked
 
 __all__ = ["VerifyResult", "Refold", "Problem", "check_run", "check_run_in_full", "ledger_head",
            "verify_ledger"]
@@ -102,7 +103,7 @@ def _walk_run(conn: LedgerConnection, run_id: str) -> tuple[list[Row], Problem |
     rows = event_rows(conn.execute(
         f"SELECT {conn.bytes_columns} FROM events WHERE seq BETWEEN ? AND ? AND run_id || '' = ? "
         "ORDER BY seq", (first, last, run_id)))
-    problem = walk_run_chain(rows, run_id) or _bound_to_ledger(around, last)
+    problem = ChainWalk.of_run(run_id).walk(rows) or _bound_to_ledger(around, last)
     return rows, problem
 
 

@@ -1,31 +1,37 @@
 """Walking the hash chains over event rows: the part of `verify` that needs no database.
 
-Rows arrive as `ChainRow`s (the `mapper.ROW_COLUMNS` and then `chain, link`) in `seq` order, and
-each check names the first bad seq (see `ledger.chain` for the two versions):
+One walker, `ChainWalk`, checks rows of both chain versions (see `ledger.chain`) in `seq` order
+and names the first bad seq. It walks in one of two orders:
 
-- every row: `seq` follows the previous row's (a gap is deleted rows), and the row chains to the
-  ledger value of the row before it (a version-1 row by its `prev_hash`, a version-2 row by its
-  `link`), so a deleted, inserted or moved row, or run, breaks the ledger's chain;
-- every row of a run the walk owns: its bytes still hash to its `hash`, a version-2 row's
-  `prev_hash` is the hash of its run's previous row (`GENESIS` for the first), and positions run
-  1, 2, 3, ... A version-1 row is also re-hashed when it belongs to another run, since its hash
-  is the ledger's chain itself; another run's version-2 row only has its link checked.
+- along the ledger (every row, or a run's segment of it): `seq` follows the previous row's (a gap
+  is deleted rows), and each row links to the ledger value of the row before it (a version-1 row
+  by its `prev_hash`, a version-2 row by its `link`), so a deleted, inserted or moved row, or run,
+  breaks the ledger's chain;
+- along one run alone (`ChainWalk.of_run`: a version-2 run's rows, a copy of a run): each row's
+  `prev_hash` is the hash of the run's previous row (`GENESIS` for the first), whatever its
+  version, and `seq` only grows. This is also the test of a run being copyable: a version-1 run
+  passes it only if none of its rows linked through another run's row.
 
-`ChainWalk` walks a whole ledger (it owns every run) or a run's segment of it (a version-1 run,
-whose rows link through other runs' rows). `walk_run_chain` is the fast path for a run written
-under version 2 alone: its own rows, in order, and nothing else.
+Then, in either order, every row of a run the walk owns re-hashes to its `hash`, a version-2 row's
+`prev_hash` is the hash of its run's previous row, and positions run 1, 2, 3, ... A version-1 row
+is also re-hashed when it belongs to another run, since its hash is the ledger's chain itself;
+another run's version-2 row only has its link checked. The order of the checks is the order of
+the messages: where the row stands first (its link to what comes before it in the walk), then its
+bytes, then its place in its run.
+
+`step` is the rule, row by row; `walk` is the same rule inline (it runs per row of every `verify`
+and checked read) and hands any row it doubts to `step`, which names what is wrong.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from benchledger.ledger.chain import CHAIN_RUN, GENESIS, batch_linker, ledger_link
 from benchledger.ledger.mapper import EventRow
 
-__all__ = ["ChainRow", "Problem", "ChainWalk", "walk_run_chain", "position_problem", "changed", "unlinked",
-           "missing_rows"]
+__all__ = ["ChainRow", "Problem", "ChainWalk", "position_problem", "changed", "unlinked", "missing_rows"]
 
 class ChainRow(NamedTuple):
     """An event row (`mapper.EventRow`'s columns) with its chain columns: version and ledger link."""
@@ -53,22 +59,21 @@ Problem = tuple["int | None", str]
 """(first bad seq or None, what is wrong)."""
 
 
-class Linkers:
+class _Linkers(dict[tuple[str, str], Callable[..., str]]):
     """`batch_linker`s by (run, recorded_at): the rows of one append share their frames."""
 
-    def __init__(self) -> None:
-        self._linkers: dict[tuple[str, str], Callable[..., str]] = {}
+    def __missing__(self, key: tuple[str, str]) -> Callable[..., str]:
+        if len(self) > 1024:
+            self.clear()
+        link = self[key] = batch_linker(*key)
+        return link
 
     def rehash(self, row: ChainRow | EventRow) -> str:
         """The hash the row's stored bytes give, linked to its stored `prev_hash`."""
-        run_id, recorded_at, payload = row.run_id, row.recorded_at, row.payload
-        link = self._linkers.get((run_id, recorded_at))
-        if link is None:
-            if len(self._linkers) > 1024:
-                self._linkers.clear()
-            link = self._linkers[(run_id, recorded_at)] = batch_linker(run_id, recorded_at)
-        return link(row.prev_hash, row.position, row.type, row.schema_version, row.idempotency_key,
-                    payload if isinstance(payload, bytes) else payload.encode())
+        payload = row.payload
+        return self[row.run_id, row.recorded_at](
+            row.prev_hash, row.position, row.type, row.schema_version, row.idempotency_key,
+            payload if isinstance(payload, bytes) else payload.encode())
 
 
 def changed(row: ChainRow | EventRow) -> Problem:
@@ -95,97 +100,124 @@ def position_problem(seq: int, run_id: str, position: int, last_position: int) -
     return None
 
 
+def _moved_back(seq: int, run_id: str) -> Problem:
+    return seq, f"seq {seq} of run {run_id} comes before the run's earlier event: rows were moved"
+
+
 class ChainWalk:
     """A walk over rows in seq order from (prev_seq, prev_value); `step` names the first problem.
 
     With `own_run` None every run is checked in full (a whole ledger, walked from seq 0 and
-    `GENESIS`); with a run id, only that run's rows are (a segment starting at the run's first row).
+    `GENESIS`); with a run id, only that run's rows are (a segment starting at the run's first
+    row, or with `of_run` the run's rows alone).
     """
 
     def __init__(self, prev_seq: int = 0, prev_value: str = GENESIS, own_run: str | None = None) -> None:
         self.last_seq, self.value, self.own_run = prev_seq, prev_value, own_run
+        self.along_ledger = True
+        """False for a walk over one run's rows alone (`of_run`): links are checked within the run."""
         self.checked = 0
         self._heads: dict[str, tuple[int, str]] = {}
-        self._linkers = Linkers()
+        self._linkers = _Linkers()
 
-    def step(self, row: ChainRow) -> Problem | None:
+    @classmethod
+    def of_run(cls, run_id: str, last_position: int = 0, last_hash: str = GENESIS) -> ChainWalk:
+        """A walk over the rows of one run alone, after the event at `last_position` with `last_hash`
+        (none: the run's start)."""
+        walk = cls(own_run=run_id)
+        walk.along_ledger = False
+        if last_position:
+            walk._heads[run_id] = (last_position, last_hash)
+        return walk
+
+    def step(self, row: ChainRow | EventRow) -> Problem | None:
         """Check one row after the rows already stepped over; None when it holds."""
-        seq, run_id, position, stored_prev, stored_hash, chain, link = (
-            row.seq, row.run_id, row.position, row.prev_hash, row.hash, row.chain, row.link)
-        if seq != self.last_seq + 1:
-            return missing_rows(self.last_seq + 1, seq - 1)
+        seq, run_id, position, stored_prev, stored_hash = (
+            row.seq, row.run_id, row.position, row.prev_hash, row.hash)
         own = self.own_run is None or run_id == self.own_run
-        if chain == CHAIN_RUN:
-            if link != ledger_link(self.value, stored_hash):
+        last_position, last_hash = self._heads.get(run_id, (0, GENESIS))
+        if not self.along_ledger:
+            chain, link = CHAIN_RUN, None  # linked within its run, whatever its version
+            if run_id != self.own_run:
+                return seq, f"seq {seq} is an event of run {run_id}, not of run {self.own_run}"
+            if stored_prev != last_hash:
+                return _off_run_chain(seq, run_id)
+        else:
+            assert isinstance(row, ChainRow), "a walk along the ledger reads the chain columns"
+            chain, link = row.chain, row.link
+            if seq != self.last_seq + 1:
+                return missing_rows(self.last_seq + 1, seq - 1)
+            if chain == CHAIN_RUN:
+                if link != ledger_link(self.value, stored_hash):
+                    return unlinked(seq)
+            elif stored_prev != self.value:
                 return unlinked(seq)
-        elif stored_prev != self.value:
-            return unlinked(seq)
         if (own or chain != CHAIN_RUN) and self._linkers.rehash(row) != stored_hash:
             return changed(row)
         if own:
-            last_position, last_hash = self._heads.get(run_id, (0, GENESIS))
             if chain == CHAIN_RUN and stored_prev != last_hash:
                 return _off_run_chain(seq, run_id)
             problem = position_problem(seq, run_id, position, last_position)
             if problem:
                 return problem
+            if seq <= self.last_seq:
+                return _moved_back(seq, run_id)
             self._heads[run_id] = (position, stored_hash)
             self.checked += 1
         self.last_seq = seq
-        self.value = link if chain == CHAIN_RUN and link is not None else stored_hash
+        if self.along_ledger:
+            self.value = link if chain == CHAIN_RUN and link is not None else stored_hash
         return None
 
-    def walk(self, rows: Iterable[ChainRow]) -> Problem | None:
+    def walk(self, rows: Iterable[ChainRow] | Iterable[EventRow]) -> Problem | None:
         """Step over every row; the first problem, if any.
 
-        A whole ledger is walked inline (this runs per row of `verify`), and any row the inline
-        checks doubt is handed to `step`, which names what is wrong; a segment steps row by row.
+        A whole ledger and a run alone are walked inline, the checks of `step` in one expression
+        (this runs per row of `verify` and of every checked read), and any row they doubt is
+        handed to `step`, which names what is wrong; a segment steps row by row.
         """
-        if self.own_run is not None:
+        if self.own_run is not None and self.along_ledger:
             return next((problem for row in rows if (problem := self.step(row))), None)
-        heads, linkers = self._heads, self._linkers
+        heads, linkers, along, own_run = self._heads, self._linkers, self.along_ledger, self.own_run
         last_seq, value, checked = self.last_seq, self.value, self.checked
+        # The run and the append of the row before, held in locals: rows come in long stretches of
+        # one run and one append, so most rows touch no dict.
+        run: str | None = None
+        at: str | None = None
+        run_head, link_row = (0, GENESIS), batch_linker("", "")
         for row in rows:
-            seq, run_id, position, _, _, _, _, _, stored_prev, stored_hash, chain, link = row
-            last_position, last_hash = heads.get(run_id, (0, GENESIS))
-            if chain == CHAIN_RUN:
-                holds = link == ledger_link(value, stored_hash) and stored_prev == last_hash
+            seq, run_id, position, type_, version, recorded_at, key, payload, stored_prev, stored_hash = row[:10]
+            if run_id != run:
+                if run is not None:
+                    heads[run] = run_head
+                run, run_head, at = run_id, heads.get(run_id, (0, GENESIS)), None
+            if recorded_at != at:
+                at, link_row = recorded_at, linkers[run_id, recorded_at]
+            if not along:
+                holds = stored_prev == run_head[1] and seq > last_seq and run_id == own_run
+            elif (chained := cast(ChainRow, row))[10] == CHAIN_RUN:  # along the ledger: ChainRows
+                link = chained[11]
+                holds = (link == ledger_link(value, stored_hash) and stored_prev == run_head[1]
+                         and seq == last_seq + 1)
             else:
-                holds = stored_prev == value
-            if not (holds and seq == last_seq + 1 and position == last_position + 1
-                    and linkers.rehash(row) == stored_hash):
+                link = None
+                holds = stored_prev == value and seq == last_seq + 1
+            if not (holds and position == run_head[0] + 1 and link_row(
+                    stored_prev, position, type_, version, key,
+                    payload if isinstance(payload, bytes) else payload.encode()) == stored_hash):
+                if run is not None:
+                    heads[run] = run_head
                 self.last_seq, self.value, self.checked = last_seq, value, checked
                 problem = self.step(row)
                 if problem:
                     return problem
                 last_seq, value, checked = self.last_seq, self.value, self.checked
+                run = at = None  # step moved the heads on: read them again
                 continue
-            heads[run_id] = (position, stored_hash)
-            last_seq, value, checked = seq, link if chain == CHAIN_RUN and link is not None else stored_hash, checked + 1
+            run_head, last_seq, checked = (position, stored_hash), seq, checked + 1
+            if along:
+                value = link if link is not None else stored_hash
+        if run is not None:
+            heads[run] = run_head
         self.last_seq, self.value, self.checked = last_seq, value, checked
         return None
-
-
-def walk_run_chain(rows: list[EventRow], run_id: str) -> Problem | None:
-    """The first problem of a version-2 run's own rows (`ROW_COLUMNS`, in seq order), or None.
-
-    Each row must re-hash to its hash, link to the run's previous row (the first to `GENESIS`)
-    and take the next position; this is what a checked read pays per event, so it runs inline.
-    """
-    prev_hash, last_position, last_seq = GENESIS, 0, 0
-    linkers: dict[str, Callable[..., str]] = {}
-    for row in rows:
-        seq, _, position, type_, version, recorded_at, key, payload, stored_prev, stored_hash = row
-        link = linkers.get(recorded_at)
-        if link is None:
-            link = linkers[recorded_at] = batch_linker(run_id, recorded_at)
-        if stored_prev != prev_hash:
-            return _off_run_chain(seq, run_id)
-        if link(stored_prev, position, type_, version, key,
-                payload if isinstance(payload, bytes) else payload.encode()) != stored_hash:
-            return changed(row)
-        if position != last_position + 1 or seq <= last_seq:
-            return position_problem(seq, run_id, position, last_position) or (
-                seq, f"seq {seq} of run {run_id} comes before the run's earlier event: rows were moved")
-        prev_hash, last_position, last_seq = stored_hash, position, seq
-    return None
