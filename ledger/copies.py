@@ -30,12 +30,13 @@ from benchledger.errors import BadInput, LedgerError, VerificationFailed
 from benchledger.ledger import blobs as blob_table
 from benchledger.ledger.backend import LedgerConnection, select_in
 from benchledger.ledger.cache import INSERT_SQL as INSERT_RESPONSE
-from benchledger.ledger.chain import GENESIS, link_hash, ledger_link
-from benchledger.ledger.mapper import rows_to_stored
+from benchledger.ledger.chain import GENESIS, ledger_link
+from benchledger.ledger.mapper import EventRow, rows_to_stored
 from benchledger.ledger.references import blob_references
 from benchledger.ledger.run_ids import check_ulid
 from benchledger.ledger.verify import check_run_in_full
 from benchledger.ledger.tails import INSERT_EVENT, ledger_tail
+from benchledger.ledger.walk import ChainWalk
 
 __all__ = ["RunCopy", "read_run", "write_run"]
 
@@ -66,16 +67,17 @@ class RunCopy:
         return self.rows[-1][8]
 
 
-def _own_chain_problem(run_id: str, rows: list[CopiedRow], seqs: list[int]) -> str | None:
-    prev = GENESIS
-    for (_, position, *_, prev_hash, hash_), seq in zip(rows, seqs):
-        if prev_hash != prev:
-            return (f"run {run_id} cannot be copied to another ledger: it was recorded under chain "
-                    f"version 1 (before migration m003), and its event at position {position} (seq "
-                    f"{seq}) links to another run's event, so its hashes verify only in this ledger's "
-                    "chain; copy the whole ledger file instead")
-        prev = hash_
-    return None
+def _own_chain_problem(run_id: str, checked: list[EventRow]) -> str | None:
+    """Why the run's rows, checked where they stand, do not also form a chain of their own."""
+    problem = ChainWalk.of_run(run_id).walk(checked)
+    if problem is None:
+        return None
+    seq = problem[0]
+    position = next(row.position for row in checked if row.seq == seq)
+    return (f"run {run_id} cannot be copied to another ledger: it was recorded under chain "
+            f"version 1 (before migration m003), and its event at position {position} (seq "
+            f"{seq}) links to another run's event, so its hashes verify only in this ledger's "
+            "chain; copy the whole ledger file instead")
 
 
 def read_run(conn: LedgerConnection, run_id: str) -> RunCopy:
@@ -91,7 +93,7 @@ def read_run(conn: LedgerConnection, run_id: str) -> RunCopy:
         (row[1], row[2], row[3], row[4], row[5], row[6],
          row[7].decode("utf-8") if isinstance(row[7], bytes) else row[7], row[8], row[9])
         for row in checked]
-    refusal = _own_chain_problem(run_id, rows, [row[0] for row in checked])
+    refusal = _own_chain_problem(run_id, checked)
     if refusal:
         raise BadInput(refusal)
     digests = sorted({digest for _, digest in blob_references(rows_to_stored(checked))})
@@ -136,18 +138,15 @@ def write_run(conn: LedgerConnection, copy: RunCopy) -> int:
         raise LedgerError(f"run {copy.run_id} has {len(held)} events where it is copied to, more than the "
                           f"{len(copy.rows)} of the copy; copy the other way round")
     seq, value = ledger_tail(conn)
-    prev = held[-1][1] if held else GENESIS
+    walk = ChainWalk.of_run(copy.run_id, len(held), held[-1][1] if held else GENESIS)
     to_insert: list[tuple[object, ...]] = []
-    for run_id, position, type_, version, recorded_at, key, payload, prev_hash, hash_ in copy.rows[len(held):]:
-        if prev_hash != prev or link_hash(prev_hash, run_id, position, type_, version, recorded_at, key,
-                                          payload) != hash_ or position != len(held) + len(to_insert) + 1:
-            raise LedgerError(f"the copy of run {copy.run_id} does not check at position {position}; "
-                              "nothing was copied")
+    for row in copy.rows[len(held):]:
         seq += 1
-        value = ledger_link(value, hash_)
-        to_insert.append((seq, run_id, position, type_, version, recorded_at, key, payload, prev_hash,
-                          hash_, value))
-        prev = hash_
+        if walk.step(EventRow(seq, *row)):
+            raise LedgerError(f"the copy of run {copy.run_id} does not check at position {row[1]}; "
+                              "nothing was copied")
+        value = ledger_link(value, row[8])
+        to_insert.append((seq, *row, value))
     if to_insert:
         conn.executemany(INSERT_EVENT, to_insert)
     bodies = []
