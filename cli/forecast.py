@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchledger.orchestration.forecast import Forecast
-from benchledger.projections.prices import PriceTable
+from benchledger.projections.prices import PriceTable, usd
 from benchledger.tables import SEPARATOR, render_table
 
 __all__ = ["render_forecast"]
@@ -20,14 +20,14 @@ def render_forecast(forecast: Forecast, prices: PriceTable | None) -> str:
     calls = prompt = completion = 0
     for stage, count in forecast.stages.items():
         for model, (n, p, c) in sorted(count.by_model.items()):
-            usd = dollars.get((stage, model))
+            dollars_of = dollars.get((stage, model))
             rows.append([stage, model, n, f"{p:,}", f"{c:,}",
-                         *([] if costs is None else ["not priced" if usd is None else f"${usd:,.4f}"])])
+                         *([] if costs is None else ["not priced" if dollars_of is None else usd(dollars_of)])])
         calls, prompt, completion = calls + count.calls, prompt + count.prompt_tokens, completion + count.completion_tokens
     if not rows:
         rows.append(["answer, judge", "offline", 0, "0", "0", *priced])
     rows += [SEPARATOR, ["total", "", calls, f"{prompt:,}", f"{completion:,}",
-                         *([] if costs is None else [f"${costs.total:,.4f}"])]]
+                         *([] if costs is None else [usd(costs.total)])]]
     headers = ["stage", "model", "calls", "prompt tokens (est.)", "completion tokens (at most)",
                *([] if costs is None else ["USD (at most)"])]
     lines = [f"forecast for {forecast.questions} question(s): nothing was asked and nothing was written",

@@ -15,6 +15,7 @@ from typing import Any
 
 from benchledger.projections.compare import Comparison, Rate, RunColumn
 from benchledger.projections.export_html import PAGE, _e
+from benchledger.projections.prices import usd
 
 __all__ = ["render_markdown", "render_csv", "render_html", "compare_chart"]
 
@@ -74,7 +75,7 @@ def _rows(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
 def _usd(value: float | None, not_priced: list[str]) -> str:
     if value is None:
         return "n/a"
-    return f"${value:,.4f}" + (f" + not priced: {', '.join(not_priced)}" if not_priced else "")
+    return usd(value) + (f" + not priced: {', '.join(not_priced)}" if not_priced else "")
 
 
 def _notes(comparison: Comparison) -> list[str]:

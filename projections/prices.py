@@ -31,7 +31,7 @@ from benchledger.tables import SEPARATOR, render_table
 from benchledger.values import Usage
 
 __all__ = ["Price", "PriceTable", "Call", "CostRow", "Costs", "price_calls", "run_calls", "run_costs",
-           "cost_lines", "MEMORY_STAGES"]
+           "cost_lines", "usd", "MEMORY_STAGES"]
 
 MEMORY_STAGES = ("ingest", "build", "recall")
 
@@ -175,14 +175,19 @@ def run_costs(state: RunState, table: PriceTable, scorer_id: str | None = None) 
     return price_calls(run_calls(state, scorer_id), table)
 
 
+def usd(dollars: float) -> str:
+    """Dollars as shown: four decimals, six under a cent (an embedding run costs fractions of one)."""
+    return f"${dollars:,.6f}" if 0 < dollars < 0.01 else f"${dollars:,.4f}"
+
+
 def cost_lines(costs: Costs) -> list[str]:
     """The lines a report shows under its scorecard or metrics when a price table was given."""
     rows: list[Any] = [[row.stage, row.model, row.calls, f"{row.prompt_tokens:,}", f"{row.completion_tokens:,}",
-                        "not priced" if row.dollars is None else f"${row.dollars:,.4f}"] for row in costs.rows]
+                        "not priced" if row.dollars is None else usd(row.dollars)] for row in costs.rows]
     lines = [f"  cost at the prices in {costs.table.label} (the reader's table: not recorded in the run):"]
     if not rows:
         return lines + ["    no model call recorded tokens: nothing to price"]
-    rows += [SEPARATOR, ["total", "", sum(r.calls for r in costs.rows), "", "", f"${costs.total:,.4f}"]]
+    rows += [SEPARATOR, ["total", "", sum(r.calls for r in costs.rows), "", "", usd(costs.total)]]
     lines.append(render_table(rows, ["stage", "model", "calls", "prompt tokens", "completion tokens", "USD"],
                               align=["left", "left", "right", "right", "right", "right"], indent="    "))
     if costs.not_priced:

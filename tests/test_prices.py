@@ -19,7 +19,7 @@ import pytest
 from benchledger.adapters.models.loopback import LoopbackOpenAI
 from benchledger.errors import BadInput
 from benchledger.orchestration.prices import read_prices
-from benchledger.projections.prices import Call, Price, PriceTable, price_calls
+from benchledger.projections.prices import Call, Price, PriceTable, price_calls, usd
 from benchledger.values import Usage
 from conftest import MINI, requires_extra
 from ledger_cli import events_of, invoke, invoke_expecting
@@ -99,6 +99,10 @@ def test_a_call_is_priced_under_the_name_asked_then_the_name_reported():
     assert (neither.model, neither.dollars) == ("gpt-4.1-nano", None)
 
 
+def test_dollars_under_a_cent_keep_their_digits():
+    assert (usd(0.000342), usd(0.0193), usd(0.0), usd(1234.5)) == ("$0.000342", "$0.0193", "$0.0000", "$1,234.5000")
+
+
 def test_tokens_zero_cost_nothing_at_any_price_and_are_counted_as_unreported():
     calls = [Call("answer", ("offline-extractive/1",), Usage()), Call("answer", ("offline-extractive/1",), Usage())]
     (row,) = price_calls(calls, _table({"gpt-5": (1, 1)})).rows
@@ -160,7 +164,7 @@ def test_a_run_s_answer_and_judge_tokens_are_priced_and_the_table_is_never_recor
                 for stage in ("answer", "judge")}
     assert report["costs"]["by_stage_usd"] == pytest.approx(expected) and all(expected.values())
     printed = _cost_rows(run.stdout)
-    assert printed == {(stage, "gpt-5"): f"${usd:,.4f}" for stage, usd in expected.items()}
+    assert printed == {(stage, "gpt-5"): usd(dollars) for stage, dollars in expected.items()}
     assert f"{prices} (sha256 {digest[:16]})" in run.stdout
 
     cheaper = tmp_path / "cheaper.json"
@@ -200,7 +204,7 @@ def test_the_memory_s_own_calls_are_priced_per_stage_and_an_unpriced_embedder_is
     assert report["costs"]["not_priced"] == ["text-embedding-3-small"]
     assert "not priced (not in the table; their tokens are left out of the total): text-embedding-3-small" \
         in run.stdout
-    assert _cost_rows(run.stdout)[("memory build", "gpt-4.1-nano")] == f"${expected:,.4f}"
+    assert _cost_rows(run.stdout)[("memory build", "gpt-4.1-nano")] == usd(expected)
 
 
 @needs_mem0
@@ -220,7 +224,7 @@ def test_a_retrieval_run_prices_the_memory_s_embeddings_and_show_prices_it_again
     assert value["costs"]["by_stage_usd"] == pytest.approx(by_stage) and value["costs"]["not_priced"] == []
     assert "costs" not in value["memory_calls"]  # the metrics the run saved hold no dollar
     shown = invoke_expecting("show", value["run_id"], "--prices", str(prices)).stdout
-    assert "cost at the prices in" in shown and f"${sum(by_stage.values()):,.4f}" in shown
+    assert "cost at the prices in" in shown and usd(sum(by_stage.values())) in shown
     assert invoke("verify", value["run_id"]).exit_code == 0
 
 
@@ -255,7 +259,7 @@ def test_compare_prices_each_run_and_its_memory_s_own_calls(endpoint, tmp_path):
     markdown = invoke_expecting("compare", runs["sqlite"], runs["mem0"], "--allow-differences", "--prices",
                                 str(prices)).stdout
     (mem0_line,) = [line for line in markdown.splitlines() if line.startswith(f"| {runs['mem0']} ")]
-    assert f"${costs['mem0']['total_usd']:,.4f} + not priced: text-embedding-3-small" in mem0_line
+    assert f"{usd(costs['mem0']['total_usd'])} + not priced: text-embedding-3-small" in mem0_line
     assert f"Dollars at the prices in {prices}" in markdown
     unpriced = invoke_expecting("compare", runs["sqlite"], runs["mem0"], "--allow-differences").stdout
     (header,) = [line for line in unpriced.splitlines() if line.startswith("| run |")]
