@@ -40,7 +40,7 @@ def timed_run(messages: int, questions: int, *, latency: float, concurrency: int
     os.environ[_KEY_ENV] = "sk-bench-not-a-secret"
     prepared: dict[str, float] = {}
 
-    def progress(stage: str, done: int, total: int) -> None:
+    def progress(stage: str, done: int, total: int, /, **detail: int) -> None:
         if stage == "build" and done == total:
             prepared["at"] = time.perf_counter()
 

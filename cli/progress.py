@@ -1,23 +1,41 @@
 """Progress for long stages: a bar per stage for people, `progress` log events for machines.
 
-The run library reports (stage, done, total); this module decides how that is shown. On a
-terminal, click draws a bar on stderr; otherwise a line is printed at every tenth, and with
-`--log-format json` the same steps are structured log events.
+The run library reports (stage, done, total, **detail); this module decides how that is shown. On
+a terminal, click draws a bar on stderr; otherwise a line is printed at every tenth, and with
+`--log-format json` the same steps are structured log events carrying the detail as fields.
+Ingest and build add the scopes finished and the memory system's own model calls so far
+(`memory_calls`, from its recording proxy): the bar shows them beside the count, and a line is
+also printed when they moved and `_QUIET_S` passed since the last one, so a long extraction batch
+(mem0 or Graphiti calling their model) is seen working between tenths.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+import time
 from typing import Any
 
 import click
 import structlog
 
+from benchledger.callbacks import Progress
 from benchledger.cli.render import unfiltered
+
 __all__ = ["ProgressDisplay", "make_progress"]
 
 log = structlog.get_logger("benchledger.progress")
+
+_QUIET_S = 10.0
+"""Between tenths, a line for moved detail (the memory's calls) at most this often."""
+
+
+def _detail_text(detail: dict[str, int]) -> str:
+    parts = []
+    if "scopes" in detail:
+        parts.append(f"scopes {detail.get('scopes_done', 0)}/{detail['scopes']}")
+    if detail.get("memory_calls"):
+        parts.append(f"memory calls {detail['memory_calls']}")
+    return ", ".join(parts)
 
 
 class ProgressDisplay:
@@ -26,28 +44,35 @@ class ProgressDisplay:
         self.stream = stream or unfiltered(sys.stderr)  # the bar's own controls must reach the terminal
         self._bars: dict[str, Any] = {}  # click progress bars
         self._last_step: dict[str, int] = {}
+        self._last_detail: dict[str, tuple[dict[str, int], float]] = {}
         self._tty = self.stream.isatty() and log_format == "console"
 
-    def __call__(self, stage: str, done: int, total: int) -> None:
+    def __call__(self, stage: str, done: int, total: int, /, **detail: int) -> None:
         if total <= 0:
             return
         if self._tty:
-            self._bar(stage, total).update(done - self._bar(stage, total).pos)
+            bar = self._bar(stage, total)
+            bar.update(done - bar.pos, current_item=_detail_text(detail))
             if done >= total:
                 self._bars.pop(stage).render_finish()
             return
         step = (10 * done) // total
-        if self._last_step.get(stage) == step:
+        now = time.monotonic()
+        shown, at = self._last_detail.get(stage, ({}, now))
+        if self._last_step.get(stage) == step and (detail == shown or now - at < _QUIET_S):
             return
         self._last_step[stage] = step
+        self._last_detail[stage] = (detail, now)
         if self.log_format == "json":
-            log.info("progress", stage=stage, done=done, total=total)
+            log.info("progress", stage=stage, done=done, total=total, **detail)
         else:
-            click.echo(f"  {stage}: {done}/{total}", file=self.stream)
+            extra = _detail_text(detail)
+            click.echo(f"  {stage}: {done}/{total}" + (f" ({extra})" if extra else ""), file=self.stream)
 
     def _bar(self, stage: str, total: int):
         if stage not in self._bars:
-            bar = click.progressbar(length=total, label=f"  {stage:<10}", file=self.stream, show_pos=True)
+            bar = click.progressbar(length=total, label=f"  {stage:<10}", file=self.stream, show_pos=True,
+                                    item_show_func=lambda item: item or None)
             unlabelled = bar.format_eta
             bar.format_eta = lambda: f"{unlabelled()} left" if unlabelled() else ""  # type: ignore[method-assign]
             bar.__enter__()
@@ -60,5 +85,5 @@ class ProgressDisplay:
         self._bars.clear()
 
 
-def make_progress(log_format: str) -> Callable[[str, int, int], None]:
+def make_progress(log_format: str) -> Progress:
     return ProgressDisplay(log_format)

@@ -257,7 +257,7 @@ class QuestionAsker:
         started = monotonic_ms()
         calls = model_calls_of(job.memory)
         try:
-            with in_stage(calls, "recall", question_id=question.question_id):
+            with in_stage(calls, "recall", scope=self.scopes[question.scope_key], question_id=question.question_id):
                 candidates = job.memory.recall(
                     self.scopes[question.scope_key], question.text, asking_user=question.asking_user, k=job.k,
                     token_budget=job.token_budget, question_time=question.question_time)

@@ -43,15 +43,17 @@ def share_scheduler(memory: MemorySystem, scheduler: EndpointScheduler | None, b
     return True
 
 
-def in_stage(calls: RecordingProxy | None, stage: Stage, *, scope_key: str | None = None,
+def in_stage(calls: RecordingProxy | None, stage: Stage, *, scope: str | None = None, scope_key: str | None = None,
              question_id: str | None = None) -> ContextManager[None]:
+    """Attribute the memory's calls inside to this stage; `scope` is the memory scope's name, whose
+    route (`RecordingProxy.route`) keeps the calls of concurrent scopes apart."""
     if calls is None:
         return nullcontext()
-    return calls.stage(stage, scope_key=scope_key, question_id=question_id)
+    return calls.stage(stage, scope=scope, scope_key=scope_key, question_id=question_id)
 
 
-def drained_events(calls: RecordingProxy | None) -> list[MemoryModelCalled]:
-    """The proxy's calls since the last drain, as events."""
+def drained_events(calls: RecordingProxy | None, scope_key: str | None = None) -> list[MemoryModelCalled]:
+    """The proxy's calls since the last drain, as events (only those of `scope_key`, when named)."""
     if calls is None:
         return []
     return [MemoryModelCalled(
@@ -59,4 +61,4 @@ def drained_events(calls: RecordingProxy | None) -> list[MemoryModelCalled]:
         endpoint=c.endpoint, model_asked=c.model_asked, model_reported=c.model_reported,
         usage=Usage(prompt_tokens=c.prompt_tokens, completion_tokens=c.completion_tokens),
         latency_ms=c.latency_ms, status=c.status, upstream=calls.shown_upstream,
-        request_digest=c.request_digest, response_digest=c.response_digest) for c in calls.drain()]
+        request_digest=c.request_digest, response_digest=c.response_digest) for c in calls.drain(scope_key)]

@@ -3,28 +3,61 @@
 Ingest and build are batched (one event and one transaction per batch). Preparation is
 idempotent (memory systems ingest by doc_id) and always verified: scoring is refused unless the
 memory system itself reports at least the selected documents and nothing pending.
+
+Scopes are prepared concurrently, up to the run's `--concurrency`, when the memory system says it
+can take concurrent scopes (`concurrent_scopes`: mem0 and Graphiti, whose model calls run outside
+their store's lock); otherwise one at a time. A scope is one unit: its documents are ingested and
+then built in order by one worker, so its events (batch numbers, first and last doc ids, chunk
+ids) are the same whatever else runs. The workers hand their events to the calling thread, which
+alone appends them, as each batch finishes: the events of different scopes interleave in the
+ledger in the order they finished. Nothing reads that interleaving: the run's fold counts ingest
+and build per scope, resume asks the memory itself what each scope holds (ingest is idempotent,
+build takes only what is pending), and verify re-hashes whatever order was stored. A scope that
+fails records a `Failed` (stage prepare, naming the scope) and stops; the others go on and keep
+their work; the run then aborts before scoring (`ScopesFailed`), to be resumed.
+
+The memory's own model calls are attributed to their scope through the recording proxy's route for
+it (`orchestration.memory_calls`) and appended with that scope's batch. Progress reports the
+documents ingested and built over the whole run, the scopes finished and the memory's model calls
+so far, also while a long batch is still running.
 """
 
 from __future__ import annotations
 
+import queue
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
 import structlog
 
-from benchledger.adapters.benchmarks.base import Dataset
+from benchledger.adapters.benchmarks.base import Dataset, Document
 from benchledger.adapters.memory.protocol import MemorySystem
+from benchledger.adapters.memory.recording_proxy import RecordingProxy
 from benchledger.orchestration.memory_calls import drained_events, in_stage, model_calls_of
-from benchledger.callbacks import Progress, Redact, no_progress
+from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
+from benchledger.errors import BenchledgerError
 from benchledger.ledger.events import (
-    ChunkExtracted, CorpusFingerprinted, Failed, MessagesIngested, ScopePurged, ScopeVerified,
+    ChunkExtracted, CorpusFingerprinted, Event, Failed, MessagesIngested, ScopePurged, ScopeVerified,
 )
 from benchledger.ledger.recorder import Recorder
 from benchledger.orchestration.leases import ScopeLeases
 from benchledger.redaction import safe_message
 
-__all__ = ["scope_names", "dataset_fingerprint", "fingerprint_event", "prepare_scopes", "verify_scopes", "purge_scopes"]
+__all__ = ["scope_names", "dataset_fingerprint", "fingerprint_event", "prepare_scopes", "verify_scopes", "purge_scopes",
+           "ScopesFailed", "scope_workers"]
 
 log = structlog.get_logger("benchledger.prepare")
 
 _last_fingerprint: tuple[Dataset, str] | None = None
+
+_TICK_S = 1.0
+"""How often progress is reported while a batch is still running (the memory's calls go on)."""
+
+
+class ScopesFailed(BenchledgerError):
+    """Some scopes failed to prepare; each failure is already recorded as a `Failed` naming its scope."""
 
 
 def dataset_fingerprint(dataset: Dataset) -> str:
@@ -61,35 +94,132 @@ def fingerprint_event(dataset: Dataset) -> CorpusFingerprinted:
     )
 
 
+def scope_workers(memory: MemorySystem, concurrency: int) -> int:
+    """How many scopes are prepared at once: the run's concurrency where the memory can take it, else 1."""
+    return max(1, concurrency) if getattr(memory, "concurrent_scopes", False) else 1
+
+
+def build_batch(memory: MemorySystem, batch_size: int) -> int:
+    """Documents per build batch: the run's batch size, or the memory's preferred one if smaller."""
+    preferred = getattr(memory, "build_batch", None)
+    return min(batch_size, preferred) if isinstance(preferred, int) and preferred > 0 else batch_size
+
+
+@dataclass
+class _Tally:
+    """What progress shows: documents ingested and built over the run, scopes finished."""
+
+    total: int
+    scopes: int
+    ingested: int = 0
+    built: int = 0
+    finished: int = 0
+
+
 def prepare_scopes(ledger: Recorder, run_id: str, dataset: Dataset, memory: MemorySystem, *, preparation: int,
-                   batch_size: int, progress: Progress = no_progress) -> None:
-    """Ingest every scope in batches, then build it; one event per batch."""
+                   batch_size: int, concurrency: int = 1, attempt: int = 1, redact: Redact = no_redaction,
+                   progress: Progress = no_progress) -> None:
+    """Ingest, then build, every scope in batches (one event per batch), scopes concurrently where the
+    memory allows (module docstring). Raises `ScopesFailed` after the others finished if any failed."""
     names = scope_names(dataset)
-    total = dataset.document_count
-    done = 0
     calls = model_calls_of(memory)
-    for key, docs in dataset.scopes.items():
-        scope = names[key]
-        for batch, start in enumerate(range(0, len(docs), batch_size)):
-            chunk = docs[start:start + batch_size]
-            with in_stage(calls, "ingest", scope_key=key):
-                new = memory.ingest(scope, chunk)
-            ledger.append(run_id, [MessagesIngested(
+    tally = _Tally(total=dataset.document_count, scopes=len(dataset.scopes))
+    finished: queue.Queue[tuple[str, list[Event], int, int, bool]] = queue.Queue()
+    stop = threading.Event()
+    unit = _ScopeUnit(memory, calls, preparation=preparation, batch_size=batch_size,
+                      build_size=build_batch(memory, batch_size), attempt=attempt, redact=redact,
+                      emit=lambda *item: finished.put(item), stop=stop)
+    failed: list[str] = []
+
+    def report(stage: str) -> None:
+        done = tally.ingested if stage == "ingest" else tally.built
+        progress(stage, done, tally.total, scopes_done=tally.finished, scopes=tally.scopes,
+                 memory_calls=calls.count if calls is not None else 0)
+
+    pool = ThreadPoolExecutor(max_workers=scope_workers(memory, concurrency), thread_name_prefix="benchledger-prepare")
+    try:
+        futures = [pool.submit(unit.prepare, key, names[key], docs) for key, docs in dataset.scopes.items()]
+        open_scopes, stage = len(futures), "ingest"
+        while open_scopes:
+            try:
+                key, events, ingested, built, last = finished.get(timeout=_TICK_S)
+            except queue.Empty:
+                if any(f.done() and f.exception() for f in futures):  # a worker died outside its own guard
+                    break
+                report(stage)
+                continue
+            if events:
+                ledger.append(run_id, events)
+            tally.ingested += ingested
+            tally.built += built
+            if any(isinstance(e, Failed) for e in events):
+                failed.append(key)
+            if last:
+                open_scopes -= 1
+                tally.finished += 1
+            stage = "build" if built or (stage == "build" and not ingested) else "ingest"
+            report(stage)
+        for future in futures:
+            future.result()  # re-raise what escaped a worker
+    except BaseException:
+        stop.set()  # workers stop after their batch in flight; what they finish is not appended
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    if calls is not None and (rest := drained_events(calls)):  # calls no stage claimed
+        ledger.append(run_id, rest)
+    if failed:
+        raise ScopesFailed(f"{len(failed)} of {len(names)} scope(s) failed to prepare: {', '.join(failed[:5])} "
+                           "(see `benchledger failures`; resume the run)")
+
+
+@dataclass
+class _ScopeUnit:
+    """Prepares one scope at a time on a worker: ingest its batches, build it, hand each batch's events on."""
+
+    memory: MemorySystem
+    calls: RecordingProxy | None
+    preparation: int
+    batch_size: int
+    build_size: int
+    attempt: int
+    redact: Redact
+    emit: Callable[[str, list[Event], int, int, bool], None]
+    """emit(scope_key, events, documents ingested, documents built, scope finished)."""
+    stop: threading.Event
+
+    def prepare(self, key: str, scope: str, docs: Sequence[Document]) -> None:
+        try:
+            self._ingest(key, scope, docs)
+            self._build(key, scope)
+        except Exception as err:  # an operational failure of the memory system in this scope: recorded
+            log.warning("scope failed to prepare", scope_key=key, error=type(err).__name__)
+            self.emit(key, [*drained_events(self.calls, key), Failed(
+                stage="prepare", scope_key=key, error_class=type(err).__name__,
+                message=safe_message(self.redact(str(err))), attempt=self.attempt)], 0, 0, True)
+            return
+        self.emit(key, drained_events(self.calls, key), 0, 0, True)
+
+    def _ingest(self, key: str, scope: str, docs: Sequence[Document]) -> None:
+        for batch, start in enumerate(range(0, len(docs), self.batch_size)):
+            if self.stop.is_set():
+                return
+            chunk = docs[start:start + self.batch_size]
+            with in_stage(self.calls, "ingest", scope=scope, scope_key=key):
+                new = self.memory.ingest(scope, chunk)
+            self.emit(key, [MessagesIngested(
                 scope_key=key, batch=batch, first_doc_id=chunk[0].doc_id, last_doc_id=chunk[-1].doc_id,
-                count=len(chunk), new=new, preparation=preparation), *drained_events(calls)])
-            done += len(chunk)
-            progress("ingest", done, total)
-    built = 0
-    for key in dataset.scopes:
-        with in_stage(calls, "build", scope_key=key):
-            batches = memory.build(names[key], batch_size)
-            for batch, chunk_ids in enumerate(batches):
-                ledger.append(run_id, [ChunkExtracted(scope_key=key, batch=batch, chunk_ids=tuple(chunk_ids),
-                                                      preparation=preparation), *drained_events(calls)])
-                built += len(chunk_ids)
-                progress("build", built, total)
-        if calls is not None and (rest := drained_events(calls)):
-            ledger.append(run_id, rest)
+                count=len(chunk), new=new, preparation=self.preparation), *drained_events(self.calls, key)],
+                len(chunk), 0, False)
+
+    def _build(self, key: str, scope: str) -> None:
+        with in_stage(self.calls, "build", scope=scope, scope_key=key):
+            for batch, chunk_ids in enumerate(self.memory.build(scope, self.build_size)):
+                self.emit(key, [ChunkExtracted(scope_key=key, batch=batch, chunk_ids=tuple(chunk_ids),
+                                               preparation=self.preparation), *drained_events(self.calls, key)],
+                          0, len(chunk_ids), False)
+                if self.stop.is_set():
+                    return
 
 
 def verify_scopes(ledger: Recorder, run_id: str, dataset: Dataset, memory: MemorySystem, *, check: int) -> list[str]:

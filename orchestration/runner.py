@@ -36,7 +36,7 @@ from benchledger.orchestration.asker import QuestionAsker, QuestionJob
 from benchledger.orchestration.leases import ScopeLeases
 from benchledger.orchestration.memory_calls import share_scheduler
 from benchledger.orchestration.prepare import (
-    fingerprint_event, prepare_scopes, purge_scopes, scope_names, verify_scopes,
+    ScopesFailed, fingerprint_event, prepare_scopes, purge_scopes, scope_names, verify_scopes,
 )
 from benchledger.orchestration.provenance import collect_provenance
 from benchledger.orchestration.releases import release_files
@@ -169,7 +169,10 @@ def _execute(ledger: Recorder, run_id: str, parts: RunParts, *, attempt: int, pr
     if prepare:
         try:
             prepare_scopes(ledger, run_id, dataset, memory, preparation=state.preparation + 1,
-                           batch_size=settings.batch_size, progress=parts.progress)
+                           batch_size=settings.batch_size, concurrency=settings.concurrency, attempt=attempt,
+                           redact=parts.redact, progress=parts.progress)
+        except ScopesFailed as err:  # each failed scope is recorded already; the others kept their work
+            _abort(ledger, run_id, parts, "prepare", err, attempt, recorded=True)
         except Exception as err:  # the memory system failed while preparing: record, abort, never score
             _abort(ledger, run_id, parts, "prepare", err, attempt)
     try:
@@ -235,11 +238,13 @@ def finish(ledger: Recorder, run_id: str, benchmark: Benchmark, events: list[Eve
 
 
 def _abort(ledger: Recorder, run_id: str, parts: RunParts, stage: Stage, err: BaseException, attempt: int, *,
-           error_class: str | None = None) -> None:
+           error_class: str | None = None, recorded: bool = False) -> None:
+    """Finish the run as aborted at `stage`, recording the failure unless it is `recorded` already."""
     message = safe_message(parts.redact(str(err)))
+    failed = [] if recorded else [
+        Failed(stage=stage, error_class=error_class or type(err).__name__, message=message, attempt=attempt)]
     finish(ledger, run_id, parts.benchmark, [
-        Failed(stage=stage, error_class=error_class or type(err).__name__, message=message, attempt=attempt),
-        RunFinished(status="aborted", reason=f"{stage}: {message}", attempt=attempt),
+        *failed, RunFinished(status="aborted", reason=f"{stage}: {message}", attempt=attempt),
     ])
     raise RunAborted(f"run {run_id} aborted at {stage}: {message}", run_id=run_id)
 

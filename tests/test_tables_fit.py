@@ -83,7 +83,7 @@ def test_resumed_progress_goes_on_from_what_the_ledger_already_holds():
     seen: list[tuple[str, int, int]] = []
     with Ledger.open("partial.db") as ledger:
         ledger.append(run_id, events[:judged[7] + 1], blobs=bodies)
-        resume_run(ledger, run_id, progress=lambda stage, done, total: seen.append((stage, done, total)))
+        resume_run(ledger, run_id, progress=lambda stage, done, total, **_: seen.append((stage, done, total)))
     questions = [step for step in seen if step[0] == "questions"]
     assert questions[0] == ("questions", 8, 40)  # not 1/40: eight were on the ledger already
     assert questions[-1] == ("questions", 40, 40)

@@ -28,14 +28,16 @@ import hashlib
 import json
 import os
 import shutil
+import threading
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version as installed_version
 from pathlib import Path
 from typing import Any
 
+from benchledger.adapters.benchmarks.base import Document
 from benchledger.adapters.memory.documents import pack_ranked
 from benchledger.adapters.memory.evalstore import purge_scope, require_evaluation_store
-from benchledger.adapters.memory.mem0_memory import _groups, parse_granularity
+from benchledger.adapters.memory.mem0_memory import _groups, parse_granularity, whole_groups
 from benchledger.adapters.memory.protocol import Candidate, MemorySystemError
 from benchledger.adapters.memory.recording_proxy import PLACEHOLDER_KEY, RecordingProxy
 from benchledger.adapters.memory.stored import StoredMemory
@@ -59,6 +61,10 @@ class GraphitiMemory(StoredMemory):
     name = "graphiti"
     version = GRAPHITI_VERSION
     documents_table = "graphiti_documents"
+    concurrent_scopes = True
+    """One Kuzu database and one Graphiti per scope, all driven by one event loop outside the store's lock."""
+    build_batch = 20
+    """Graphiti makes several model calls per episode: one ChunkExtracted (and a crash's loss) per few episodes."""
 
     def __init__(self, store_path: Path | str, *, granularity: str = "message", llm_model: str = "gpt-4.1-nano",
                  embedder_model: str = "text-embedding-3-small", embedding_dims: str | int = "256",
@@ -83,8 +89,13 @@ class GraphitiMemory(StoredMemory):
                                           shown_upstream="loopback" if self._loopback is not None else None)
         """Every call Graphiti makes to its model goes through this proxy; the run drains it onto the ledger."""
         self.model = f"loopback:{llm_model}" if self._loopback is not None else llm_model
+        # One loop in its own thread runs every scope's coroutines: the scopes the run prepares at
+        # once wait on the same loop, so their model calls overlap there.
         self._loop = asyncio.new_event_loop()
+        self._loop_thread = threading.Thread(target=self._loop.run_forever, name="graphiti-loop", daemon=True)
+        self._loop_thread.start()
         self._graphs: dict[str, Any] = {}
+        self._graphs_lock = threading.Lock()
 
     def _setup(self) -> None:
         self._conn.execute(f'CREATE TABLE IF NOT EXISTS "{_EPISODES}" (scope TEXT NOT NULL, uuid TEXT NOT NULL, '
@@ -96,8 +107,12 @@ class GraphitiMemory(StoredMemory):
         return self.root / hashlib.sha256(scope.encode()).hexdigest()[:24]
 
     def _graph(self, scope: str) -> Any:
-        if scope in self._graphs:
+        with self._graphs_lock:
+            if scope not in self._graphs:
+                self._graphs[scope] = self._open_graph(scope)
             return self._graphs[scope]
+
+    def _open_graph(self, scope: str) -> Any:
         os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"
         import warnings
 
@@ -114,21 +129,22 @@ class GraphitiMemory(StoredMemory):
             warnings.simplefilter("ignore", DeprecationWarning)
             driver = KuzuDriver(db=str(folder / "graph.kuzu"))
         _create_fulltext_indexes(driver)
-        config = LLMConfig(base_url=self.model_calls.base_url, api_key=PLACEHOLDER_KEY, model=self.llm_model,
+        route = self.model_calls.route(scope)  # this scope's calls, told apart from other scopes'
+        config = LLMConfig(base_url=route, api_key=PLACEHOLDER_KEY, model=self.llm_model,
                            small_model=self.llm_model)
         graph = Graphiti(graph_driver=driver, llm_client=OpenAIGenericClient(config),
                          embedder=OpenAIEmbedder(OpenAIEmbedderConfig(
-                             base_url=self.model_calls.base_url, api_key=PLACEHOLDER_KEY,
+                             base_url=route, api_key=PLACEHOLDER_KEY,
                              embedding_model=self.embedder_model, embedding_dim=self.embedding_dims)),
                          cross_encoder=OpenAIRerankerClient(config=config))
-        self._graphs[scope] = graph
         return graph
 
     def _run(self, coroutine: Any) -> Any:
-        return self._loop.run_until_complete(coroutine)
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
 
     def _release(self, scope: str) -> None:
-        graph = self._graphs.pop(scope, None)
+        with self._graphs_lock:
+            graph = self._graphs.pop(scope, None)
         if graph is not None:
             try:
                 graph.driver.db.close()
@@ -137,12 +153,13 @@ class GraphitiMemory(StoredMemory):
 
     # -- StoredMemory hooks -----------------------------------------------------------------
 
-    def _extract(self, scope: str, batch: list[tuple[int, str, str]]) -> None:
+    def _extract_unlocked(self, scope: str, documents: list[Document]) -> list[tuple[str, list[str]]]:
+        """Add the batch's episodes in order; returns (episode uuid, its doc_ids) for each."""
         from graphiti_core.nodes import EpisodeType
 
-        documents = self._documents.fetch([row_id for row_id, _, _ in batch])
         graph = self._graph(scope)
-        for group in _groups([documents[row_id] for row_id, _, _ in batch], self.granularity):
+        episodes = []
+        for group in _groups(documents, self.granularity):
             body = "\n".join(f"{doc.author or 'unknown'}: {doc.text}" for doc in group)
             try:
                 added = self._run(graph.add_episode(
@@ -150,8 +167,16 @@ class GraphitiMemory(StoredMemory):
                     reference_time=group[0].timestamp or _EPOCH, source=EpisodeType.message))
             except Exception as exc:  # the model, the graph: operational, never a wrong answer
                 raise MemorySystemError(f"graphiti add_episode failed: {type(exc).__name__}: {exc}") from exc
-            self._conn.execute(f'INSERT OR REPLACE INTO "{_EPISODES}" (scope, uuid, doc_ids) VALUES (?, ?, ?)',
-                               (scope, added.episode.uuid, json.dumps([doc.doc_id for doc in group])))
+            episodes.append((added.episode.uuid, [doc.doc_id for doc in group]))
+        return episodes
+
+    def _record_extracted(self, scope: str, batch: list[tuple[int, str, str]], outcome: object) -> None:
+        assert isinstance(outcome, list)
+        self._conn.executemany(f'INSERT OR REPLACE INTO "{_EPISODES}" (scope, uuid, doc_ids) VALUES (?, ?, ?)',
+                               [(scope, uuid, json.dumps(doc_ids)) for uuid, doc_ids in outcome])
+
+    def _whole_groups(self, documents: list[Document]) -> int:
+        return whole_groups(documents, self.granularity)
 
     def _purge(self, scope: str) -> int:
         require_evaluation_store(self._conn, action="purge")  # before the folder, not after
@@ -170,11 +195,11 @@ class GraphitiMemory(StoredMemory):
 
         config = SearchConfig(edge_config=EdgeSearchConfig(search_methods=[EdgeSearchMethod.cosine_similarity],
                                                            reranker=EdgeReranker.rrf, sim_min_score=-1.0), limit=k)
+        try:
+            found = self._run(self._graph(scope).search_(query, config=config))
+        except Exception as exc:
+            raise MemorySystemError(f"graphiti search failed: {type(exc).__name__}: {exc}") from exc
         with self._lock:
-            try:
-                found = self._run(self._graph(scope).search_(query, config=config))
-            except Exception as exc:
-                raise MemorySystemError(f"graphiti search failed: {type(exc).__name__}: {exc}") from exc
             episodes = {uuid: tuple(json.loads(ids)) for uuid, ids in self._conn.execute(
                 f'SELECT uuid, doc_ids FROM "{_EPISODES}" WHERE scope = ?', (scope,))}
         drafts = []
@@ -188,6 +213,8 @@ class GraphitiMemory(StoredMemory):
     def close(self) -> None:
         for scope in list(self._graphs):
             self._release(scope)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._loop_thread.join()
         self._loop.close()
         self.model_calls.close()
         if self._loopback is not None:

@@ -45,7 +45,7 @@ from typing import Any
 
 from benchledger.adapters.benchmarks.base import Document
 from benchledger.adapters.memory.documents import pack_ranked
-from benchledger.adapters.memory.evalstore import purge_scope, require_evaluation_store
+from benchledger.adapters.memory.evalstore import purge_scope, require_evaluation_store, transaction
 from benchledger.adapters.memory.protocol import Candidate, MemorySystemError, PlannedCalls
 from benchledger.adapters.memory.recording_proxy import PLACEHOLDER_KEY, RecordingProxy
 from benchledger.adapters.memory.stored import StoredMemory
@@ -88,6 +88,31 @@ def _option_default(name: str) -> str:
     return str(inspect.signature(Mem0Memory.__init__).parameters[name].default)
 
 
+def whole_groups(documents: list[Document], granularity: int | str) -> int:
+    """How many leading documents end on a group's edge: a full batch leaves its last channel run
+    (session or N-message groups) for the next batch, which may continue it (0: one run fills it)."""
+    if granularity == "message" or not documents:
+        return len(documents)
+    last = documents[-1].channel
+    keep = len(documents)
+    while keep and documents[keep - 1].channel == last:
+        keep -= 1
+    return keep
+
+
+def build_batches(documents: Sequence[Document], batch_size: int, granularity: int | str) -> list[list[Document]]:
+    """The batches `StoredMemory.build` makes of a scope's pending documents: `batch_size` at a time,
+    a full one cut back to its last whole group (`whole_groups`)."""
+    batches, start = [], 0
+    while start < len(documents):
+        batch = list(documents[start:start + batch_size])
+        if len(batch) == batch_size:
+            batch = batch[:whole_groups(batch, granularity) or len(batch)]
+        batches.append(batch)
+        start += len(batch)
+    return batches
+
+
 def _groups(batch: list[Document], granularity: int | str) -> list[list[Document]]:
     if granularity == "message":
         return [[doc] for doc in batch]
@@ -105,6 +130,8 @@ class Mem0Memory(StoredMemory):
     name = "mem0"
     version = MEM0_VERSION
     documents_table = "mem0_documents"
+    concurrent_scopes = True
+    """Each scope has its own mem0 client and embedded stores; `add` runs outside the store's lock."""
 
     def __init__(self, store_path: Path | str, *, infer: str | bool = "false", granularity: str = "message",
                  llm_model: str = "gpt-4.1-nano", embedder_model: str = "text-embedding-3-small",
@@ -137,6 +164,9 @@ class Mem0Memory(StoredMemory):
         """The memory's own model, as a run records it (`RunConfig.memory_model`)."""
         self._clients: dict[str, Any] = {}
         self._clients_lock = threading.Lock()
+        self.build_batch = _INFER_BUILD_BATCH if self.infer else None
+        """With extraction, about a few sessions a batch: one ChunkExtracted (and a crash's loss) per
+        batch rather than per thousand documents."""
 
     @classmethod
     def planned_calls(cls, options: Mapping[str, object], scopes: Iterable[Sequence[Document]], *,
@@ -158,8 +188,8 @@ class Mem0Memory(StoredMemory):
         for documents in scopes:
             ordered = sorted(documents, key=lambda doc: doc.position)  # the build's order (stable: arrival)
             messages += len(ordered)
-            adds += sum(len(_groups(ordered[start:start + batch_size], granularity))
-                        for start in range(0, len(ordered), batch_size))
+            size = min(batch_size, _INFER_BUILD_BATCH) if infer else batch_size
+            adds += sum(len(_groups(batch, granularity)) for batch in build_batches(ordered, size, granularity))
         planned = [PlannedCalls("build", "chat", llm, adds, adds),
                    PlannedCalls("build", "embeddings", embedder, adds, 2 * adds)] if infer else \
             [PlannedCalls("build", "embeddings", embedder, messages, messages)]
@@ -183,14 +213,15 @@ class Mem0Memory(StoredMemory):
             from mem0 import Memory
 
             key = PLACEHOLDER_KEY  # the proxy puts the real key on the outgoing request
+            route = self.model_calls.route(scope)  # this scope's calls, told apart from other scopes'
             client = Memory.from_config({
                 "vector_store": {"provider": "qdrant", "config": {
                     "collection_name": "benchledger", "path": str(folder / "qdrant"), "on_disk": True,
                     "embedding_model_dims": self.embedding_dims}},
                 "llm": {"provider": "openai", "config": {
-                    "model": self.llm_model, "openai_base_url": self.base_url, "api_key": key, "temperature": 0}},
+                    "model": self.llm_model, "openai_base_url": route, "api_key": key, "temperature": 0}},
                 "embedder": {"provider": "openai", "config": {
-                    "model": self.embedder_model, "openai_base_url": self.base_url, "api_key": key,
+                    "model": self.embedder_model, "openai_base_url": route, "api_key": key,
                     "embedding_dims": self.embedding_dims}},
                 "history_db_path": str(folder / "history.db"),
             })
@@ -205,22 +236,23 @@ class Mem0Memory(StoredMemory):
 
     # -- StoredMemory hooks -----------------------------------------------------------------
 
-    def _extract(self, scope: str, batch: list[tuple[int, str, str]]) -> None:
-        documents = self._documents.fetch([row_id for row_id, _, _ in batch])
-        ordered = [documents[row_id] for row_id, _, _ in batch]
+    def _extract_unlocked(self, scope: str, documents: list[Document]) -> None:
         client = self._client(scope)
         try:
             if not self.infer:
-                for doc in ordered:
+                for doc in documents:
                     client.add([_message(doc)], user_id=_USER, infer=False, metadata={"doc_ids": [doc.doc_id]})
                 return
-            for group in _groups(ordered, self.granularity):
+            for group in _groups(documents, self.granularity):
                 client.add([_message(doc) for doc in group], user_id=_USER, infer=True,
                            metadata={"doc_ids": [doc.doc_id for doc in group]})
         except (MemorySystemError, BadInput):
             raise
         except Exception as exc:  # mem0's LLMError, VectorStoreError, a refused endpoint: operational
             raise MemorySystemError(f"mem0 add failed: {type(exc).__name__}: {exc}") from exc
+
+    def _whole_groups(self, documents: list[Document]) -> int:
+        return whole_groups(documents, self.granularity if self.infer else "message")
 
     def _purge(self, scope: str) -> int:
         require_evaluation_store(self._conn, action="purge")  # before the folder, not after
