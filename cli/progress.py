@@ -4,9 +4,9 @@ The run library reports (stage, done, total, **detail); this module decides how 
 a terminal, click draws a bar on stderr; otherwise a line is printed at every tenth, and with
 `--log-format json` the same steps are structured log events carrying the detail as fields.
 Ingest and build add the scopes finished and the memory system's own model calls so far
-(`memory_calls`, from its recording proxy): the bar shows them beside the count, and a line is
-also printed when they moved and `_QUIET_S` passed since the last one, so a long extraction batch
-(mem0 or Graphiti calling their model) is seen working between tenths.
+(`memory_calls`, from its recording proxy): the bar shows them beside the count; a line is also
+printed when a scope finishes, and when the calls moved and `_QUIET_S` passed since the last line,
+so a long extraction batch (mem0 or Graphiti calling their model) is seen working between tenths.
 """
 
 from __future__ import annotations
@@ -59,7 +59,9 @@ class ProgressDisplay:
         step = (10 * done) // total
         now = time.monotonic()
         shown, at = self._last_detail.get(stage, ({}, now))
-        if self._last_step.get(stage) == step and (detail == shown or now - at < _QUIET_S):
+        calls_only = {k: v for k, v in detail.items() if k != "memory_calls"} == \
+            {k: v for k, v in shown.items() if k != "memory_calls"}
+        if self._last_step.get(stage) == step and calls_only and (detail == shown or now - at < _QUIET_S):
             return
         self._last_step[stage] = step
         self._last_detail[stage] = (detail, now)

@@ -124,7 +124,7 @@ def prepare_scopes(ledger: Recorder, run_id: str, dataset: Dataset, memory: Memo
     names = scope_names(dataset)
     calls = model_calls_of(memory)
     tally = _Tally(total=dataset.document_count, scopes=len(dataset.scopes))
-    finished: queue.Queue[tuple[str, list[Event], int, int, bool]] = queue.Queue()
+    finished: queue.Queue[tuple[str, Sequence[Event], int, int, bool]] = queue.Queue()
     stop = threading.Event()
     unit = _ScopeUnit(memory, calls, preparation=preparation, batch_size=batch_size,
                       build_size=build_batch(memory, batch_size), attempt=attempt, redact=redact,
@@ -149,7 +149,7 @@ def prepare_scopes(ledger: Recorder, run_id: str, dataset: Dataset, memory: Memo
                 report(stage)
                 continue
             if events:
-                ledger.append(run_id, events)
+                ledger.append(run_id, list(events))
             tally.ingested += ingested
             tally.built += built
             if any(isinstance(e, Failed) for e in events):
@@ -184,7 +184,7 @@ class _ScopeUnit:
     build_size: int
     attempt: int
     redact: Redact
-    emit: Callable[[str, list[Event], int, int, bool], None]
+    emit: Callable[[str, Sequence[Event], int, int, bool], None]
     """emit(scope_key, events, documents ingested, documents built, scope finished)."""
     stop: threading.Event
 

@@ -16,6 +16,11 @@ search returned nothing here, and the default 0.6 floor dropped every fact under
 embeddings), ranked by Graphiti's reciprocal-rank score; a candidate is a `fact` whose sources are
 the documents of the episodes the edge came from, and whose time is the edge's `valid_at`.
 
+Scopes are built concurrently (`concurrent_scopes`): every scope's coroutines run on one event loop
+in a thread of its own, outside the store's lock, and each scope's clients reach the proxy on that
+scope's route, so its calls are attributed to it. A batch holds at most `build_batch` documents and
+never ends inside an episode's group.
+
 Graphiti reaches its model only through benchledger's recording proxy, like mem0 (see
 `adapters.memory.mem0_memory`); without `base_url` the loopback endpoint serves it offline.
 Telemetry is off (`GRAPHITI_TELEMETRY_ENABLED=false`) before graphiti-core is imported.

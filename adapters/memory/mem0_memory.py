@@ -16,6 +16,15 @@ Ingest stores documents pending; `build` hands them to `Memory.add` in canonical
   from a call names the documents that call was given (`metadata.doc_ids`), so a recalled fact is a
   `kind=fact` candidate whose sources are those documents.
 
+mem0's stores are not the evaluation store, so a batch cannot be added to mem0 and marked built
+in one transaction. The batch's documents are marked in flight (`mem0_in_flight`, committed) before
+`add` and cleared with their pending flags after it; a batch found still in flight when it is built
+again (the process was killed, or an `add` failed half way) first has the memories mem0 already
+holds for those documents deleted, so a resumed run never recalls a document twice.
+
+Scopes are built concurrently (`concurrent_scopes`): each has its own client, and each client
+reaches the proxy on its scope's route, so the run attributes every call to its scope.
+
 Recall is `Memory.search(query, top_k=k, threshold=0)` in the scope, ranked by mem0's score (rounded
 to 6 decimals; ties by text), packed to the token budget.
 
@@ -59,6 +68,7 @@ try:
 except PackageNotFoundError as exc:  # the registry lists the system with this error
     raise ImportError("mem0ai is not installed: pip install 'benchledger[mem0]'") from exc
 
+_IN_FLIGHT = "mem0_in_flight"
 _USER = "benchledger"
 """mem0 needs an entity id on every call; each scope has a store of its own, so one constant does."""
 
@@ -236,9 +246,21 @@ class Mem0Memory(StoredMemory):
 
     # -- StoredMemory hooks -----------------------------------------------------------------
 
+    def _setup(self) -> None:
+        self._conn.execute(f'CREATE TABLE IF NOT EXISTS "{_IN_FLIGHT}" (scope TEXT NOT NULL, doc_id TEXT NOT NULL, '
+                           "PRIMARY KEY (scope, doc_id))")
+
     def _extract_unlocked(self, scope: str, documents: list[Document]) -> None:
         client = self._client(scope)
+        doc_ids = [doc.doc_id for doc in documents]
+        with self._lock, transaction(self._conn):
+            interrupted = {row[0] for row in self._conn.execute(
+                f'SELECT doc_id FROM "{_IN_FLIGHT}" WHERE scope = ?', (scope,))} & set(doc_ids)
+            self._conn.executemany(f'INSERT OR IGNORE INTO "{_IN_FLIGHT}" (scope, doc_id) VALUES (?, ?)',
+                                   [(scope, doc_id) for doc_id in doc_ids])
         try:
+            if interrupted:
+                _forget(client, interrupted)
             if not self.infer:
                 for doc in documents:
                     client.add([_message(doc)], user_id=_USER, infer=False, metadata={"doc_ids": [doc.doc_id]})
@@ -251,6 +273,10 @@ class Mem0Memory(StoredMemory):
         except Exception as exc:  # mem0's LLMError, VectorStoreError, a refused endpoint: operational
             raise MemorySystemError(f"mem0 add failed: {type(exc).__name__}: {exc}") from exc
 
+    def _record_extracted(self, scope: str, batch: list[tuple[int, str, str]], outcome: object) -> None:
+        self._conn.executemany(f'DELETE FROM "{_IN_FLIGHT}" WHERE scope = ? AND doc_id = ?',
+                               [(scope, doc_id) for _, doc_id, _ in batch])
+
     def _whole_groups(self, documents: list[Document]) -> int:
         return whole_groups(documents, self.granularity if self.infer else "message")
 
@@ -259,7 +285,7 @@ class Mem0Memory(StoredMemory):
         self._release(scope)
         if self._scope_dir(scope).exists():
             shutil.rmtree(self._scope_dir(scope))
-        return purge_scope(self._conn, scope, tables=[self.documents_table])
+        return purge_scope(self._conn, scope, tables=[self.documents_table, _IN_FLIGHT])
 
     # -- recall -----------------------------------------------------------------------------
 
@@ -303,6 +329,14 @@ def _message(doc: Document) -> dict[str, str]:
     if doc.author:
         message["name"] = doc.author
     return message
+
+
+def _forget(client: Any, doc_ids: set[str]) -> None:
+    """Delete the memories mem0 holds for these documents (left by a batch that never finished)."""
+    found = client.get_all(filters={"user_id": _USER}, top_k=10_000_000)
+    for hit in found.get("results", []) if isinstance(found, dict) else found:
+        if doc_ids & set((hit.get("metadata") or {}).get("doc_ids", [])):
+            client.delete(hit["id"])
 
 
 def _close(client: Any) -> None:

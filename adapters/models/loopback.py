@@ -168,6 +168,16 @@ def _memory_reply(body: dict) -> object | None:
     return None
 
 
+def _met(fault: Fault) -> bool:
+    """Wait at a `barrier` fault's barrier; False when the other requests never came in time."""
+    assert fault.barrier is not None
+    try:
+        fault.barrier.wait(fault.delay)
+    except threading.BrokenBarrierError:
+        return False
+    return True
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, like real endpoints
     disable_nagle_algorithm = True  # headers and body go out separately; Nagle would add ~40 ms
@@ -219,6 +229,11 @@ class _Handler(BaseHTTPRequestHandler):
         model = str(body.get("model", ""))
         loop.record_embedding(model, self.headers.get("Authorization", ""))
         fault = loop.faults.take(role="embed", model=model, prompt=json.dumps(body.get("input", "")))
+        if fault is not None and fault.kind == "barrier":
+            if not _met(fault):
+                return self._send_json(503, {"error": {"message": "injected barrier: the other requests never came",
+                                                       "type": "server_error"}})
+            fault = None
         if fault is not None and fault.kind in ("500", "503", "429"):
             return self._send_json(int(fault.kind), {"error": {"message": f"injected {fault.kind}", "type": "server_error"}})
         given = body.get("input")
@@ -249,6 +264,11 @@ class _Handler(BaseHTTPRequestHandler):
                                                        "code": "rate_limit_exceeded"}}, admission.headers)
             limit_headers = admission.headers
         fault = loop.faults.take(role=role, model=model, prompt=prompt)
+        if fault is not None and fault.kind == "barrier":
+            if not _met(fault):
+                return self._send_json(503, {"error": {"message": "injected barrier: the other requests never came",
+                                                       "type": "server_error"}})
+            fault = None
         if delay := (loop.latency() if callable(loop.latency) else loop.latency):
             time.sleep(delay)
         kind = fault.kind if fault else None

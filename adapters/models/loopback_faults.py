@@ -24,6 +24,9 @@ Kinds (`FAULT_KINDS`):
                   serves a sibling such as gpt-5-mini when gpt-5 was asked for)
   echo_key        the usual reply, after a preamble of more than 500 characters that repeats the
                   bearer token it was sent (an endpoint that echoes the key in a normal answer)
+  barrier         (`push_barrier`) the usual reply, but only once `parties` matching requests are
+                  held at the same time; if they are not within `delay` seconds, a 503. It proves
+                  without timing that a client really has several requests in flight.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ __all__ = ["FAULT_KINDS", "Fault", "FaultScript"]
 
 FAULT_KINDS = frozenset({
     "429", "500", "503", "401", "reset", "slow", "malformed_body", "empty", "no_final", "bad_json",
-    "wrong_schema", "reply", "other_model", "echo_key",
+    "wrong_schema", "reply", "other_model", "echo_key", "barrier",
 })
 
 
@@ -51,6 +54,8 @@ class Fault:
     text: str = ""
     """The content a `reply` fault answers with; the model an `other_model` fault reports; a `401`
     fault's error message (`{key}` stands for the bare key it was sent)."""
+    barrier: threading.Barrier | None = None
+    """A `barrier` fault's barrier, shared by the `parties` faults `push_barrier` pushed."""
 
     def matches(self, *, role: str, model: str, prompt: str) -> bool:
         return ((self.role is None or self.role == role) and (self.model is None or self.model == model)
@@ -80,6 +85,16 @@ class FaultScript:
                             text=text)
         with self._lock:
             self._pushed.extend([fault] * times)
+
+    def push_barrier(self, parties: int, *, timeout: float = 30.0, role: str | None = None,
+                     model: str | None = None, contains: str | None = None) -> threading.Barrier:
+        """Hold the next `parties` matching requests until all of them are in (or `timeout` passes:
+        then each is a 503). Returns the barrier: `broken` says whether they ever met."""
+        barrier = threading.Barrier(parties)
+        fault = self._fault("barrier", delay=timeout, role=role, model=model, contains=contains, barrier=barrier)
+        with self._lock:
+            self._pushed.extend([fault] * parties)
+        return barrier
 
     def always(self, kind: str, *, retry_after: float | None = None, delay: float = 2.0,
                role: str | None = None, model: str | None = None, contains: str | None = None, text: str = "") -> None:
