@@ -69,6 +69,8 @@ except PackageNotFoundError as exc:  # the registry lists the system with this e
     raise ImportError("mem0ai is not installed: pip install 'benchledger[mem0]'") from exc
 
 _IN_FLIGHT = "mem0_in_flight"
+_INFER_BUILD_BATCH = 100
+"""Documents per build batch with extraction (`build_batch`)."""
 _USER = "benchledger"
 """mem0 needs an entity id on every call; each scope has a store of its own, so one constant does."""
 
