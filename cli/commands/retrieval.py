@@ -16,7 +16,7 @@ import click
 
 from benchledger.adapters.benchmarks.registry import Benchmark
 from benchledger.adapters.memory.registry import load_memory_class
-from benchledger.cli.benchmark_commands import add_benchmark_commands
+from benchledger.cli.benchmark_commands import BenchmarkGroup, add_benchmark_commands
 from benchledger.cli.commands.run import interrupted_run, source_argument, source_or_fetched
 from benchledger.clock import new_run_id
 from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app
@@ -36,7 +36,7 @@ from benchledger.redaction import redact
 __all__ = ["COMMANDS", "retrieval"]
 
 
-@click.group()
+@click.group(cls=BenchmarkGroup)
 def retrieval() -> None:
     """Score how well a memory system recalls the released evidence (no answer or judge model)."""
 

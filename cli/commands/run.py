@@ -18,7 +18,7 @@ import click
 
 from benchledger.adapters.benchmarks.registry import Benchmark
 from benchledger.adapters.memory.registry import load_memory_class
-from benchledger.cli.benchmark_commands import add_benchmark_commands
+from benchledger.cli.benchmark_commands import BenchmarkGroup, add_benchmark_commands
 from benchledger.cli.common import AppContext, open_ledger, pass_app
 from benchledger.cli.hints import interrupted, suggest
 from benchledger.cli.options import (
@@ -44,7 +44,7 @@ from benchledger.redaction import redact, register_secret_env
 __all__ = ["COMMANDS", "run", "source_argument", "source_or_fetched", "interrupted_run"]
 
 
-@click.group()
+@click.group(cls=BenchmarkGroup)
 def run() -> None:
     """Run a released benchmark against a memory system and record every stage."""
 
