@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from benchledger.orchestration.forecast import Forecast
 from benchledger.projections.prices import PriceTable, usd
 from benchledger.tables import SEPARATOR, render_table
+
+if TYPE_CHECKING:  # importing the forecast (the models behind it) is the cost of every start-up
+    from benchledger.orchestration.forecast import Forecast
 
 __all__ = ["render_forecast"]
 

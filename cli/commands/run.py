@@ -36,7 +36,6 @@ from benchledger.projections.state import fold_run
 from benchledger.errors import BadInput, RunAborted
 from benchledger.ledger.events import RunForecast
 from benchledger.files import check_writable
-from benchledger.orchestration.forecast import forecast_run
 from benchledger.orchestration.prices import read_prices
 from benchledger.orchestration.session import probe_run_endpoint, resolved_settings, run_dataset
 from benchledger.redaction import redact, register_secret_env
@@ -97,6 +96,8 @@ def _execute_run(app: AppContext, benchmark: Benchmark, source: Path | None, opt
     settings = resolved_settings(benchmark, settings_from_options(app, opts), source=source)
     load_memory_class(settings.memory)  # an unknown or ambiguous --memory is refused before a ledger is made
     prices = read_prices(opts["prices"]) if opts.get("prices") is not None else None
+    from benchledger.orchestration.forecast import forecast_run  # models and clients: not at start-up
+
     if opts.get("dry_run"):
         click.echo(render_forecast(forecast_run(dataset, settings, benchmark), prices))
         return
@@ -128,6 +129,8 @@ def _first_lines_forecast(dataset, settings, benchmark: Benchmark) -> RunForecas
 
     A forecast never stops a run: if the protocol's models cannot be asked through the counting
     client, the run goes on unforecast and says so."""
+    from benchledger.orchestration.forecast import forecast_run  # models and clients: not at start-up
+
     try:
         forecast = forecast_run(dataset, settings, benchmark)
     except Exception as err:  # noqa: BLE001 - the forecast is advice; the run is what was asked for
