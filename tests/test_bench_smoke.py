@@ -26,6 +26,7 @@ NAMED_FIGURES = (
     "concurrent_sqlite_1_per_s", "concurrent_sqlite_4_per_s", "concurrent_sqlite_16_per_s",
     "ratelimit_adaptive_share", "ratelimit_fixed4_share", "ratelimit_fixed64_share",
     "ratelimit_adaptive_wall_s", "ratelimit_fixed4_wall_s", "ratelimit_fixed64_wall_s",
+    "cli_help_ratio", "cli_help_cpu_s",
 )
 # Measured against a throwaway PostgreSQL cluster, wherever one can be started (CI always can).
 POSTGRES_FIGURES = ("concurrent_pg_1_per_s", "concurrent_pg_4_per_s", "concurrent_pg_16_per_s")
