@@ -28,7 +28,7 @@ from benchledger.ledger.cache import cached_response
 from benchledger.ledger.copies import RunCopy, read_run
 from benchledger.ledger.mapper import ROW_COLUMNS, Row, StoredEvent, event_rows, rows_to_stored
 from benchledger.ledger.readcache import RunCache
-from benchledger.ledger.references import blob_references
+from benchledger.ledger.references import blob_references, named_digests
 from benchledger.ledger.rules import rules_problem
 from benchledger.ledger.runs import RunSummary, WriterSpan, list_runs, resolve_run, run_writers
 from benchledger.ledger.verify import Problem, Refold, VerifyResult, check_run, ledger_head, verify_ledger
@@ -136,11 +136,12 @@ class SqlEventReader:
         return [*cached[:reused], *rows_to_stored(rows[reused:])]
 
     def _missing_blob(self, events: list[StoredEvent]) -> Problem | None:
-        named = list(blob_references(events))
-        wanted = sorted({digest for _, digest in named})
+        wanted = named_digests(events)
         stored = {digest for (digest,) in select_in(self._conn, "SELECT digest FROM blobs WHERE digest IN ({marks})",
-                                                    wanted)}
-        for seq, digest in named:
+                                                    sorted(wanted))}
+        if stored >= wanted:
+            return None
+        for seq, digest in blob_references(events):  # one is missing: the first seq naming one
             if digest not in stored:
                 return seq, f"seq {seq} names blob {digest}, which is not in the ledger (its body was deleted)"
         return None

@@ -21,7 +21,7 @@ from benchledger.ledger.backend import LedgerConnection
 from benchledger.ledger.blobs import EMPTY_DIGEST
 from benchledger.ledger.mapper import StoredEvent
 
-__all__ = ["BLOB_FIELDS", "blob_references", "missing_sql", "named_sql"]
+__all__ = ["BLOB_FIELDS", "blob_references", "named_digests", "missing_sql", "named_sql"]
 
 BLOB_FIELDS: dict[str, tuple[tuple[str, ...], ...]] = {
     "ContextRecalled": (("context_hash",), ("candidates_hash",)),
@@ -66,6 +66,29 @@ def blob_references(events: Iterable[StoredEvent]) -> Iterator[tuple[int, str]]:
             for found in _walk(stored.event, path):
                 if isinstance(found, str) and found and found != EMPTY_DIGEST:
                     yield stored.seq, found
+
+
+def named_digests(events: Iterable[StoredEvent]) -> set[str]:
+    """Every digest the typed events name (what `blob_references` yields, without the seqs).
+
+    A checked read asks only whether each is stored, and names a seq only when one is not: one
+    set built in a loop of its own, rather than a pair per reference, is what it pays per event.
+    """
+    found: set[Any] = set()
+    add, specs = found.add, _SPECS
+    for stored in events:
+        spec = specs.get(stored.type)
+        if spec is None:
+            continue
+        fields, nested = spec
+        event = stored.event
+        for field in fields:
+            add(getattr(event, field, None))
+        for path in nested:
+            for value in _walk(event, path):
+                add(value)
+    found.difference_update((None, "", EMPTY_DIGEST))
+    return {digest for digest in found if isinstance(digest, str)}
 
 
 def _plain_scan(conn: LedgerConnection, where: str) -> tuple[str, int]:

@@ -27,17 +27,18 @@ __all__ = ["rules_problem"]
 
 def rules_problem(events: Sequence[StoredEvent]) -> Problem | None:
     """The first row of one run (in position order) that breaks a store rule, or None."""
-    seen: set[str] = set()
-    add, keys, seal = seen.add, KEYS, Seal()
+    seen: set[str | None] = set()
+    add, keys, seal, sealed = seen.add, KEYS, Seal(), False
     for stored in events:
-        event, type_ = stored.event, stored.type
-        if event.type != type_ or keys[type_](event) != stored.idempotency_key or stored.idempotency_key in seen:
-            return _broken(stored, [row for row in events if row.idempotency_key == stored.idempotency_key])
-        add(stored.idempotency_key)
-        if not seal.open or type_ in CLOSERS:  # an open run admits everything: skip the call
+        event, type_, key = stored.event, stored.type, stored.idempotency_key
+        if event.type != type_ or keys[type_](event) != key or key in seen:
+            return _broken(stored, [row for row in events if row.idempotency_key == key])
+        add(key)
+        if sealed or type_ in CLOSERS:  # an open run admits everything: skip the call
             refused = seal.admit(event)
             if refused:
                 return stored.seq, f"seq {stored.seq} ({type_} of run {stored.run_id}) is {refused}"
+            sealed = not seal.open
     return None
 
 

@@ -166,6 +166,19 @@ def test_deleting_every_blob_fails_verify_and_every_checked_read(tmp_path):
         assert caught.value.first_bad_seq == 1
 
 
+def test_a_checked_read_names_the_first_event_whose_blob_was_deleted(tmp_path):
+    path = tmp_path / "ledger.db"
+    with Ledger.open(path) as ledger:
+        ledger.append("run", [_recall("q1", b"ctx one"), _recall("q2", b"ctx two"), _recall("q3", b"ctx one")],
+                      blobs=[b"ctx one", b"ctx two"])
+        assert len(ledger.verified_events("run")) == 3
+    second = hashlib.sha256(b"ctx two").hexdigest()
+    tamper(path, "DELETE FROM blobs WHERE digest = ?", params=(second,))
+    with Ledger.open(path, create=False) as ledger, pytest.raises(VerificationFailed) as caught:
+        ledger.verified_events("run")
+    assert caught.value.first_bad_seq == 2 and f"names blob {second}" in str(caught.value)
+
+
 def test_a_changed_blob_body_is_never_handed_out(tmp_path):
     path = tmp_path / "ledger.db"
     with Ledger.open(path) as ledger:
