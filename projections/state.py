@@ -215,15 +215,18 @@ def fold_run(run_id: str, stored_events: Iterable[Any]) -> RunState:
     with the cycle collector paused (`benchledger.collector`).
     """
     state = RunState(run_id=run_id)
+    segments, handlers, last, count = state.segments, _HANDLERS, None, 0
     with building_long_lived():
-        for stored in stored_events:
-            opened = len(state.segments)
-            _apply(state, stored.event)
-            if len(state.segments) != opened:
-                state.segments[-1].position = stored.position
-            state.head = stored.hash
-            state.last_seq = stored.seq
-            state.events += 1
+        for stored in stored_events:  # per event: its handler and the count (locals: a run is long)
+            opened = len(segments)
+            event = stored.event
+            handlers[type(event)](state, event)
+            if len(segments) != opened:
+                segments[-1].position = stored.position
+            last, count = stored, count + 1
+    if last is not None:
+        state.head, state.last_seq = last.hash, last.seq
+    state.events += count
     return state
 
 
@@ -397,5 +400,3 @@ _HANDLERS: dict[type, Callable[[RunState, Any], None]] = {
 }
 
 
-def _apply(state: RunState, event: Any) -> None:
-    _HANDLERS[type(event)](state, event)
