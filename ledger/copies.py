@@ -25,6 +25,7 @@ in the target's own encoding (`blobs.insert`), so nothing a copy carries is take
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from benchledger.errors import BadInput, LedgerError, VerificationFailed
 from benchledger.ledger import blobs as blob_table
@@ -38,10 +39,21 @@ from benchledger.ledger.verify import check_run_in_full
 from benchledger.ledger.tails import INSERT_EVENT, ledger_tail
 from benchledger.ledger.walk import ChainWalk
 
-__all__ = ["RunCopy", "read_run", "write_run"]
+__all__ = ["CopiedRow", "RunCopy", "read_run", "write_run"]
 
-CopiedRow = tuple[str, int, str, int, str, "str | None", str, str, str]
-"""(run_id, position, type, schema_version, recorded_at, idempotency_key, payload, prev_hash, hash)."""
+class CopiedRow(NamedTuple):
+    """An event row as it travels between ledgers: `EventRow` without its `seq` (the target gives
+    its own), the payload as text."""
+
+    run_id: str
+    position: int
+    type: str
+    schema_version: int
+    recorded_at: str
+    idempotency_key: str | None
+    payload: str
+    prev_hash: str
+    hash: str
 
 _INSERT_VIEW = """INSERT INTO views (run_id, name, version, position, value) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (run_id, name, version) DO UPDATE SET position = excluded.position,
@@ -64,7 +76,7 @@ class RunCopy:
     @property
     def head(self) -> str:
         """Hash of the run's last event: the same in every ledger holding the run."""
-        return self.rows[-1][8]
+        return self.rows[-1].hash
 
 
 def _own_chain_problem(run_id: str, checked: list[EventRow]) -> str | None:
@@ -89,10 +101,11 @@ def read_run(conn: LedgerConnection, run_id: str) -> RunCopy:
         where = f" at seq {seq}" if seq is not None else ""
         raise VerificationFailed(f"run {run_id} does not verify{where}: {what}; it is not copied",
                                  first_bad_seq=seq, problem=what)
-    rows: list[CopiedRow] = [
-        (row[1], row[2], row[3], row[4], row[5], row[6],
-         row[7].decode("utf-8") if isinstance(row[7], bytes) else row[7], row[8], row[9])
-        for row in checked]
+    rows = [CopiedRow(row.run_id, row.position, row.type, row.schema_version, row.recorded_at,
+                      row.idempotency_key,
+                      row.payload.decode("utf-8") if isinstance(row.payload, bytes) else row.payload,
+                      row.prev_hash, row.hash)
+            for row in checked]
     refusal = _own_chain_problem(run_id, checked)
     if refusal:
         raise BadInput(refusal)
@@ -127,11 +140,11 @@ def write_run(conn: LedgerConnection, copy: RunCopy) -> int:
     have diverged) or a row does not check.
     """
     check_ulid(copy.run_id, "copied into this ledger")
-    if any(row[0] != copy.run_id for row in copy.rows):
+    if any(row.run_id != copy.run_id for row in copy.rows):
         raise LedgerError(f"the copy of run {copy.run_id} carries rows of another run; nothing was copied")
     held = _held(conn, copy.run_id)
     for (position, hash_), row in zip(held, copy.rows):
-        if (position, hash_) != (row[1], row[8]):
+        if (position, hash_) != (row.position, row.hash):
             raise LedgerError(f"run {copy.run_id} differs at position {position} between the two "
                               "ledgers (they have diverged); nothing was copied")
     if len(held) > len(copy.rows):
@@ -143,9 +156,9 @@ def write_run(conn: LedgerConnection, copy: RunCopy) -> int:
     for row in copy.rows[len(held):]:
         seq += 1
         if walk.step(EventRow(seq, *row)):
-            raise LedgerError(f"the copy of run {copy.run_id} does not check at position {row[1]}; "
+            raise LedgerError(f"the copy of run {copy.run_id} does not check at position {row.position}; "
                               "nothing was copied")
-        value = ledger_link(value, row[8])
+        value = ledger_link(value, row.hash)
         to_insert.append((seq, *row, value))
     if to_insert:
         conn.executemany(INSERT_EVENT, to_insert)

@@ -29,7 +29,7 @@ from benchledger.ledger.events.keys import KEYS
 from benchledger.ledger.upcasts import UPCASTERS
 
 __all__ = [
-    "StoredEvent", "ROW_COLUMNS", "EventRow", "Row", "event_rows", "row_to_stored", "rows_to_stored", "event_row", "stored_event",
+    "StoredEvent", "ROW_COLUMNS", "EventRow", "ChainRow", "Row", "event_rows", "row_to_stored", "rows_to_stored", "event_row", "stored_event",
 ]
 
 ROW_COLUMNS = ("seq, run_id, position, type, schema_version, recorded_at, idempotency_key, "
@@ -49,6 +49,31 @@ class EventRow(NamedTuple):
     """The event's JSON as stored: text, or its UTF-8 bytes."""
     prev_hash: str
     hash: str
+
+
+class ChainRow(NamedTuple):
+    """An event row (`EventRow`'s columns) and then its chain columns, as `ledger.walk` reads it
+    along the ledger. Declared beside `EventRow`, with the chain columns last: a column added to
+    the one is added to the other here, and the walk reads `chain` and `link` from the end."""
+
+    seq: int
+    run_id: str
+    position: int
+    type: str
+    schema_version: int
+    recorded_at: str
+    idempotency_key: str | None
+    payload: str | bytes
+    prev_hash: str
+    hash: str
+    chain: int
+    """The row's chain version (`ledger.chain`)."""
+    link: str | None
+    """A version-2 row's link into the ledger's chain (None for version 1)."""
+
+    def event_row(self) -> EventRow:
+        """The row without its chain columns."""
+        return EventRow._make(self[:-2])
 
 
 Row = EventRow

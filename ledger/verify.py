@@ -50,9 +50,9 @@ from benchledger.errors import LedgerError, RunNotFound
 from benchledger.ledger import blobs, cache, references
 from benchledger.ledger.backend import LedgerConnection
 from benchledger.ledger.chain import CHAIN_RUN, GENESIS, ledger_link, ledger_value
-from benchledger.ledger.mapper import ROW_COLUMNS, Row, StoredEvent, event_rows, rows_to_stored
+from benchledger.ledger.mapper import ChainRow, Row, StoredEvent, event_rows, rows_to_stored
 from benchledger.ledger.rules import rules_problem
-from benchledger.ledger.walk import ChainRow, ChainWalk, Problem, missing_rows, unlinked
+from benchledger.ledger.walk import ChainWalk, Problem, missing_rows, unlinked
 
 __all__ = ["VerifyResult", "Refold", "Problem", "check_run", "check_run_in_full", "ledger_head",
            "verify_ledger"]

@@ -26,34 +26,12 @@ and checked read) and hands any row it doubts to `step`, which names what is wro
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import NamedTuple, cast
+from typing import cast
 
 from benchledger.ledger.chain import CHAIN_RUN, GENESIS, batch_linker, ledger_link
-from benchledger.ledger.mapper import EventRow
+from benchledger.ledger.mapper import ChainRow, EventRow
 
-__all__ = ["ChainRow", "Problem", "ChainWalk", "position_problem", "changed", "unlinked", "missing_rows"]
-
-class ChainRow(NamedTuple):
-    """An event row (`mapper.EventRow`'s columns) with its chain columns: version and ledger link."""
-
-    seq: int
-    run_id: str
-    position: int
-    type: str
-    schema_version: int
-    recorded_at: str
-    idempotency_key: str | None
-    payload: str | bytes
-    prev_hash: str
-    hash: str
-    chain: int
-    """The row's chain version (`ledger.chain`)."""
-    link: str | None
-    """A version-2 row's link into the ledger's chain (None for version 1)."""
-
-    def event_row(self) -> EventRow:
-        """The row without its chain columns."""
-        return EventRow._make(self[:10])
+__all__ = ["Problem", "ChainWalk", "position_problem", "changed", "unlinked", "missing_rows"]
 
 Problem = tuple["int | None", str]
 """(first bad seq or None, what is wrong)."""
@@ -195,8 +173,8 @@ class ChainWalk:
                 at, link_row = recorded_at, linkers[run_id, recorded_at]
             if not along:
                 holds = stored_prev == run_head[1] and seq > last_seq and run_id == own_run
-            elif (chained := cast(ChainRow, row))[10] == CHAIN_RUN:  # along the ledger: ChainRows
-                link = chained[11]
+            elif (chained := cast(ChainRow, row))[-2] == CHAIN_RUN:  # along the ledger: ChainRows
+                link = chained[-1]
                 holds = (link == ledger_link(value, stored_hash) and stored_prev == run_head[1]
                          and seq == last_seq + 1)
             else:

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from benchledger.ledger.chain import GENESIS
-from benchledger.ledger.walk import ChainRow, ChainWalk
+from benchledger.ledger.mapper import ChainRow
+from benchledger.ledger.walk import ChainWalk
 from chain_rows import AT, relinked
 
 RUNS = ("run-a", "run-b", "run-a", "run-c", "run-b", "run-a")
