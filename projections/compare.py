@@ -91,6 +91,8 @@ class RunColumn(BaseModel):
     """With a price table: the priced dollars of the memory's own calls (every stage)."""
     not_priced: list[str] = []
     """With a price table: the models with tokens it does not price (left out of the dollars, never counted as 0)."""
+    memory_not_priced: list[str] = []
+    """With a price table: those of the memory's own calls (left out of `memory_cost_usd`)."""
 
 
 class PairedTest(BaseModel):
@@ -226,7 +228,10 @@ def _priced(state: RunState, scorer: str | None, prices: PriceTable | None) -> d
         return {}
     costs = run_costs(state, prices, scorer)
     memory = sum(usd for stage, usd in costs.by_stage().items() if stage.startswith("memory "))
-    return {"cost_usd": costs.total, "memory_cost_usd": memory, "not_priced": costs.not_priced}
+    unpriced = sorted({model for stage, models in costs.not_priced_by_stage().items() if stage.startswith("memory ")
+                       for model in models})
+    return {"cost_usd": costs.total, "memory_cost_usd": memory, "not_priced": costs.not_priced,
+            "memory_not_priced": unpriced}
 
 
 def _paired(best: CompareInput, other: CompareInput) -> tuple[int, float | None, float | None, float | None,

@@ -65,7 +65,7 @@ def _rows(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
             f"n={test.paired}{' (score)' if test.paired_on == 'scores' else ''}")
         p = "" if test is None or test.mcnemar_p is None else \
             f"{test.mcnemar_p:.3g} ({test.holm_p:.3g}){' *' if test.significant else ''}"
-        dollars = [_usd(run.cost_usd, run.not_priced), _usd(run.memory_cost_usd, [])] if priced else []
+        dollars = [_usd(run.cost_usd, run.not_priced), _usd(run.memory_cost_usd, run.memory_not_priced)] if priced else []
         rows.append([run.run_id, _name(run, comparison.best), *(_rate(run.by_kind.get(k)) for k in comparison.kinds),
                      _rate(run.overall), _official(run), _num(run.answer_tokens_per_question),
                      _num(run.judge_tokens_per_question), _num(run.latency_ms_per_question), *dollars, versus, p])

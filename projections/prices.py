@@ -114,15 +114,24 @@ class Costs:
         return sorted({row.model for row in self.rows if row.dollars is None})
 
     def by_stage(self) -> dict[str, float]:
-        """stage -> its priced dollars, in row order."""
+        """stage -> its priced dollars, in row order (a stage's unpriced models: `not_priced_by_stage`)."""
         out: dict[str, float] = {}
         for row in self.rows:
             out[row.stage] = out.get(row.stage, 0.0) + (row.dollars or 0.0)
         return out
 
+    def not_priced_by_stage(self) -> dict[str, list[str]]:
+        """stage -> the models with tokens the table does not price (stages with none are left out)."""
+        out: dict[str, list[str]] = {}
+        for row in self.rows:
+            if row.dollars is None:
+                out.setdefault(row.stage, []).append(row.model)
+        return out
+
     def as_json(self) -> dict[str, Any]:
         return {"price_table": self.table.source(), "total_usd": self.total, "not_priced": self.not_priced,
-                "by_stage_usd": self.by_stage(), "rows": [row._asdict() for row in self.rows]}
+                "by_stage_usd": self.by_stage(), "not_priced_by_stage": self.not_priced_by_stage(),
+                "rows": [row._asdict() for row in self.rows]}
 
 
 def price_calls(calls: Iterable[Call], table: PriceTable) -> Costs:

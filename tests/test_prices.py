@@ -260,6 +260,11 @@ def test_compare_prices_each_run_and_its_memory_s_own_calls(endpoint, tmp_path):
                                 str(prices)).stdout
     (mem0_line,) = [line for line in markdown.splitlines() if line.startswith(f"| {runs['mem0']} ")]
     assert f"{usd(costs['mem0']['total_usd'])} + not priced: text-embedding-3-small" in mem0_line
+    memory_usd = sum(v for stage, v in costs["mem0"]["by_stage_usd"].items() if stage.startswith("memory "))
+    assert f"| {usd(memory_usd)} + not priced: text-embedding-3-small |" in mem0_line  # the memory's own share too
+    assert costs["mem0"]["not_priced_by_stage"] == {"memory build": ["text-embedding-3-small"],
+                                                    "memory recall": ["text-embedding-3-small"]}
+    assert costs["sqlite"]["not_priced_by_stage"] == {}
     assert f"Dollars at the prices in {prices}" in markdown
     unpriced = invoke_expecting("compare", runs["sqlite"], runs["mem0"], "--allow-differences").stdout
     (header,) = [line for line in unpriced.splitlines() if line.startswith("| run |")]
