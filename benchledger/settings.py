@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchledger.providers import OPENAI_API_KEY_ENV
 
-__all__ = ["ModelCalls", "RunSettings", "Selection", "Mode", "Protocol", "Pacing", "setting_default"]
+__all__ = ["ModelCalls", "RunSettings", "Overrides", "Selection", "Mode", "Protocol", "Pacing", "setting_default"]
 
 Mode = Literal["qa", "retrieval"]
 Protocol = Literal["reference", "typed", "official"]
@@ -133,6 +133,29 @@ class RunSettings(BaseModel):
         values = self.model_dump()
         values.update({key: value for key, value in changes.items() if value is not None})
         return RunSettings.model_validate(values)
+
+
+class Overrides(BaseModel):
+    """What a command that goes on with a recorded run (resume, rejudge, audit) changes of the settings
+    the run recorded, as one object from the command to `applied_to`; every unset field keeps the
+    run's. The values are checked as settings when applied."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    base_url: str | None = None
+    """Another endpoint (a new loopback port, a proxy)."""
+    api_key_env: str | None = None
+    """Another environment variable holding the API key."""
+    concurrency: int | None = None
+    """Model calls in flight at once."""
+    max_attempts: int | None = None
+    """Attempts per model call."""
+    memory_options: dict[str, str] | None = None
+    """The memory system's options, whole (resume: another memory server URL or token variable)."""
+
+    def applied_to(self, settings: RunSettings) -> RunSettings:
+        """`settings` with these changes, validated again."""
+        return settings.with_changes(**dict(self))
 
 
 def setting_default(name: str) -> Any:

@@ -37,9 +37,10 @@ from benchledger.ledger.events import AuditContinued, AuditStarted, Event, Plant
 from benchledger.ledger.recorder import EventReader, Recorder
 from benchledger.orchestration.audit_plants import PLANTS_VERSION, Plant, derive_plants
 from benchledger.orchestration.rejudge import dataset_from_plan, judge_of_scorer
-from benchledger.orchestration.session import endpoint_of
+from benchledger.orchestration.runner import model_endpoint
 from benchledger.projections.state import RunState, fold_run
 from benchledger.redaction import safe_message
+from benchledger.settings import Overrides
 from benchledger.values import Question
 
 __all__ = ["AskItem", "audit_judge", "ask_judge", "load_plants", "open_audit", "next_audit_id", "run_audit",
@@ -184,10 +185,11 @@ def _judged(audit_id: str, item: AskItem, verdict: Verdict) -> tuple[PlantJudged
         latency_ms=verdict.latency_ms), raw
 
 
-def open_audit(ledger: Recorder, state: RunState, *, audit: str, scorer_id: str | None, base_url: str | None,
-               api_key_env: str | None, max_attempts: int | None) -> tuple[str, JudgeModel, Dataset, dict]:
+def open_audit(ledger: Recorder, state: RunState, *, audit: str, scorer_id: str | None,
+               overrides: Overrides) -> tuple[str, JudgeModel, Dataset, dict]:
     """The scorer to audit, its judge rebuilt, the run's corpus-free dataset (its release prompts), and
-    the AuditStarted fields naming them and their endpoint."""
+    the AuditStarted fields naming them and their endpoint. Without another `base_url` the judge asks
+    where that scorer's own calls went."""
     if state.started is None or state.plan is None or state.corpus is None:
         raise BadInput(f"run {state.run_id} has no recorded plan to audit", field="run")
     state.require_answers(f"audit ({audit})")
@@ -195,19 +197,18 @@ def open_audit(ledger: Recorder, state: RunState, *, audit: str, scorer_id: str 
     if scorer is None or scorer not in state.scorers:
         raise BadInput(f"run {state.run_id} has no scorer {scorer_id!r} (its scorers: "
                        f"{', '.join(state.scorers) or 'none'})", field="scorer")
-    settings = state.started.config.settings.with_changes(base_url=base_url, api_key_env=api_key_env,
-                                                          max_attempts=max_attempts)
+    settings = overrides.applied_to(state.started.config.settings)
     recorded = state.scorers[scorer]
-    if base_url is None and recorded.endpoint is not None:  # where that scorer's own calls went
+    if overrides.base_url is None and recorded.endpoint is not None:  # where that scorer's own calls went
         settings = settings.with_changes(base_url=recorded.endpoint.base_url,
-                                         api_key_env=api_key_env or recorded.endpoint.api_key_env)
+                                         api_key_env=overrides.api_key_env or recorded.endpoint.api_key_env)
     dataset = dataset_from_plan(ledger, state)
     judge = judge_of_scorer(ledger, state, scorer, settings, dataset)
     asks = judge_asks_model(judge)
     endpoint = None
     if asks:  # probed first: the endpoint records the certificate the probe verified
         probe_endpoint(settings.base_url, settings.api_key_env)
-        endpoint = endpoint_of(settings)
+        endpoint = model_endpoint(settings)
     fields = dict(audit=audit, scorer_id=scorer, judge_model=recorded.judge_model, protocol=recorded.protocol,
                   method=recorded.method, offline=judge.offline, model_free=not asks and not judge.offline,
                   endpoint=endpoint)
@@ -272,8 +273,7 @@ def _recorded_audit(state: RunState, audit_id: str) -> AuditStarted:
 
 
 def audit_judge(ledger: Recorder, run_id: str, *, scorer_id: str | None = None, answers: Path | None = None,
-                plant_kind: str | None = None, base_url: str | None = None, api_key_env: str | None = None,
-                concurrency: int | None = None, max_attempts: int | None = None, continue_audit: str | None = None,
+                plant_kind: str | None = None, overrides: Overrides = Overrides(), continue_audit: str | None = None,
                 redact: Redact = no_redaction, progress: Progress = no_progress) -> str:
     """Plant answers with known verdicts, ask the run's judge about each, record them; returns the audit id.
 
@@ -286,8 +286,7 @@ def audit_judge(ledger: Recorder, run_id: str, *, scorer_id: str | None = None, 
             scorer_id, plant_kind = continued.scorer_id, continued.plant_kind or None
             answers = None if continued.source == "derived" else Path(continued.source)
         scorer, judge, dataset, fields = open_audit(ledger, state, audit="judge", scorer_id=scorer_id,
-                                                    base_url=base_url, api_key_env=api_key_env,
-                                                    max_attempts=max_attempts)
+                                                    overrides=overrides)
         loaded = load_plants(ledger, state, answers, plant_kind)
         if not loaded.plants:
             raise BadInput(f"nothing to plant in run {run_id}: {json.dumps(loaded.skipped)}", field="answers")
@@ -310,7 +309,7 @@ def audit_judge(ledger: Recorder, run_id: str, *, scorer_id: str | None = None, 
         state = fold_run(run_id, ledger.events(run_id))
         assert state.started is not None
         run_audit(ledger, state, audit_id, judge, _items(state, loaded.plants), prompts=dataset.prompts,
-                  concurrency=concurrency or state.started.config.settings.concurrency, attempt=attempt,
+                  concurrency=overrides.applied_to(state.started.config.settings).concurrency, attempt=attempt,
                   redact=redact, progress=progress)
         log.info("judge audit recorded", run=run_id, audit=audit_id, scorer=scorer, plants=len(loaded.plants))
         return audit_id

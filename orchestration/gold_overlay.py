@@ -26,6 +26,7 @@ from benchledger.ledger.recorder import Recorder
 from benchledger.orchestration.audit import AskItem, next_audit_id, open_audit, run_audit
 from benchledger.projections.gold_overlay import GOLD_OVERLAY_VERSION, GoldOverlay, parse_overlay
 from benchledger.projections.state import RunState, fold_run
+from benchledger.settings import Overrides
 
 __all__ = ["read_gold_overlay", "rejudge_with_overlay"]
 
@@ -77,8 +78,7 @@ def _unfinished(state: RunState, scorer: str, sha256: str) -> AuditStarted | Non
 
 
 def rejudge_with_overlay(ledger: Recorder, run_id: str, overlay_path: Path, *, scorer_id: str | None = None,
-                         base_url: str | None = None, api_key_env: str | None = None, concurrency: int | None = None,
-                         max_attempts: int | None = None, redact: Redact = no_redaction,
+                         overrides: Overrides = Overrides(), redact: Redact = no_redaction,
                          progress: Progress = no_progress) -> str:
     """Score the run's recorded answers against the overlay's corrected gold; returns the audit id.
 
@@ -87,8 +87,7 @@ def rejudge_with_overlay(ledger: Recorder, run_id: str, overlay_path: Path, *, s
     with ledger.run_writer(run_id):
         state = fold_run(run_id, ledger.events(run_id))
         scorer, judge, dataset, fields = open_audit(ledger, state, audit="gold-overlay", scorer_id=scorer_id,
-                                                    base_url=base_url, api_key_env=api_key_env,
-                                                    max_attempts=max_attempts)
+                                                    overrides=overrides)
         overlay, pinned, skipped = read_gold_overlay(overlay_path, state)
         if not overlay.replacements and not any(overlay.excluded.values()):
             raise BadInput(f"the overlay names none of run {run_id}'s questions", file=str(overlay_path))
@@ -118,7 +117,7 @@ def rejudge_with_overlay(ledger: Recorder, run_id: str, overlay_path: Path, *, s
                                  answered.abstained))
         assert state.started is not None
         run_audit(ledger, state, audit_id, judge, items, prompts=dataset.prompts,
-                  concurrency=concurrency or state.started.config.settings.concurrency, attempt=attempt,
+                  concurrency=overrides.applied_to(state.started.config.settings).concurrency, attempt=attempt,
                   redact=redact, progress=progress)
         log.info("gold overlay scored", run=run_id, audit=audit_id, scorer=scorer, replaced=len(replaced))
         return audit_id

@@ -28,9 +28,9 @@ from benchledger.ledger.events import ScorerContinued
 from benchledger.ledger.recorder import EventReader, Recorder
 from benchledger.orchestration.asker import QuestionAsker, QuestionJob
 from benchledger.orchestration.scorers import scorer_started
-from benchledger.orchestration.session import endpoint_of
+from benchledger.orchestration.runner import model_endpoint
 from benchledger.projections.state import RunState, fold_run
-from benchledger.settings import Protocol, RunSettings
+from benchledger.settings import Overrides, Protocol, RunSettings
 
 __all__ = ["dataset_from_plan", "judge_of_scorer", "recorded_templates", "rejudge_run"]
 
@@ -112,8 +112,7 @@ def judge_of_scorer(ledger: Recorder, state: RunState, scorer_id: str, settings:
 
 
 def _rejudge_run(ledger: Recorder, run_id: str, *, judge_model: str | None = None,
-                 protocol: Protocol | None = None, base_url: str | None = None, api_key_env: str | None = None,
-                 concurrency: int | None = None, max_attempts: int | None = None,
+                 protocol: Protocol | None = None, overrides: Overrides = Overrides(),
                  continue_scorer: str | None = None, judge_models: tuple[str, ...] = (),
                  prompts_dir: Path | None = None, redact: Redact = no_redaction,
                  progress: Progress = no_progress) -> str:
@@ -121,7 +120,7 @@ def _rejudge_run(ledger: Recorder, run_id: str, *, judge_model: str | None = Non
 
     A new scorer by default; `continue_scorer` finishes an existing one (an interrupted rejudge)
     with the judge and protocol it recorded, judging only what it has not judged yet. Settings not
-    given are the run's recorded ones.
+    in `overrides` are the run's recorded ones.
     """
     state = fold_run(run_id, ledger.events(run_id))
     if state.started is None or state.plan is None or state.corpus is None:
@@ -140,7 +139,7 @@ def _rejudge_run(ledger: Recorder, run_id: str, *, judge_model: str | None = Non
         judge_model = None if scorer.offline or scorer.judge_models else scorer.judge_model
         judge_models = scorer.judge_models
         protocol = scorer.protocol  # type: ignore[assignment]
-    settings = recorded.with_changes(base_url=base_url, api_key_env=api_key_env, max_attempts=max_attempts)
+    settings = overrides.applied_to(recorded)
     benchmark = benchmark_for_run(state.started.config.benchmark)
     protocol = protocol or recorded.protocol or "typed"
     if protocol == "official":
@@ -166,7 +165,7 @@ def _rejudge_run(ledger: Recorder, run_id: str, *, judge_model: str | None = Non
     endpoint = None
     if judge_asks_model(judge):  # probed first: the endpoint records the certificate the probe verified
         probe_endpoint(settings.base_url, settings.api_key_env)
-        endpoint = endpoint_of(settings)
+        endpoint = model_endpoint(settings)
     scorer_id = continue_scorer or f"s{len(state.scorers) + 1}"
     earlier = [f.attempt for q in state.questions.values() for f in q.failures if f.scorer_id == scorer_id]
     attempt = max([len(state.resumes) + 1, *(a + 1 for a in earlier)])
@@ -184,7 +183,7 @@ def _rejudge_run(ledger: Recorder, run_id: str, *, judge_model: str | None = Non
     state = fold_run(run_id, ledger.events(run_id))
     job = QuestionJob(ledger=ledger, run_id=run_id, dataset=dataset, memory=None, answer_model=None,
                       judge_model=judge, scorer_id=scorer_id, k=recorded.k, token_budget=recorded.token_budget,
-                      concurrency=concurrency or recorded.concurrency, attempt=attempt,
+                      concurrency=settings.concurrency, attempt=attempt,
                       redact=redact, progress=progress, judge_only=True)
     QuestionAsker(job).run(state)
     return scorer_id

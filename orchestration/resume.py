@@ -26,11 +26,11 @@ from benchledger.ledger.events import MemoryIdentity, RunResumed
 from benchledger.ledger.recorder import Recorder
 from benchledger.orchestration.prepare import scope_names
 from benchledger.orchestration.rejudge import dataset_from_plan, recorded_templates
-from benchledger.orchestration.runner import RunParts, execute
-from benchledger.orchestration.session import endpoint_of, open_models, open_run_memory
+from benchledger.orchestration.runner import RunParts, execute, model_endpoint
+from benchledger.orchestration.session import open_models, open_run_memory
 from benchledger.projections.state import RunState, fold_run
 from benchledger.redaction import strip_url_credentials
-from benchledger.settings import RunSettings
+from benchledger.settings import Overrides, RunSettings
 
 __all__ = ["ResumeOutcome", "recorded_settings", "resume_run", "later_scorers_behind"]
 
@@ -45,11 +45,11 @@ class ResumeOutcome:
         """Stages of the open run-level failures this resume retried (a purge that failed)."""
 
 
-def recorded_settings(state: RunState, **overrides: Any) -> RunSettings:
-    """The settings a run was started with, as RunStarted recorded them, with some overridden."""
+def recorded_settings(state: RunState, overrides: Overrides = Overrides()) -> RunSettings:
+    """The settings a run was started with, as RunStarted recorded them, with `overrides` applied."""
     if state.started is None:
         raise BadInput(f"run {state.run_id} has no RunStarted event", field="run")
-    return state.started.config.settings.with_changes(**overrides)
+    return overrides.applied_to(state.started.config.settings)
 
 
 def _pending(state: RunState) -> int:
@@ -113,7 +113,7 @@ def _check_memory(state: RunState, memory: MemorySystem, settings: RunSettings, 
 
 def _resume_run(ledger: Recorder, run_id: str, *, redact: Redact = no_redaction,
                 progress: Progress = no_progress, allow_memory_change: bool = False,
-                **overrides: Any) -> ResumeOutcome:
+                overrides: Overrides = Overrides()) -> ResumeOutcome:
     state = fold_run(run_id, ledger.events(run_id))
     if state.started is None or state.corpus is None:
         raise BadInput(f"run {run_id} has no recorded plan to resume from", field="run")
@@ -127,7 +127,7 @@ def _resume_run(ledger: Recorder, run_id: str, *, redact: Redact = no_redaction,
     if finished and pending == 0 and not retried:
         log.info("nothing to resume", run_id=run_id)
         return ResumeOutcome(run_id, len(state.resumes) + 1, False, 0)
-    settings = recorded_settings(state, **overrides)
+    settings = recorded_settings(state, overrides)
     models = open_models(ledger, settings, dataset, benchmark=benchmark,
                          templates=recorded_templates(ledger, benchmark, state))
     memory = open_run_memory(settings, dataset)
@@ -138,7 +138,7 @@ def _resume_run(ledger: Recorder, run_id: str, *, redact: Redact = no_redaction,
         url = memory_url(settings)
         ledger.append(run_id, [RunResumed(
             attempt=attempt, fingerprint_on_disk=dataset.fingerprint, reprepared=reprepare,
-            pending_questions=pending, endpoint=endpoint_of(settings), agent_model=models.answer.name,
+            pending_questions=pending, endpoint=model_endpoint(settings), agent_model=models.answer.name,
             judge_model=models.judge.name, memory_changed=changed,
             memory=MemoryIdentity(name=memory.name, version=memory.version, url=url))])
         log.info("resuming", run_id=run_id, attempt=attempt, reprepare=reprepare, pending=pending, retried=retried)

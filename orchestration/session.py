@@ -24,22 +24,21 @@ from benchledger.adapters.memory.registry import load_memory_class, open_memory
 from benchledger.adapters.models.base import judge_asks_model
 from benchledger.adapters.models.factory import ModelContext, build_models, model_context
 from benchledger.adapters.models.openai_chat import ChatClient
-from benchledger.adapters.models.probe import probe_endpoint, probed_certificate
+from benchledger.adapters.models.probe import probe_endpoint
 from benchledger.adapters.models.response_cache import ledger_cache
 from benchledger.adapters.models.scheduler import EndpointScheduler
 from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.errors import BadInput
-from benchledger.ledger.events import Endpoint, RunForecast
+from benchledger.ledger.events import RunForecast
 from benchledger.ledger.recorder import Recorder
 from benchledger.orchestration.prepare import scope_names
 from benchledger.orchestration.runner import Models, RunParts, start_run
-from benchledger.redaction import strip_url_credentials
 from benchledger.settings import RunSettings
 
 __all__ = [
     "run_dataset", "run_with", "open_models", "probe_run_endpoint", "open_run_memory", "resolved_settings",
     "ResolvedSettings",
-    "endpoint_of", "official_of", "settings_context", "endpoint_scheduler", "read_official_templates",
+    "official_of", "settings_context", "endpoint_scheduler", "read_official_templates",
 ]
 
 
@@ -91,13 +90,6 @@ def resolved_settings(benchmark: Benchmark, settings: RunSettings, *,
 
 def _resolved(settings: RunSettings, **update: object) -> ResolvedSettings:
     return ResolvedSettings.model_validate({**dict(settings), **update})
-
-
-def endpoint_of(settings: RunSettings) -> Endpoint:
-    """Where the settings send model calls, as the ledger records it (no credentials), with the server
-    certificate its probe verified in this process, if any."""
-    return Endpoint(base_url=strip_url_credentials(settings.base_url) if settings.base_url else None,
-                    api_key_env=settings.api_key_env, certificate=probed_certificate(settings.base_url))
 
 
 def settings_context(ledger: Recorder | None, settings: RunSettings, *, judge_model: str | None = None,

@@ -2,7 +2,8 @@
 
 `RunSettings` records them (they are part of a run's config) with `ModelCalls`' defaults and
 constraints; `RunSettings.model_calls` hands them on as one object through the session and the model
-factory to the chat client that uses them, and no signature on the way restates a default.
+factory to the chat client that uses them, and no signature on the way restates a default. A command
+that goes on with a recorded run (resume, rejudge, audit) passes what it changes as one `Overrides`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from benchledger.adapters.models.factory import build_models, model_context
 from benchledger.adapters.models.openai_chat import ChatClient
 from benchledger.errors import BadInput
 from benchledger.orchestration.session import settings_context
-from benchledger.settings import ModelCalls, RunSettings
+from benchledger.settings import ModelCalls, Overrides, RunSettings
 
 
 def test_run_settings_take_their_model_call_defaults_and_limits_from_model_calls() -> None:
@@ -95,3 +96,25 @@ def test_a_run_honours_a_retry_after_up_to_its_max_retry_after_and_records_it(mo
     events = events_of(json.loads(Path("r.json").read_text())["run_id"])
     assert events[0].config.settings.max_retry_after == 1.5
     assert RunSettings().max_retry_after == ModelCalls().max_retry_after == 120.0
+
+
+def test_overrides_of_a_recorded_run_change_only_what_they_name_and_are_checked_as_settings() -> None:
+    recorded = RunSettings(base_url="http://127.0.0.1:9/v1", concurrency=3, max_attempts=2,
+                           memory_options={"url": "http://127.0.0.1:8"})
+    assert Overrides().applied_to(recorded) == recorded
+    changed = Overrides(base_url="http://127.0.0.1:10/v1", max_attempts=5).applied_to(recorded)
+    assert (changed.base_url, changed.max_attempts, changed.concurrency, changed.memory_options) == (
+        "http://127.0.0.1:10/v1", 5, 3, {"url": "http://127.0.0.1:8"})
+    with pytest.raises(ValidationError):
+        Overrides(max_attempts=21).applied_to(recorded)
+    assert set(Overrides.model_fields) <= set(RunSettings.model_fields)
+
+
+def test_commands_that_go_on_with_a_run_take_its_overrides_as_one_object() -> None:
+    from benchledger.orchestration import audit, gold_overlay, rejudge, resume
+
+    unpacked = set(Overrides.model_fields)
+    for function in (rejudge._rejudge_run, audit.audit_judge, audit.open_audit, gold_overlay.rejudge_with_overlay,
+                     resume._resume_run, resume.recorded_settings):
+        parameters = set(inspect.signature(function).parameters)
+        assert "overrides" in parameters and not parameters & unpacked, function.__qualname__

@@ -18,6 +18,7 @@ from benchledger.errors import RunIncomplete
 from benchledger.orchestration.audit import audit_judge
 from benchledger.projections.scorecard import render_judge_audit
 from benchledger.redaction import redact, register_secret_env
+from benchledger.settings import Overrides
 
 __all__ = ["COMMANDS"]
 
@@ -55,10 +56,11 @@ def judge(app: AppContext, run_ref: str, scorer_id: str | None, answers: Path | 
         register_secret_env(api_key_env)
     with open_ledger(app, create=False) as ledger:
         run_id = ledger.resolve_run(run_ref)
+        overrides = Overrides(base_url=base_url, api_key_env=api_key_env, concurrency=concurrency,
+                              max_attempts=max_attempts)
         try:
             audit_id = audit_judge(ledger, run_id, scorer_id=scorer_id, answers=answers, plant_kind=plant_kind,
-                                   base_url=base_url, api_key_env=api_key_env, concurrency=concurrency,
-                                   max_attempts=max_attempts, continue_audit=continue_audit, redact=redact,
+                                   overrides=overrides, continue_audit=continue_audit, redact=redact,
                                    progress=make_progress(app.log_format))
         except KeyboardInterrupt:
             started = [stored.event for stored in ledger.events(run_id, types=["AuditStarted"])]

@@ -21,6 +21,7 @@ from benchledger.orchestration.rejudge import rejudge_run
 from benchledger.projections.scorecard import render_corrected_gold
 from benchledger.projections.state import fold_run
 from benchledger.redaction import redact, register_secret_env
+from benchledger.settings import Overrides
 
 __all__ = ["COMMANDS"]
 
@@ -57,12 +58,13 @@ def rejudge(app: AppContext, run_ref: str, judge_model: str | None, judge_models
     """Judge a run's recorded answers again under a new scorer id; the answer model is never called."""
     if api_key_env:
         register_secret_env(api_key_env)
+    overrides = Overrides(base_url=base_url, api_key_env=api_key_env, concurrency=concurrency,
+                          max_attempts=max_attempts)
     if gold_overlay is not None:
         if judge_model or judge_models or protocol or prompts_dir or continue_scorer:
             raise BadInput("--gold-overlay re-scores with a recorded scorer's own judge: give --scorer, not "
                            "--judge-model, --judge-models, --protocol, --prompts-dir or --continue", field="gold-overlay")
-        _overlay(app, run_ref, gold_overlay, scorer_id=scorer_id, base_url=base_url, api_key_env=api_key_env,
-                 concurrency=concurrency, max_attempts=max_attempts, as_json=as_json)
+        _overlay(app, run_ref, gold_overlay, scorer_id=scorer_id, overrides=overrides, as_json=as_json)
         return
     if scorer_id is not None:
         raise BadInput("--scorer goes with --gold-overlay", field="scorer")
@@ -70,8 +72,7 @@ def rejudge(app: AppContext, run_ref: str, judge_model: str | None, judge_models
         run_id = ledger.resolve_run(run_ref)
         before = set(fold_run(run_id, ledger.events(run_id, types=["ScorerStarted"])).scorers)
         try:
-            scorer = rejudge_run(ledger, run_id, judge_model=judge_model, protocol=protocol, base_url=base_url,
-                                 api_key_env=api_key_env, concurrency=concurrency, max_attempts=max_attempts,
+            scorer = rejudge_run(ledger, run_id, judge_model=judge_model, protocol=protocol, overrides=overrides,
                                  continue_scorer=continue_scorer, prompts_dir=prompts_dir,
                                  judge_models=tuple(split_csv((judge_models,))) if judge_models else (),
                                  redact=redact, progress=make_progress(app.log_format))
@@ -90,11 +91,11 @@ def rejudge(app: AppContext, run_ref: str, judge_model: str | None, judge_models
 
 
 def _overlay(app: AppContext, run_ref: str, path: Path, *, scorer_id: str | None, as_json: bool,
-             **options: object) -> None:
+             overrides: Overrides) -> None:
     with open_ledger(app, create=False) as ledger:
         run_id = ledger.resolve_run(run_ref)
         audit_id = rejudge_with_overlay(ledger, run_id, path, scorer_id=scorer_id, redact=redact,
-                                        progress=make_progress(app.log_format), **options)  # type: ignore[arg-type]
+                                        progress=make_progress(app.log_format), overrides=overrides)
         report = report_for(ledger, run_id)
     corrected = next(c for c in report.corrected_gold or () if c.audit_id == audit_id)
     if as_json:

@@ -12,6 +12,7 @@ from benchledger.errors import RunAborted
 from benchledger.orchestration.resume import later_scorers_behind, recorded_settings, resume_run
 from benchledger.projections.state import fold_run
 from benchledger.redaction import redact, register_secret_env
+from benchledger.settings import Overrides
 
 __all__ = ["COMMANDS"]
 
@@ -33,18 +34,16 @@ def resume(app: AppContext, run_ref: str, concurrency: int | None, max_attempts:
     with open_ledger(app, create=False) as ledger:
         run_id = ledger.resolve_run(run_ref)
         recorded = recorded_settings(fold_run(run_id, ledger.events(run_id, types=["RunStarted"])))
-        overrides: dict[str, object] = {"concurrency": concurrency, "max_attempts": max_attempts,
-                                        "base_url": base_url}
-        if memory_url or memory_token_env:
-            overrides["memory_options"] = {**recorded.memory_options,
-                                           **({"url": memory_url} if memory_url else {}),
-                                           **({"token_env": memory_token_env} if memory_token_env else {})}
+        memory_options = {**recorded.memory_options, **({"url": memory_url} if memory_url else {}),
+                          **({"token_env": memory_token_env} if memory_token_env else {})}
+        overrides = Overrides(concurrency=concurrency, max_attempts=max_attempts, base_url=base_url,
+                              memory_options=memory_options if memory_url or memory_token_env else None)
         for name in (memory_token_env, recorded.memory_options.get("token_env"), recorded.api_key_env):
             if name:
                 register_secret_env(name)
         try:
             outcome = resume_run(ledger, run_id, redact=redact, progress=make_progress(app.log_format),
-                                 allow_memory_change=allow_memory_change, **overrides)
+                                 allow_memory_change=allow_memory_change, overrides=overrides)
         except RunAborted:
             show_report(report_for(ledger, run_id))
             raise
