@@ -105,7 +105,8 @@ class RunSettings(BaseModel):
     base_url: str | None = _model_call("base_url")
     api_key_env: str = _model_call("api_key_env")
     concurrency: int = Field(default=4, ge=1, le=256)
-    """Model calls in flight at once: the ceiling of the adaptive limit (`pacing`), or the fixed number."""
+    """Model calls in flight at once: the ceiling of the adaptive limit (`pacing`), or the fixed number;
+    also the scopes prepared at once by a memory system that can take them (mem0, Graphiti)."""
     pacing: Pacing = "adaptive"
     """adaptive: calls to the endpoint start at 4 in flight, grow while they succeed, halve on 429s and
     timeouts, and wait for the provider's advertised budget and Retry-After; fixed: always `concurrency`."""

@@ -75,6 +75,10 @@ def _protocol_help(benchmark: Benchmark) -> str:
     return f"{listed} [default: {benchmark.default_protocol}]."
 
 
+concurrency_option = click.option("--concurrency", type=click.IntRange(1, 256), default=setting_default("concurrency"),
+                                  show_default=True, help=_help("concurrency"))
+
+
 def model_options(benchmark: Benchmark) -> Decorator:
     """The model options of `run BENCHMARK`: only those this benchmark reads, its own protocols."""
     offered = benchmark.model_options_offered
@@ -92,8 +96,7 @@ def model_options(benchmark: Benchmark) -> Decorator:
         click.option("--cache-from", metavar="RUN", default=None, help=_help("cache_from")),
         click.option("--protocol", type=click.Choice(list(benchmark.protocols)), default=None,
                      help=_protocol_help(benchmark)),
-        click.option("--concurrency", type=click.IntRange(1, 256), default=setting_default("concurrency"),
-                     show_default=True, help=_help("concurrency")),
+        concurrency_option,
         click.option("--pacing", type=click.Choice(["adaptive", "fixed"]), default=setting_default("pacing"),
                      show_default=True, help=_help("pacing")),
         click.option("--timeout", type=click.FloatRange(min=0.1), default=setting_default("timeout"),

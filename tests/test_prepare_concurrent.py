@@ -237,3 +237,14 @@ def test_a_run_killed_mid_preparation_resumes_to_the_same_recall(shared_data, tm
     recalled = {qid: [i.doc_id for i in q.recalled.items] for qid, q in first.questions.items() if q.recalled}
     assert recalled and recalled == {qid: [i.doc_id for i in q.recalled.items]
                                      for qid, q in resumed.questions.items() if q.recalled}
+
+
+def test_retrieval_takes_concurrency_and_records_it(shared_data, tmp_path) -> None:
+    result = CliRunner().invoke(cli, [
+        "--ledger", str(tmp_path / "l.db"), "retrieval", "locomo", str(shared_data / "locomo/locomo-dev.json"),
+        "--conversations", "conv-26", "--question-limit", "2", "--concurrency", "2", "--json"],
+        catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    with Ledger.open(tmp_path / "l.db") as ledger:
+        (run_id,) = [r.run_id for r in ledger.runs()]
+        assert fold_run(run_id, ledger.events(run_id)).started.config.settings.concurrency == 2

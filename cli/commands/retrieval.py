@@ -21,7 +21,7 @@ from benchledger.cli.commands.run import interrupted_run, source_argument, sourc
 from benchledger.clock import new_run_id
 from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app
 from benchledger.cli.options import (
-    k_option, keep_option, memory_options, prices_option, selection_from_options, selection_options,
+    concurrency_option, k_option, keep_option, memory_options, prices_option, selection_from_options, selection_options,
     settings_from_options, token_budget_option,
 )
 from benchledger.cli.progress import make_progress
@@ -73,7 +73,7 @@ def _retrieval_command(benchmark: Benchmark) -> click.Command:
 
     command.__doc__ = f"Evidence recall on {benchmark.name} {benchmark.source_metavar} (no model call)."
     decorated = pass_app(source_argument(benchmark)(selection_options(benchmark)(memory_options(
-        k_option(token_budget_option(keep_option(prices_option(json_option(command)))))))))
+        k_option(token_budget_option(concurrency_option(keep_option(prices_option(json_option(command))))))))))
     return click.command(benchmark.command)(decorated)
 
 
