@@ -7,7 +7,7 @@ mapped here by `pyproject.toml`; the layers point one way:
         -> benchledger.ledger -> this package's own modules (errors, clock, values, text,
            redaction, retry, files)
 
-`tests/test_layers.py` walks every import and fails on an edge against that order.
+`tests/project/test_layers.py` walks every import and fails on an edge against that order.
 """
 
 from importlib.metadata import PackageNotFoundError, version as _version

@@ -1,7 +1,7 @@
 """Command samples for the README and the docs, produced by running the commands (cog).
 
 Every sample in a page sits in a cog block that calls `sample(...)`; `cog -r -I docs README.md
-docs/*.md` rewrites them from what the tool prints today, and `tests/test_docs.py` runs
+docs/*.md` rewrites them from what the tool prints today, and `tests/project/test_docs.py` runs
 `cog --check`, so a sample that no longer matches the tool fails the suite. Commands run
 in-process (click's runner) in one scratch folder per page, so later samples see earlier runs.
 What differs from one machine or moment to the next is normalised: run ids, hashes, times and

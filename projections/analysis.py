@@ -252,5 +252,5 @@ def render_tables_markdown() -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-if __name__ == "__main__":  # pragma: no cover - exercised by tests/test_export_sqlite.py
+if __name__ == "__main__":  # pragma: no cover - exercised by tests/projections/test_export_sqlite.py
     sys.stdout.write(render_tables_markdown())

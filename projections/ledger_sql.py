@@ -10,7 +10,7 @@ writing a byte to the ledger file. `zlib_text(body)` is the one SQL function the
 bodies are zlib-compressed); the caller registers it (`ZLIB_TEXT`).
 
 `STORE_TABLES` documents the store's own tables; a ledger table missing from it is a
-documentation gap `tests/test_view_datasette.py` reports by name.
+documentation gap `tests/projections/test_view_datasette.py` reports by name.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Subclass `MemoryContract` in a test module and provide a `memory_factory` fixture: a callable
 `(store_path: Path) -> MemorySystem` that opens (or reopens) the system on that evaluation store.
-benchledger's own `tests/test_memory_contract.py` runs it over every system the registry lists; a
+benchledger's own `tests/adapters/memory/test_memory_contract.py` runs it over every system the registry lists; a
 memory served over HTTP runs it with a factory that starts the server on `store_path` and returns a
 client. A plug-in's own tests import it from here (`examples/toy-memory/` shows one).
 

@@ -5,7 +5,7 @@ Subclass `LedgerContract` in a test module and provide a `store_factory` fixture
 store again, as a second handle; a new name a new, empty store), and a `change_blob` fixture:
 `(name, digest, body)` replaces a stored body behind the store's guards, as someone holding the
 database could, leaving its schema as it was. The returned object must also
-be a context manager that closes it. `tests/test_ledger_contract.py` runs the contract on
+be a context manager that closes it. `tests/ledger/test_ledger_contract.py` runs the contract on
 SQLite files; a PostgreSQL backend runs it with a factory over a fresh schema.
 """
 

@@ -98,5 +98,5 @@ def render_events_markdown() -> str:
     return "\n".join(parts).rstrip() + "\n"
 
 
-if __name__ == "__main__":  # pragma: no cover - exercised by tests/test_event_docs.py
+if __name__ == "__main__":  # pragma: no cover - exercised by tests/ledger/test_event_docs.py
     sys.stdout.write(render_events_markdown())

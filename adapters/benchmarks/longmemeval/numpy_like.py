@@ -10,7 +10,7 @@ that differ from the obvious `sum(v) / len(v)` and `round(x, 4)`:
   on halves: `round(0.12345, 4)` is 0.1235 in Python and 0.1234 in numpy.
 
 numpy itself is not a dependency for this: the arithmetic is small and exact to reproduce, and
-`tests/test_longmemeval_numpy_like.py` checks it against numpy where numpy is installed.
+`tests/adapters/benchmarks/test_longmemeval_numpy_like.py` checks it against numpy where numpy is installed.
 """
 
 from __future__ import annotations

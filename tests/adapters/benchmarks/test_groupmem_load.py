@@ -12,9 +12,8 @@ from benchledger.adapters.benchmarks.groupmem.loader import (
 from benchledger.adapters.benchmarks.groupmem.schema import ABSTENTION_GOLD
 from benchledger.adapters.benchmarks.groupmem.write import write_release
 from benchledger.errors import BadInput
-from conftest import MINI
+from conftest import MINI, REPO
 
-REPO = Path(__file__).resolve().parents[1]
 REAL_COUNTS = {"Finance": 214, "Healthcare": 145, "Manufacturing": 173, "Technology": 213}
 T0 = datetime(2025, 5, 1, 9, 0)
 

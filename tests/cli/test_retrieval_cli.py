@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from click.testing import CliRunner
 
 from benchledger.cli.main import cli
 from benchledger.ledger.store import Ledger
+from conftest import REPO
 
-LME = Path(__file__).parent / "fixtures" / "longmemeval" / "longmemeval_fixture.json"
-MEMORA = Path(__file__).parent / "fixtures" / "memora"
+LME = REPO / "tests" / "fixtures" / "longmemeval" / "longmemeval_fixture.json"
+MEMORA = REPO / "tests" / "fixtures" / "memora"
 
 
 def _invoke(*args: str):

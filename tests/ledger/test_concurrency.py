@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from benchledger.ledger.events import Failed
 from benchledger.ledger.store import Ledger
+from conftest import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 
 # Each writer opens the (possibly not yet created) ledger, waits for the start file, then appends
 # its own events in batches of 1..5 interleaved with events every writer also tries to append

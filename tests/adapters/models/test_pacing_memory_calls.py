@@ -65,7 +65,7 @@ def test_a_memory_calling_another_endpoint_keeps_its_own_pace(limited):
 
 @needs_mem0
 def test_a_mem0_run_at_one_limited_endpoint_paces_its_memory_answer_and_judge_calls_together(tmp_path, monkeypatch):
-    """Needs the mem0 extra, as tests/test_memory_mem0.py does (CI installs it)."""
+    """Needs the mem0 extra, as tests/adapters/memory/test_memory_mem0.py does (CI installs it)."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-agent-key-0000")
     ledger_path = tmp_path / "l.db"
     with LoopbackOpenAI(limits=RateLimit(requests=20, tokens=1_000_000, per=1.0)) as upstream:

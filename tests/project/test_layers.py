@@ -5,7 +5,7 @@
 The bottom is the `benchledger` folder's own modules (errors, clock, values, text), which every
 layer may import. A benchmark adapter may read projections (it declares its publishable
 conditions as folds over a run); projections never read adapters. `python -m pytest
-tests/test_layers.py -s` prints the matrix of module edges between the layers.
+tests/project/test_layers.py -s` prints the matrix of module edges between the layers.
 """
 
 from __future__ import annotations

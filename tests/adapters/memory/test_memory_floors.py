@@ -17,8 +17,9 @@ from benchledger.cli.main import cli
 from benchledger.ledger.store import Ledger
 from benchledger.projections.state import fold_run
 from benchledger.testing.memory_contract import SCOPE, contract_corpus
+from conftest import REPO
 
-LME = Path(__file__).parent / "fixtures" / "longmemeval" / "longmemeval_fixture.json"
+LME = REPO / "tests" / "fixtures" / "longmemeval" / "longmemeval_fixture.json"
 
 
 def _invoke(*args: str, expect: int = 0):

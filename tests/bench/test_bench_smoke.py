@@ -30,7 +30,6 @@ NAMED_FIGURES = (
 )
 # Measured against a throwaway PostgreSQL cluster, wherever one can be started (CI always can).
 POSTGRES_FIGURES = ("concurrent_pg_1_per_s", "concurrent_pg_4_per_s", "concurrent_pg_16_per_s")
-REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_quick_bench_prints_one_json_object_with_every_named_figure(tmp_path: Path) -> None:

@@ -127,7 +127,7 @@ def test_bootstrap_interval_is_seeded_and_reproducible(tmp_path):
     assert first == second  # the same seed, the same bounds
     assert first.bootstrap_seed == 0 and other_seed.bootstrap_seed == 7
     assert first.overall.difference == other_seed.overall.difference  # the point estimate has no seed
-    # six flips put the bounds on the support's ends whatever the seed; tests/test_diff_bootstrap.py
+    # six flips put the bounds on the support's ends whatever the seed; tests/projections/test_diff_bootstrap.py
     # shows other seeds giving other bounds, and the level, against references
 
 

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from benchledger.adapters.benchmarks.longmemeval.loader import load_longmemeval
 from benchledger.errors import BadInput
+from conftest import REPO
 
-FIXTURE = Path(__file__).parent / "fixtures" / "longmemeval" / "longmemeval_fixture.json"
+FIXTURE = REPO / "tests" / "fixtures" / "longmemeval" / "longmemeval_fixture.json"
 
 
 @pytest.fixture

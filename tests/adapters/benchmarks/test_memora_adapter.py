@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from benchledger.adapters.benchmarks.memora.loader import load_memora
 from benchledger.errors import BadInput
+from conftest import REPO
 
-FIXTURE = Path(__file__).parent / "fixtures" / "memora"
+FIXTURE = REPO / "tests" / "fixtures" / "memora"
 
 
 def _copy(tmp_path: Path) -> Path:

@@ -26,8 +26,9 @@ from benchledger.orchestration.session import run_with
 from benchledger.ledger.store import Ledger
 from benchledger.projections.retrieval import retrieval_metrics, score_question
 from benchledger.settings import RunSettings
+from conftest import REPO
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = REPO / "tests" / "fixtures"
 LME = FIXTURES / "longmemeval" / "longmemeval_fixture.json"
 
 
