@@ -54,7 +54,8 @@ def _memory_lines(forecast: Forecast, *, priced: bool) -> list[str]:
     if not forecast.memory:
         return ["  memory: the memory system says it makes no model call for this run"]
     rows = [[f"memory {p.stage}", p.model, p.endpoint, f"{p.calls:,}" if p.calls == p.at_most
-             else f"{p.calls:,} to {p.at_most:,}"] for p in forecast.memory]
+             else f"{p.calls:,} or more" if p.at_most is None else f"{p.calls:,} to {p.at_most:,}"]
+            for p in forecast.memory]
     return ["  memory: the memory system's own model calls, as it says them (a fresh store; tokens not "
             "forecast" + (", so not priced" if priced else "") + "):",
             render_table(rows, ["stage", "model", "api", "calls"], align=["left", "left", "left", "right"],

@@ -186,9 +186,10 @@ class Mem0Memory(StoredMemory):
         """The calls a run would make on a fresh store, as mem0 2.2.1's `add` and `search` make them.
 
         `infer=true`: each `add` (one per group `_extract` forms in each build batch) is one chat call
-        and one or two embedding calls (the new messages, searched against the existing memories;
-        then the extracted memories, when the model extracted any). `infer=false`: one embedding per
-        message. Each recall's `search` embeds the question once. Tokens are not said: mem0's
+        and at least one embedding call (the new messages, searched against the existing memories),
+        then one per hundred memories the model extracted (mem0's OpenAI embedder sends 100 texts a
+        call), so the embeddings have no upper bound before the model replies. `infer=false`: one
+        embedding per message. Each recall's `search` embeds the question once. Tokens are not said: mem0's
         extraction prompt carries up to ten retrieved memories and the scope's last ten messages,
         which depend on what its model extracted before."""
         def option(name: str) -> str:
@@ -203,9 +204,9 @@ class Mem0Memory(StoredMemory):
             size = min(batch_size, _INFER_BUILD_BATCH) if infer else batch_size
             adds += sum(len(_groups(batch, granularity)) for batch in build_batches(ordered, size, granularity))
         planned = [PlannedCalls("build", "chat", llm, adds, adds),
-                   PlannedCalls("build", "embeddings", embedder, adds, 2 * adds)] if infer else \
+                   PlannedCalls("build", "embeddings", embedder, adds, None)] if infer else \
             [PlannedCalls("build", "embeddings", embedder, messages, messages)]
-        return [*(p for p in planned if p.at_most), *([PlannedCalls("recall", "embeddings", embedder, questions,
+        return [*(p for p in planned if p.calls), *([PlannedCalls("recall", "embeddings", embedder, questions,
                                                                    questions)] if questions else [])]
 
     # -- mem0 -------------------------------------------------------------------------------

@@ -140,8 +140,8 @@ class PlannedCalls(NamedTuple):
     """The model the system would ask for."""
     calls: int
     """The fewest calls it would make."""
-    at_most: int
-    """The most (equal to `calls` when the count is exact)."""
+    at_most: int | None
+    """The most (equal to `calls` when the count is exact; None when it depends on what the model replies)."""
 
 
 class MemorySystemError(Exception):
