@@ -22,11 +22,12 @@ from benchledger.adapters.benchmarks.registry import Benchmark
 from benchledger.cli.common import AppContext, OutputFile
 from benchledger.errors import BadInput
 from benchledger.providers import OPENAI_API_KEY_ENV
-from benchledger.settings import Mode, RunSettings, Selection, setting_default
+from benchledger.settings import Mode, Pacing, RunSettings, Selection, setting_default
 from benchledger.redaction import register_secret_env
 
 __all__ = [
-    "memory_options", "model_options", "run_options", "k_option", "keep_option", "token_budget_option", "prices_option",
+    "memory_options", "model_options", "run_options", "k_option", "keep_option", "token_budget_option",
+    "setting_range", "prices_option",
     "selection_options",
     "selection_from_options", "memory_from_options", "settings_from_options", "split_csv", "scoring_rule_help",
 ]
@@ -44,6 +45,13 @@ def _stack(*decorators: Decorator) -> Decorator:
 
 def _help(name: str) -> str:
     return RunSettings.model_fields[name].description or ""
+
+
+def setting_range(name: str) -> click.IntRange:
+    """The click type of an integer setting, its limits read from the setting (`ge`, `le`)."""
+    metadata = RunSettings.model_fields[name].metadata
+    return click.IntRange(next((m.ge for m in metadata if hasattr(m, "ge")), None),
+                          next((m.le for m in metadata if hasattr(m, "le")), None))
 
 
 memory_options = _stack(
@@ -75,8 +83,8 @@ def _protocol_help(benchmark: Benchmark) -> str:
     return f"{listed} [default: {benchmark.default_protocol}]."
 
 
-concurrency_option = click.option("--concurrency", type=click.IntRange(1, 256), default=setting_default("concurrency"),
-                                  show_default=True, help=_help("concurrency"))
+concurrency_option = click.option("--concurrency", type=setting_range("concurrency"),
+                                  default=setting_default("concurrency"), show_default=True, help=_help("concurrency"))
 
 
 def model_options(benchmark: Benchmark) -> Decorator:
@@ -97,11 +105,11 @@ def model_options(benchmark: Benchmark) -> Decorator:
         click.option("--protocol", type=click.Choice(list(benchmark.protocols)), default=None,
                      help=_protocol_help(benchmark)),
         concurrency_option,
-        click.option("--pacing", type=click.Choice(["adaptive", "fixed"]), default=setting_default("pacing"),
+        click.option("--pacing", type=click.Choice(typing.get_args(Pacing)), default=setting_default("pacing"),
                      show_default=True, help=_help("pacing")),
         click.option("--timeout", type=click.FloatRange(min=0.1), default=setting_default("timeout"),
                      show_default=True, help=_help("timeout")),
-        click.option("--max-attempts", type=click.IntRange(1, 20), default=setting_default("max_attempts"),
+        click.option("--max-attempts", type=setting_range("max_attempts"), default=setting_default("max_attempts"),
                      show_default=True, help=_help("max_attempts")),
         click.option("--backoff-base", type=click.FloatRange(min=0.01), default=setting_default("backoff_base"),
                      show_default=True, help=_help("backoff_base")),
@@ -110,10 +118,10 @@ def model_options(benchmark: Benchmark) -> Decorator:
     )
 
 
-k_option = click.option("--k", type=click.IntRange(min=1), default=setting_default("k"), show_default=True,
+k_option = click.option("--k", type=setting_range("k"), default=setting_default("k"), show_default=True,
                         help=_help("k"))
 keep_option = click.option("--keep", is_flag=True, help=_help("keep"))
-token_budget_option = click.option("--token-budget", type=click.IntRange(min=1), default=None,
+token_budget_option = click.option("--token-budget", type=setting_range("token_budget"), default=None,
                                    help=_help("token_budget"))
 
 prices_option = click.option(

@@ -12,6 +12,7 @@ import click
 
 from benchledger.cli.hints import interrupted, suggest
 from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app, run_argument
+from benchledger.cli.options import setting_range
 from benchledger.cli.progress import make_progress
 from benchledger.cli.render import report_for
 from benchledger.errors import RunIncomplete
@@ -40,8 +41,8 @@ def audit() -> None:
 @click.option("--base-url", default=None, envvar="OPENAI_BASE_URL",
               help="OpenAI-compatible endpoint [default: where the scorer's calls went].")
 @click.option("--api-key-env", default=None, help="Environment variable holding the API key.")
-@click.option("--concurrency", type=click.IntRange(1, 256), default=None, help="Judge calls in flight.")
-@click.option("--max-attempts", type=click.IntRange(1, 20), default=None, help="Attempts per judge call.")
+@click.option("--concurrency", type=setting_range("concurrency"), default=None, help="Judge calls in flight.")
+@click.option("--max-attempts", type=setting_range("max_attempts"), default=None, help="Attempts per judge call.")
 @click.option("--continue", "continue_audit", default=None, metavar="AUDIT",
               help="Finish an interrupted audit: ask only what it has not judged yet.")
 @json_option

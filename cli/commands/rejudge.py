@@ -6,13 +6,14 @@ finishes it, then exits 130.
 
 from __future__ import annotations
 
+import typing
 from pathlib import Path
 
 import click
 
 from benchledger.cli.common import AppContext, open_ledger, pass_app, run_argument
 from benchledger.cli.hints import interrupted, suggest
-from benchledger.cli.options import split_csv
+from benchledger.cli.options import setting_range, split_csv
 from benchledger.cli.progress import make_progress
 from benchledger.cli.render import report_for, require_every_question_judged, show_report
 from benchledger.errors import BadInput, RunIncomplete
@@ -21,7 +22,7 @@ from benchledger.orchestration.rejudge import rejudge_run
 from benchledger.projections.scorecard import render_corrected_gold
 from benchledger.projections.state import fold_run
 from benchledger.redaction import redact, register_secret_env
-from benchledger.settings import Overrides
+from benchledger.settings import Overrides, Protocol
 
 __all__ = ["COMMANDS"]
 
@@ -32,15 +33,15 @@ __all__ = ["COMMANDS"]
 @click.option("--judge-models", default=None,
               help="Memora's official protocol: the voting judges, comma-separated "
                    "[default: the run's, or the official trio].")
-@click.option("--protocol", type=click.Choice(["reference", "typed", "official"]), default=None,
+@click.option("--protocol", type=click.Choice(typing.get_args(Protocol)), default=None,
               help="Judge protocol; official: the benchmark's official scorer (LoCoMo's token F1 asks no model) "
                    "[default: the run's].")
 @click.option("--prompts-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="The official templates, when the run did not record them [default: beside the release].")
 @click.option("--base-url", default=None, envvar="OPENAI_BASE_URL", help="OpenAI-compatible endpoint.")
 @click.option("--api-key-env", default=None, help="Environment variable holding the API key.")
-@click.option("--concurrency", type=click.IntRange(1, 256), default=None, help="Judge calls in flight.")
-@click.option("--max-attempts", type=click.IntRange(1, 20), default=None,
+@click.option("--concurrency", type=setting_range("concurrency"), default=None, help="Judge calls in flight.")
+@click.option("--max-attempts", type=setting_range("max_attempts"), default=None,
               help="Attempts per judge call [default: the run's].")
 @click.option("--continue", "continue_scorer", default=None, metavar="SCORER",
               help="Finish an interrupted rejudge: judge what this scorer has not judged yet, as it did.")

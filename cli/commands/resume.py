@@ -6,6 +6,7 @@ import click
 
 from benchledger.cli.common import AppContext, open_ledger, pass_app, run_argument
 from benchledger.cli.hints import interrupted, suggest
+from benchledger.cli.options import setting_range
 from benchledger.cli.progress import make_progress
 from benchledger.cli.render import report_for, require_every_question_judged, show_report
 from benchledger.errors import RunAborted
@@ -19,8 +20,8 @@ __all__ = ["COMMANDS"]
 
 @click.command("resume")
 @run_argument
-@click.option("--concurrency", type=click.IntRange(1, 256), default=None, help="Override the run's concurrency.")
-@click.option("--max-attempts", type=click.IntRange(1, 20), default=None, help="Override attempts per model call.")
+@click.option("--concurrency", type=setting_range("concurrency"), default=None, help="Override the run's concurrency.")
+@click.option("--max-attempts", type=setting_range("max_attempts"), default=None, help="Override attempts per model call.")
 @click.option("--base-url", default=None, help="Override the recorded endpoint (e.g. a new loopback port).")
 @click.option("--memory-url", default=None, help="Override the recorded memory server URL (--memory http).")
 @click.option("--memory-token-env", default=None, help="Override the environment variable holding the memory server's token.")

@@ -118,3 +118,25 @@ def test_commands_that_go_on_with_a_run_take_its_overrides_as_one_object() -> No
                      resume._resume_run, resume.recorded_settings):
         parameters = set(inspect.signature(function).parameters)
         assert "overrides" in parameters and not parameters & unpacked, function.__qualname__
+
+
+def test_every_integer_option_named_after_a_setting_has_that_settings_limits() -> None:
+    import click
+
+    from benchledger.cli.main import cli
+
+    def commands(group: click.Group):
+        for command in group.commands.values():
+            yield from commands(command) if isinstance(command, click.Group) else (command,)
+
+    checked = 0
+    for command in commands(cli):
+        for param in command.params:
+            field = RunSettings.model_fields.get(param.name or "")
+            if field is None or not isinstance(param.type, click.IntRange):
+                continue
+            limits = (next((m.ge for m in field.metadata if hasattr(m, "ge")), None),
+                      next((m.le for m in field.metadata if hasattr(m, "le")), None))
+            assert (param.type.min, param.type.max) == limits, (command.name, param.name)
+            checked += 1
+    assert checked >= 20  # k, token budget, concurrency and attempts on every run, resume, rejudge and audit
