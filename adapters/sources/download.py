@@ -7,6 +7,9 @@ interruption in this process, it retries and resumes by itself; after one in an 
 for each file of a dataset at a commit (its LFS object id; a small file kept in git has only its
 git blob id, which is checked as git computes it). The user's `HF_TOKEN` is sent to the hub by
 `huggingface_hub` and never passed through or recorded here.
+
+`huggingface_hub` 2.x talks through `httpx2`, 1.x through `httpx` (what a tree that caps it below 2
+installs, as the `cognee` extra does): a transport error of either is a download failure, not a crash.
 """
 
 from __future__ import annotations
@@ -76,7 +79,6 @@ def download(url: str, target: Path, *, headers: dict[str, str] | None = None, e
 
     The caller checks the hash and moves it into place: nothing unchecked ever takes the final name.
     """
-    import httpx2
     from huggingface_hub.errors import HfHubHTTPError
     from huggingface_hub.file_download import http_get
 
@@ -89,6 +91,7 @@ def download(url: str, target: Path, *, headers: dict[str, str] | None = None, e
     report(resume)
     if expected_size is not None and resume == expected_size:
         return partial  # complete already: the caller's hash check decides
+    failures: tuple[type[Exception], ...] = (OSError, *_transport_errors())
     try:
         with open(partial, "ab") as handle:
             # No expected_size here: a complete response of the wrong length is a wrong file, refused by
@@ -99,7 +102,7 @@ def download(url: str, target: Path, *, headers: dict[str, str] | None = None, e
         status = err.response.status_code if err.response is not None else "?"
         raise BadInput(f"the source answered HTTP {status} for {url}; nothing was kept under this name",
                        file=str(target)) from None
-    except (OSError, httpx2.HTTPError) as err:
+    except failures as err:
         raise BadInput(f"download of {url} failed ({type(err).__name__}: {err}); fetch again to resume "
                        f"from the {partial.stat().st_size if partial.exists() else 0} bytes kept",
                        file=str(target)) from None
@@ -125,11 +128,24 @@ def hub_commit(hub: str, repo: str, revision: str | None) -> str:
     return str(info.sha)
 
 
-def _hub_errors() -> tuple[type[Exception], ...]:
+def _transport_errors() -> tuple[type[Exception], ...]:
+    """The HTTP clients' own errors: httpx2's, and httpx's where huggingface_hub 1.x is installed."""
     import httpx2
+
+    errors: list[type[Exception]] = [httpx2.HTTPError]
+    try:
+        import httpx
+    except ImportError:
+        pass
+    else:
+        errors.append(httpx.HTTPError)
+    return tuple(errors)
+
+
+def _hub_errors() -> tuple[type[Exception], ...]:
     from huggingface_hub.errors import HfHubHTTPError
 
-    return HfHubHTTPError, httpx2.HTTPError, OSError
+    return HfHubHTTPError, *_transport_errors(), OSError
 
 
 def _gated_hint(err: Exception) -> str:
