@@ -15,7 +15,8 @@ endpoint reported (answers and verdicts record the reported name; the asked one 
 run, or the scorer, was configured with). A model the table does not hold is named as not priced
 and its tokens are left out of the total, never priced as 0; a model that recorded no tokens needs
 no price (it costs nothing at any price: an offline model, or an endpoint that reports no usage,
-which is then counted as such).
+which is then counted as such). A reply claiming a negative token count is counted and its tokens
+left out, so no endpoint can take dollars off a total.
 """
 
 from __future__ import annotations
@@ -93,6 +94,9 @@ class CostRow(NamedTuple):
     completion_tokens: int
     no_usage: int
     """Calls that reported no tokens at all (counted, but nothing to price)."""
+    negative: int
+    """Calls whose reply claimed a negative token count: no count can be, so their tokens are left out
+    (an endpoint cannot take dollars off a total)."""
     dollars: float | None
     """None: the table does not price this model and it recorded tokens."""
 
@@ -142,20 +146,23 @@ def price_calls(calls: Iterable[Call], table: PriceTable) -> Costs:
         found = table.find(call.names)
         model = found[0] if found else next((n for n in call.names if n), "(no model named)")
         key = (call.stage, model)
-        tally = groups.setdefault(key, [0, 0, 0, 0])
+        tally = groups.setdefault(key, [0, 0, 0, 0, 0])
         priced[key] = found[1] if found else None
         tally[0] += call.calls
+        if call.usage.prompt_tokens < 0 or call.usage.completion_tokens < 0:
+            tally[4] += call.calls
+            continue
         tally[1] += call.usage.prompt_tokens
         tally[2] += call.usage.completion_tokens
         tally[3] += 0 if call.usage.prompt_tokens or call.usage.completion_tokens else call.calls
     rows = []
-    for (stage, model), (n, prompt, completion, no_usage) in groups.items():
+    for (stage, model), (n, prompt, completion, no_usage, negative) in groups.items():
         price = priced[(stage, model)]
         if price is not None:
             dollars: float | None = (prompt * price.input + completion * price.output) / 1_000_000
         else:
             dollars = 0.0 if not (prompt or completion) else None
-        rows.append(CostRow(stage, model, n, prompt, completion, no_usage, dollars))
+        rows.append(CostRow(stage, model, n, prompt, completion, no_usage, negative, dollars))
     return Costs(table=table, rows=rows)
 
 
@@ -202,6 +209,8 @@ def cost_lines(costs: Costs) -> list[str]:
     if costs.not_priced:
         lines.append(f"    not priced (not in the table; their tokens are left out of the total): "
                      f"{', '.join(costs.not_priced)}")
+    if negative := sum(row.negative for row in costs.rows):
+        lines.append(f"    {negative} call(s) reported a negative token count: their tokens are left out")
     if unreported := sum(row.no_usage for row in costs.rows):
         lines.append(f"    {unreported} call(s) reported no tokens: nothing was priced for them")
     return lines

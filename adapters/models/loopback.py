@@ -302,6 +302,8 @@ class _Handler(BaseHTTPRequestHandler):
             {"role": "assistant", "content": text}
         prompt_tokens = sum(estimate_tokens(str(m.get("content", ""))) for m in body.get("messages", []))
         completion_tokens = estimate_tokens(call["function"]["arguments"] if call else text) if (call or text) else 0
+        if kind == "usage":
+            prompt_tokens, completion_tokens = (int(n) for n in fault.text.split(","))  # type: ignore[union-attr]
         self._send_json(200, {
             "id": f"chatcmpl-loopback-{loop.count()}", "object": "chat.completion", "created": int(time.time()),
             "model": fault.text if kind == "other_model" else model,  # type: ignore[union-attr]

@@ -22,6 +22,8 @@ Kinds (`FAULT_KINDS`):
   reply           HTTP 200 whose content is exactly `text` (a judge's wording, to test a reading rule)
   other_model     the usual reply, but the response says model `text` answered (an endpoint that
                   serves a sibling such as gpt-5-mini when gpt-5 was asked for)
+  usage           the usual reply, but its `usage` claims `text` ("PROMPT,COMPLETION") tokens, such as a
+                  negative count no call can have (an endpoint misreporting what a call cost)
   echo_key        the usual reply, after a preamble of more than 500 characters that repeats the
                   bearer token it was sent (an endpoint that echoes the key in a normal answer)
   barrier         (`push_barrier`) the usual reply, but only once `parties` matching requests are
@@ -39,7 +41,7 @@ __all__ = ["FAULT_KINDS", "Fault", "FaultScript"]
 
 FAULT_KINDS = frozenset({
     "429", "500", "503", "401", "reset", "slow", "malformed_body", "empty", "no_final", "bad_json",
-    "wrong_schema", "reply", "other_model", "echo_key", "barrier",
+    "wrong_schema", "reply", "other_model", "usage", "echo_key", "barrier",
 })
 
 

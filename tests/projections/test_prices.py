@@ -19,7 +19,7 @@ import pytest
 from benchledger.adapters.models.loopback import LoopbackOpenAI
 from benchledger.errors import BadInput
 from benchledger.orchestration.prices import read_prices
-from benchledger.projections.prices import Call, Price, PriceTable, price_calls, usd
+from benchledger.projections.prices import Call, Price, PriceTable, cost_lines, price_calls, usd
 from benchledger.values import Usage
 from conftest import MINI, requires_extra
 from ledger_cli import events_of, invoke, invoke_expecting
@@ -97,6 +97,16 @@ def test_a_call_is_priced_under_the_name_asked_then_the_name_reported():
     assert (by_reported.model, by_reported.dollars) == ("gpt-4.1-nano-2025-04-14", pytest.approx(0.002))
     (neither,) = price_calls([call], _table({"gpt-5": (1, 1)})).rows
     assert (neither.model, neither.dollars) == ("gpt-4.1-nano", None)
+
+
+def test_an_endpoint_claiming_negative_tokens_cannot_take_dollars_off_the_total():
+    calls = [Call("memory build", ("gpt-5",), Usage(prompt_tokens=1_000_000, completion_tokens=0)),
+             Call("memory build", ("gpt-5",), Usage(prompt_tokens=-5_000_000, completion_tokens=10))]
+    costs = price_calls(calls, _table({"gpt-5": (1.0, 1.0)}))
+    (row,) = costs.rows
+    assert (row.calls, row.prompt_tokens, row.completion_tokens, row.negative) == (2, 1_000_000, 0, 1)
+    assert costs.total == pytest.approx(1.0)  # the honest call's dollar, nothing subtracted
+    assert "1 call(s) reported a negative token count" in "\n".join(cost_lines(costs))
 
 
 def test_dollars_under_a_cent_keep_their_digits():
@@ -274,3 +284,24 @@ def test_compare_prices_each_run_and_its_memory_s_own_calls(endpoint, tmp_path):
     bad.write_text('{"gpt-5": {"input": 1}}')
     refused = invoke("compare", runs["sqlite"], runs["mem0"], "--allow-differences", "--prices", str(bad))
     assert refused.exit_code == 2 and f"{bad}:1: field 'gpt-5.output'" in refused.stderr and refused.stdout == ""
+
+
+@needs_mem0
+def test_a_memory_endpoint_claiming_negative_tokens_is_left_out_not_subtracted(endpoint, tmp_path):
+    endpoint.faults.always("usage", role="other", text="-50000000,0")  # every chat call of mem0's claims -50M
+    prices = tmp_path / "prices.json"
+    prices.write_text(TABLE)
+    run = invoke_expecting("run", "groupmem", str(MINI), "--domain", "Demo", "--question-limit", "1",
+                           "--memory", "mem0", "--memory-option", "infer=true", "--memory-option",
+                           "granularity=session", "--memory-base-url", endpoint.base_url, "--memory-key-env",
+                           "MEMORY_KEY", "--agent-model", "gpt-5", "--judge-model", "gpt-5", "--base-url",
+                           endpoint.base_url, "--prices", str(prices), "--out", "r.json")
+    report = json.loads(Path("r.json").read_text())
+    chat = [e for e in events_of(report["run_id"]) if e.type == "MemoryModelCalled" and e.endpoint == "chat"]
+    assert chat and all(c.usage.prompt_tokens == -50_000_000 for c in chat)  # recorded as the endpoint said
+    rows = {(r["stage"], r["model"]): r for r in report["costs"]["rows"]}
+    nano = rows[("memory build", "gpt-4.1-nano")]
+    assert (nano["negative"], nano["prompt_tokens"], nano["dollars"]) == (len(chat), 0, 0.0)
+    answer_and_judge = sum(report["costs"]["by_stage_usd"][s] for s in ("answer", "judge"))
+    assert report["costs"]["total_usd"] == pytest.approx(answer_and_judge) and answer_and_judge > 0
+    assert f"{len(chat)} call(s) reported a negative token count: their tokens are left out" in run.stdout
