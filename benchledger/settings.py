@@ -11,6 +11,12 @@ conversation ids, a Memora split); it is recorded as that model dumps it. Read b
 ledger, it is this base, whose declared fields every benchmark shares, with the benchmark's own
 fields kept as they were written; the benchmark validates the whole again with its own model
 (`Benchmark.selection_of`) before it loads anything.
+
+`ModelCalls` is the part of the settings a chat client needs (endpoint, key variable, timeout,
+retries, the longest Retry-After), handed on as one object (`RunSettings.model_calls`); its fields
+are the only statement of their defaults, limits and descriptions, which `RunSettings` takes over
+field by field. `Overrides` is what a command that goes on with a recorded run (resume, rejudge,
+audit) changes of its recorded settings.
 """
 
 from __future__ import annotations
