@@ -1,7 +1,8 @@
 """Start a run: plan it, prepare the memory, ask every question, purge, finish.
 
 The order of events for a run is RunStarted, QuestionsPlanned, CorpusFingerprinted,
-MessagesIngested (batched), ChunkExtracted (batched), ScopeVerified, ScorerStarted, then per
+MessagesIngested (batched), ChunkExtracted (batched; per scope in order, scopes interleaved when
+the memory prepares them concurrently: `orchestration.prepare`), ScopeVerified, ScorerStarted, then per
 question ContextRecalled, QuestionAnswered, Judged (or Failed), then ScopePurged and RunFinished
 (saved with the run's view in the same transaction). A protocol with companion scorers (LoCoMo's
 LLM judge beside its official token F1) opens them with the run's own scorer and judges the

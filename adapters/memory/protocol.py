@@ -24,6 +24,11 @@ candidates and servers of the first HTTP protocol keep working.
 Every implementation opens an evaluation store (a file marked for evaluation, see
 `adapters.memory.evalstore`) and must pass `benchledger.testing.memory_contract`.
 
+Two optional attributes say how a system likes to be prepared (`orchestration.prepare`):
+`concurrent_scopes` (True: the run may ingest and build several scopes at once, up to
+`--concurrency`; absent or False: one at a time) and `build_batch` (documents per build batch it
+prefers, when fewer than the run's batch size).
+
 A system that can say beforehand which model calls a run would make may offer a classmethod
 `planned_calls(options, scopes, *, questions, batch_size) -> list[PlannedCalls]` (mem0 does):
 `run --dry-run` prints it beside the answer and judge forecast. It is optional and never asked to
