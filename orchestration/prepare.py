@@ -6,15 +6,18 @@ memory system itself reports at least the selected documents and nothing pending
 
 Scopes are prepared concurrently, up to the run's `--concurrency`, when the memory system says it
 can take concurrent scopes (`concurrent_scopes`: mem0 and Graphiti, whose model calls run outside
-their store's lock); otherwise one at a time. A scope is one unit: its documents are ingested and
-then built in order by one worker, so its events (batch numbers, first and last doc ids, chunk
-ids) are the same whatever else runs. The workers hand their events to the calling thread, which
-alone appends them, as each batch finishes: the events of different scopes interleave in the
-ledger in the order they finished. Nothing reads that interleaving: the run's fold counts ingest
-and build per scope, resume asks the memory itself what each scope holds (ingest is idempotent,
-build takes only what is pending), and verify re-hashes whatever order was stored. A scope that
-fails records a `Failed` (stage prepare, naming the scope) and stops; the others go on and keep
-their work; the run then aborts before scoring (`ScopesFailed`), to be resumed.
+their store's lock); otherwise one at a time. Every scope is ingested first (for the systems that
+take concurrent scopes, the evaluation store's quick insert), then every scope is built. A scope
+is one unit: its documents are ingested, and later built, in order by one worker at a time, so its
+events (batch numbers, first and last doc ids, chunk ids) are the same whatever else runs, and at
+concurrency 1 the events come in the order they always did. The workers hand their events to the
+calling thread, which alone appends them as each batch finishes: the events of different scopes
+interleave in the ledger in the order they finished. Nothing reads that interleaving: the run's
+fold counts ingest and build per scope, resume asks the memory itself what each scope holds
+(ingest is idempotent, build takes only what is pending), and verify re-hashes whatever order was
+stored. A scope that fails records a `Failed` (stage prepare, naming the scope) and stops; the
+others go on and keep their work; the run then aborts before scoring (`ScopesFailed`), to be
+resumed.
 
 The memory's own model calls are attributed to their scope through the recording proxy's route for
 it (`orchestration.memory_calls`) and appended with that scope's batch. Progress reports the
@@ -116,37 +119,42 @@ class _Tally:
     finished: int = 0
 
 
+_Emitted = tuple[str, Sequence[Event], int, int, bool]
+"""(scope_key, events, documents ingested, documents built, this scope's phase ended)."""
+
+
 def prepare_scopes(ledger: Recorder, run_id: str, dataset: Dataset, memory: MemorySystem, *, preparation: int,
                    batch_size: int, concurrency: int = 1, attempt: int = 1, redact: Redact = no_redaction,
                    progress: Progress = no_progress) -> None:
-    """Ingest, then build, every scope in batches (one event per batch), scopes concurrently where the
-    memory allows (module docstring). Raises `ScopesFailed` after the others finished if any failed."""
+    """Ingest every scope, then build every scope, in batches (one event per batch), scopes concurrently
+    where the memory allows (module docstring). Raises `ScopesFailed`, after the other scopes
+    finished, if any failed."""
     names = scope_names(dataset)
     calls = model_calls_of(memory)
     tally = _Tally(total=dataset.document_count, scopes=len(dataset.scopes))
-    finished: queue.Queue[tuple[str, Sequence[Event], int, int, bool]] = queue.Queue()
+    finished: queue.Queue[_Emitted] = queue.Queue()
     stop = threading.Event()
     unit = _ScopeUnit(memory, calls, preparation=preparation, batch_size=batch_size,
                       build_size=build_batch(memory, batch_size), attempt=attempt, redact=redact,
                       emit=lambda *item: finished.put(item), stop=stop)
     failed: list[str] = []
 
-    def report(stage: str) -> None:
-        done = tally.ingested if stage == "ingest" else tally.built
-        progress(stage, done, tally.total, scopes_done=tally.finished, scopes=tally.scopes,
-                 memory_calls=calls.count if calls is not None else 0)
+    def run_phase(stage: str, work: Callable[[str], None], keys: list[str]) -> None:
+        """Run `work` for each scope on the pool; append what the workers hand back as it comes."""
+        def report() -> None:
+            progress(stage, tally.ingested if stage == "ingest" else tally.built, tally.total,
+                     scopes_done=tally.finished, scopes=tally.scopes,
+                     memory_calls=calls.count if calls is not None else 0)
 
-    pool = ThreadPoolExecutor(max_workers=scope_workers(memory, concurrency), thread_name_prefix="benchledger-prepare")
-    try:
-        futures = [pool.submit(unit.prepare, key, names[key], docs) for key, docs in dataset.scopes.items()]
-        open_scopes, stage = len(futures), "ingest"
+        futures = [pool.submit(work, key) for key in keys]
+        open_scopes = len(futures)
         while open_scopes:
             try:
-                key, events, ingested, built, last = finished.get(timeout=_TICK_S)
+                key, events, ingested, built, ended = finished.get(timeout=_TICK_S)
             except queue.Empty:
                 if any(f.done() and f.exception() for f in futures):  # a worker died outside its own guard
                     break
-                report(stage)
+                report()  # a long batch is running: its calls go on
                 continue
             if events:
                 ledger.append(run_id, list(events))
@@ -154,15 +162,20 @@ def prepare_scopes(ledger: Recorder, run_id: str, dataset: Dataset, memory: Memo
             tally.built += built
             if any(isinstance(e, Failed) for e in events):
                 failed.append(key)
-            if last:
-                open_scopes -= 1
                 tally.finished += 1
-            stage = "build" if built or (stage == "build" and not ingested) else "ingest"
-            report(stage)
+            elif ended and stage == "build":
+                tally.finished += 1
+            open_scopes -= ended
+            report()
         for future in futures:
             future.result()  # re-raise what escaped a worker
+
+    pool = ThreadPoolExecutor(max_workers=scope_workers(memory, concurrency), thread_name_prefix="benchledger-prepare")
+    try:
+        run_phase("ingest", lambda key: unit.ingest(key, names[key], dataset.scopes[key]), list(dataset.scopes))
+        run_phase("build", lambda key: unit.build(key, names[key]), [k for k in dataset.scopes if k not in failed])
     except BaseException:
-        stop.set()  # workers stop after their batch in flight; what they finish is not appended
+        stop.set()  # workers stop after their batch in flight; what they finish then is not appended
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
@@ -175,7 +188,7 @@ def prepare_scopes(ledger: Recorder, run_id: str, dataset: Dataset, memory: Memo
 
 @dataclass
 class _ScopeUnit:
-    """Prepares one scope at a time on a worker: ingest its batches, build it, hand each batch's events on."""
+    """Ingests or builds one scope at a time on a worker, handing each batch's events on."""
 
     memory: MemorySystem
     calls: RecordingProxy | None
@@ -185,13 +198,18 @@ class _ScopeUnit:
     attempt: int
     redact: Redact
     emit: Callable[[str, Sequence[Event], int, int, bool], None]
-    """emit(scope_key, events, documents ingested, documents built, scope finished)."""
+    """emit(scope_key, events, documents ingested, documents built, this scope's phase ended)."""
     stop: threading.Event
 
-    def prepare(self, key: str, scope: str, docs: Sequence[Document]) -> None:
+    def ingest(self, key: str, scope: str, docs: Sequence[Document]) -> None:
+        self._guarded(key, lambda: self._ingest(key, scope, docs))
+
+    def build(self, key: str, scope: str) -> None:
+        self._guarded(key, lambda: self._build(key, scope))
+
+    def _guarded(self, key: str, work: Callable[[], None]) -> None:
         try:
-            self._ingest(key, scope, docs)
-            self._build(key, scope)
+            work()
         except Exception as err:  # an operational failure of the memory system in this scope: recorded
             log.warning("scope failed to prepare", scope_key=key, error=type(err).__name__)
             self.emit(key, [*drained_events(self.calls, key), Failed(
