@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from benchledger.adapters.models.loopback import LoopbackOpenAI
 from pg_server import postgres_server  # noqa: F401  (the session's throwaway PostgreSQL server)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -87,3 +88,12 @@ def _isolated_storage(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.chdir(tmp_path)
     yield
+
+
+@pytest.fixture
+def loopback(monkeypatch):
+    """The loopback OpenAI-compatible server (adapters/models/loopback.py) with OPENAI_API_KEY set to
+    a test key, for tests that run against an endpoint and need no key of their own."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loopback-0000")
+    with LoopbackOpenAI() as server:
+        yield server

@@ -12,15 +12,20 @@ from benchledger.ledger.store import Ledger
 __all__ = ["invoke", "invoke_expecting", "events_of", "conditions", "blob_text"]
 
 
-def invoke(*args: str, env: dict[str, str] | None = None):
-    """`benchledger ARGS` in-process, on the test's own ledger (./ledger.db), exceptions not caught."""
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False, env=env)
+def invoke(*args: str, env: dict[str, str] | None = None, ledger: Path | str | None = None,
+           catch_exceptions: bool = False):
+    """`benchledger ARGS` in-process, on the test's own ledger (./ledger.db) unless `ledger` names
+    another (`--ledger LEDGER ARGS`: a file or a PostgreSQL URL). Exceptions are not caught, so a
+    traceback fails the test, unless `catch_exceptions` lets it check `result.exception` itself."""
+    argv = ["--ledger", str(ledger), *args] if ledger else list(args)
+    return CliRunner().invoke(cli, argv, catch_exceptions=catch_exceptions, env=env)
 
 
-def invoke_expecting(*args: str, expect: int = 0, env: dict[str, str] | None = None):
+def invoke_expecting(*args: str, expect: int = 0, env: dict[str, str] | None = None,
+                     ledger: Path | str | None = None):
     """`invoke`, asserting the exit code (`expect` 3 for a run, resume or rejudge that ends with
     questions unjudged); the output is the assertion's message."""
-    result = invoke(*args, env=env)
+    result = invoke(*args, env=env, ledger=ledger)
     assert result.exit_code == expect, result.output
     return result
 

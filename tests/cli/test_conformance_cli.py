@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 
-from click.testing import CliRunner
-
-from benchledger.cli.main import cli
+from ledger_cli import invoke
 
 EVERY_FIXTURE = {
     "groupmembench/bm25-top10.json": "groupmem.bm25",
@@ -26,10 +24,6 @@ EVERY_FIXTURE = {
 }
 
 
-def _invoke(*args: str):
-    return CliRunner().invoke(cli, ["conformance", *args], catch_exceptions=False)
-
-
 def _rows(output: str) -> dict[str, list[str]]:
     lines = output.splitlines()
     body = lines[2:lines.index(next(line for line in lines if line.startswith("ok:")))] \
@@ -38,8 +32,8 @@ def _rows(output: str) -> dict[str, list[str]]:
 
 
 def test_every_case_of_every_official_fixture_matches(shared_data):
-    result = _invoke(str(shared_data / "conformance"),
-                     "--locomo-release", str(shared_data / "locomo" / "locomo-dev.json"))
+    result = invoke("conformance", str(shared_data / "conformance"),
+                    "--locomo-release", str(shared_data / "locomo" / "locomo-dev.json"))
     assert result.exit_code == 0, result.output
     rows = _rows(result.stdout)
     assert set(rows) == set(EVERY_FIXTURE)  # nothing unchecked: companions (predictions, fama inputs) are read
@@ -55,7 +49,7 @@ def test_a_changed_official_output_is_a_mismatch_and_exit_1(shared_data, tmp_pat
     replies = json.loads((folder / "groupmembench" / "replies.json").read_text())
     replies["judge_replies"][4]["summarize_is_correct"] = not replies["judge_replies"][4]["summarize_is_correct"]
     (folder / "groupmembench" / "replies.json").write_text(json.dumps(replies))
-    result = _invoke(str(folder), "--prompts-root", str(shared_data))
+    result = invoke("conformance", str(folder), "--prompts-root", str(shared_data))
     assert result.exit_code == 1
     row = _rows(result.stdout)["groupmembench/replies.json"]
     assert row[:3] == ["groupmem.replies", "121", "120"]
@@ -64,12 +58,12 @@ def test_a_changed_official_output_is_a_mismatch_and_exit_1(shared_data, tmp_pat
 
 
 def test_without_the_locomo_release_its_files_are_not_checked_and_fail(shared_data):
-    result = _invoke(str(shared_data / "conformance"))
+    result = invoke("conformance", str(shared_data / "conformance"))
     assert result.exit_code == 1
     assert "needs the LoCoMo release file (--locomo-release)" in result.stdout
 
 
 def test_a_missing_folder_is_bad_input(tmp_path):
-    result = _invoke(str(tmp_path / "nowhere"))
+    result = invoke("conformance", str(tmp_path / "nowhere"))
     assert result.exit_code == 2
     assert "nowhere" in result.output and "no such folder" in result.output

@@ -4,25 +4,19 @@ from __future__ import annotations
 
 import json
 
-from click.testing import CliRunner
-
-from benchledger.cli.main import cli
 from benchledger.ledger.store import Ledger
 from conftest import REPO
+from ledger_cli import invoke
 
 LME = REPO / "tests" / "fixtures" / "longmemeval" / "longmemeval_fixture.json"
 MEMORA = REPO / "tests" / "fixtures" / "memora"
 
 
-def _invoke(*args: str):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
-
-
 def test_locomo_json_has_the_metric_keys_and_the_run_is_on_the_ledger(shared_data, tmp_path) -> None:
     ledger_path = tmp_path / "cli.db"
-    result = _invoke("--ledger", str(ledger_path), "retrieval", "locomo",
-                     str(shared_data / "locomo" / "locomo-dev.json"), "--memory", "bm25-reference",
-                     "--k", "10", "--question-limit", "40", "--json")
+    result = invoke("--ledger", str(ledger_path), "retrieval", "locomo",
+                    str(shared_data / "locomo" / "locomo-dev.json"), "--memory", "bm25-reference",
+                    "--k", "10", "--question-limit", "40", "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert {"recall", "recall_all", "ndcg", "n", "by_category", "run_id"} <= set(data)
@@ -39,7 +33,7 @@ def test_locomo_json_has_the_metric_keys_and_the_run_is_on_the_ledger(shared_dat
 
 
 def test_longmemeval_text_table(tmp_path) -> None:
-    result = _invoke("retrieval", "longmemeval", str(LME), "--memory", "sqlite", "--k", "3")
+    result = invoke("retrieval", "longmemeval", str(LME), "--memory", "sqlite", "--k", "3")
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].startswith("run ") and "LongMemEval" in lines[0]
@@ -51,7 +45,7 @@ def test_longmemeval_text_table(tmp_path) -> None:
 
 
 def test_memora_runs_from_the_fixture_folder() -> None:
-    result = _invoke("retrieval", "memora", str(MEMORA), "--split", "weekly", "--json")
+    result = invoke("retrieval", "memora", str(MEMORA), "--split", "weekly", "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["n"] == 3 and set(data["by_category"]) == {"remembering", "reasoning", "recommending"}
@@ -61,18 +55,18 @@ def test_bad_release_is_one_line_and_exit_2(tmp_path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps([{"sample_id": "c", "conversation": {}, "qa": [
         {"question": "q", "answer": "a", "category": 9}]}], indent=1))
-    result = CliRunner().invoke(cli, ["retrieval", "locomo", str(bad)])
+    result = invoke("retrieval", "locomo", str(bad), catch_exceptions=True)
     assert result.exit_code == 2
     assert "[0].qa[0].category" in result.output and "bad.json:" in result.output
     assert not (tmp_path / "ledger.db").exists()  # rejected before the ledger was opened
 
 
 def test_unknown_memory_is_exit_2() -> None:
-    result = CliRunner().invoke(cli, ["retrieval", "longmemeval", str(LME), "--memory", "nope"])
+    result = invoke("retrieval", "longmemeval", str(LME), "--memory", "nope", catch_exceptions=True)
     assert result.exit_code == 2 and "unknown memory system 'nope'" in result.output
 
 
 def test_every_retrieval_command_has_help() -> None:
     for sub in ("locomo", "longmemeval", "memora"):
-        result = _invoke("retrieval", sub, "--help")
+        result = invoke("retrieval", sub, "--help")
         assert result.exit_code == 0 and "--memory" in result.output and "--k" in result.output

@@ -10,17 +10,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from benchledger.cli.main import cli
 from benchledger.ledger.store import Ledger
 from benchledger.tables import fit_columns
 from conftest import MINI
+import ledger_cli
 
 
 def invoke(*args: str, columns: int | None = None):
-    env = {"COLUMNS": str(columns)} if columns else {"COLUMNS": ""}
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False, env=env)
+    """The CLI on a terminal `columns` wide (COLUMNS unset: as wide as it likes)."""
+    return ledger_cli.invoke(*args, env={"COLUMNS": str(columns) if columns else ""})
 
 
 def test_fit_columns_drops_named_columns_in_order_until_the_table_fits():

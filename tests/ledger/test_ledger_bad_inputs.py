@@ -12,22 +12,22 @@ import contextlib
 import os
 import sqlite3
 import subprocess
+from functools import partial
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from benchledger.cli.main import cli
 from benchledger.errors import BadInput, LedgerError, LedgerWriteFailed
 from benchledger.ledger.chain import link_hash
 from benchledger.ledger.events import Failed
 from benchledger.ledger.migrations import GUARD_TRIGGERS
 from benchledger.ledger.store import Ledger
 from conftest import MINI
+import ledger_cli
 
 
-def invoke(*args: str):
-    return CliRunner().invoke(cli, list(args))
+# Exceptions are caught: `one_line` names any that is not the SystemExit a refusal ends in.
+invoke = partial(ledger_cli.invoke, catch_exceptions=True)
 
 
 def one_line(result, code: int) -> str:

@@ -12,10 +12,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from conftest import REPO
-from benchledger.cli.main import cli
+from ledger_cli import invoke
 
 FIXTURE = REPO / "tests" / "fixtures" / "ledger-v1"
 COMPLETED = ("01M8QFHX2T07J7S07DPSPP75MT", "01M8QFHY7DFZE3K5QWNSFT79TB")
@@ -35,20 +34,16 @@ def old_ledger(tmp_path: Path) -> Path:
     return ledger
 
 
-def _invoke(ledger: Path, *args: str):
-    return CliRunner().invoke(cli, ["--ledger", str(ledger), *args], catch_exceptions=False)
-
-
 def _expected(run_id: str) -> dict:
     return json.loads((FIXTURE / f"show-{run_id}.json").read_text())
 
 
 def test_the_old_ledger_verifies_unchanged(old_ledger: Path) -> None:
     before = old_ledger.read_bytes()
-    result = _invoke(old_ledger, "verify")
+    result = invoke("verify", ledger=old_ledger)
     assert result.exit_code == 0, result.output
     assert "132 events" in result.output
-    rows = _invoke(old_ledger, "runs")
+    rows = invoke("runs", ledger=old_ledger)
     for run_id in (*COMPLETED, RETRIEVAL, INTERRUPTED, INTERRUPTED_LONGMEMEVAL):
         assert run_id in rows.output
     assert old_ledger.read_bytes() == before  # the whole file, not its header
@@ -56,7 +51,7 @@ def test_the_old_ledger_verifies_unchanged(old_ledger: Path) -> None:
 
 @pytest.mark.parametrize("run_id", COMPLETED + (INTERRUPTED,))
 def test_old_runs_report_the_numbers_they_reported_then(old_ledger: Path, run_id: str) -> None:
-    result = _invoke(old_ledger, "show", run_id, "--json")
+    result = invoke("show", run_id, "--json", ledger=old_ledger)
     assert result.exit_code == 0, result.output
     report, expected = json.loads(result.output), _expected(run_id)
     for field in _NUMBERS:
@@ -78,7 +73,7 @@ def test_old_runs_report_the_numbers_they_reported_then(old_ledger: Path, run_id
 
 
 def test_the_old_retrieval_run_reports_its_recall(old_ledger: Path) -> None:
-    result = _invoke(old_ledger, "show", RETRIEVAL, "--json")
+    result = invoke("show", RETRIEVAL, "--json", ledger=old_ledger)
     assert result.exit_code == 0, result.output
     report, expected = json.loads(result.output), _expected(RETRIEVAL)
     for field in ("recall", "recall_all", "ndcg", "n"):
@@ -90,12 +85,12 @@ def test_the_interrupted_old_groupmem_run_refuses_to_resume_across_the_adapter_c
     old run ingested are not the ones a resume would recall from: resume refuses, in one line."""
     before = _expected(INTERRUPTED)
     assert before["pending"] > 0
-    result = _invoke(old_ledger, "resume", INTERRUPTED)
+    result = invoke("resume", INTERRUPTED, ledger=old_ledger)
     assert result.exit_code == 2
     assert "groupmem/1" in result.output and "groupmem/2" in result.output and "new run" in result.output
-    report = json.loads(_invoke(old_ledger, "show", INTERRUPTED, "--json").output)
+    report = json.loads(invoke("show", INTERRUPTED, "--json", ledger=old_ledger).output)
     assert {key: report[key] for key in _NUMBERS} == {key: before[key] for key in _NUMBERS}
-    assert _invoke(old_ledger, "verify").exit_code == 0
+    assert invoke("verify", ledger=old_ledger).exit_code == 0
 
 
 def test_schema_1_settings_are_upcast_into_the_typed_models(old_ledger: Path) -> None:
@@ -123,9 +118,9 @@ def test_schema_1_settings_are_upcast_into_the_typed_models(old_ledger: Path) ->
 def test_the_interrupted_old_longmemeval_run_resumes_to_completion(old_ledger: Path) -> None:
     before = _expected(INTERRUPTED_LONGMEMEVAL)
     assert (before["judged"], before["pending"]) == (1, 2)
-    result = _invoke(old_ledger, "resume", INTERRUPTED_LONGMEMEVAL)
+    result = invoke("resume", INTERRUPTED_LONGMEMEVAL, ledger=old_ledger)
     assert result.exit_code == 0, result.output
-    report = json.loads(_invoke(old_ledger, "show", INTERRUPTED_LONGMEMEVAL, "--json").output)
+    report = json.loads(invoke("show", INTERRUPTED_LONGMEMEVAL, "--json", ledger=old_ledger).output)
     assert report["pending"] == 0 and report["failed"] == 0 and report["run_status"] == "completed"
     assert report["judged"] == report["total"] == before["total"]
     assert report["fingerprint"] == before["fingerprint"]
@@ -136,7 +131,7 @@ def test_the_interrupted_old_longmemeval_run_resumes_to_completion(old_ledger: P
     assert events[0].schema_version == 1  # the old RunStarted row, read through the upcaster
     resumed = [e.event for e in events if e.type == "RunResumed"]
     assert len(resumed) == 1 and resumed[0].reprepared  # no memory store was kept with the fixture
-    assert _invoke(old_ledger, "verify").exit_code == 0
+    assert invoke("verify", ledger=old_ledger).exit_code == 0
 
 
 def _keeps(stored: object, written: object) -> bool:

@@ -19,23 +19,15 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from click.testing import CliRunner
 
 from benchledger.adapters.benchmarks.groupmem.synth import synthesize_groupmem
-from benchledger.cli.main import cli
 from conftest import MINI
+from ledger_cli import invoke_expecting as invoke
 from crash_harness import normalised
 
 pytestmark = pytest.mark.slow
 
 _PER_LEDGER = {"run_id", "ledger_head", "last_seq", "started_at", "finished_at"}
-
-
-def invoke(ledger: str, *args: str, code: int = 0, env: dict | None = None):
-    result = CliRunner().invoke(cli, ["--ledger", ledger, *args] if ledger else list(args),
-                                catch_exceptions=False, env=env)
-    assert result.exit_code == code, result.output
-    return result
 
 
 def scrubbed(text: str, *runs: str) -> str:
@@ -59,43 +51,43 @@ def test_every_command_gives_the_same_answer_on_both_backends(both, tmp_path):
     outputs: dict[str, dict[str, object]] = {}
     for name, ledger in both.items():
         got = outputs[name] = {}
-        invoke(ledger, "run", "groupmem", str(MINI), "--domain", "Demo", "--keep")
-        invoke(ledger, "run", "groupmem", str(MINI), "--domain", "Demo", "--memory", "bm25-reference")
-        runs = invoke(ledger, "runs", "--json").stdout
+        invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--keep", ledger=ledger)
+        invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--memory", "bm25-reference", ledger=ledger)
+        runs = invoke("runs", "--json", ledger=ledger).stdout
         first, second = (run["run_id"] for run in reversed(json.loads(runs)))
-        got["show"] = comparable(invoke(ledger, "show", first, "--json").stdout)
-        got["events"] = len(invoke(ledger, "events", first).stdout.splitlines())
-        got["failures"] = invoke(ledger, "failures", first).stdout
+        got["show"] = comparable(invoke("show", first, "--json", ledger=ledger).stdout)
+        got["events"] = len(invoke("events", first, ledger=ledger).stdout.splitlines())
+        got["failures"] = invoke("failures", first, ledger=ledger).stdout
         question = got["show"]["questions"][0]["question_id"] if "questions" in got["show"] else None
         if question:
-            got["question"] = scrubbed(invoke(ledger, "question", first, question).stdout, first)
-        invoke(ledger, "verify")
-        head = json.loads(invoke(ledger, "show", first, "--json").stdout)["ledger_head"]
-        invoke(ledger, "verify", first, "--expect-head", head)
-        got["replay"] = scrubbed(invoke(ledger, "replay", first).stdout, first)
-        invoke(ledger, "rejudge", first)
-        got["agreement"] = scrubbed(invoke(ledger, "agreement", first, "--json").stdout, first)
-        got["diff"] = json.loads(invoke(ledger, "diff", first, second, "--json").stdout)["overall"]
+            got["question"] = scrubbed(invoke("question", first, question, ledger=ledger).stdout, first)
+        invoke("verify", ledger=ledger)
+        head = json.loads(invoke("show", first, "--json", ledger=ledger).stdout)["ledger_head"]
+        invoke("verify", first, "--expect-head", head, ledger=ledger)
+        got["replay"] = scrubbed(invoke("replay", first, ledger=ledger).stdout, first)
+        invoke("rejudge", first, ledger=ledger)
+        got["agreement"] = scrubbed(invoke("agreement", first, "--json", ledger=ledger).stdout, first)
+        got["diff"] = json.loads(invoke("diff", first, second, "--json", ledger=ledger).stdout)["overall"]
         for fmt in ("json", "csv"):
             out = tmp_path / f"{name}.{fmt}"
-            invoke(ledger, "export", first, "--out", str(out))
+            invoke("export", first, "--out", str(out), ledger=ledger)
             lines = out.read_text().splitlines()  # timings differ; the shape and the first lines may not
             got[fmt] = (len(lines), scrubbed(lines[0], first), scrubbed(lines[1], first)[:80])
-        got["purge"] = scrubbed(invoke(ledger, "purge", first).stdout, first)
-        got["verify"] = invoke(ledger, "verify").stdout.split(";")[0].split(" verified")[0]
-        got["rejudged"] = comparable(invoke(ledger, "show", first, "--json", "--scorer", "s2").stdout)
+        got["purge"] = scrubbed(invoke("purge", first, ledger=ledger).stdout, first)
+        got["verify"] = invoke("verify", ledger=ledger).stdout.split(";")[0].split(" verified")[0]
+        got["rejudged"] = comparable(invoke("show", first, "--json", "--scorer", "s2", ledger=ledger).stdout)
     assert outputs["sqlite"] == outputs["postgres"]
     assert outputs["postgres"]["verify"].startswith("ok: ")
 
 
 def test_the_ledger_environment_variable_selects_a_shared_ledger(both):
     env = {**os.environ, "BENCHLEDGER_LEDGER": both["postgres"]}
-    invoke("", "run", "groupmem", str(MINI), "--domain", "Demo", "--question-limit", "2", env=env)
-    listed = invoke("", "runs", env=env).stdout
+    invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--question-limit", "2", env=env)
+    listed = invoke("runs", env=env).stdout
     rows = [line.split() for line in listed.splitlines()[2:]]
     assert [row[3:5] for row in rows] == [["GroupMemBench", "Demo"]] and not Path("ledger.db").exists()
     assert Path("benchledger.memory").is_dir()  # the memory store: in the current folder, not named by the URL
-    assert "bl_writer" not in invoke("", "verify", env=env).stdout
+    assert "bl_writer" not in invoke("verify", env=env).stdout
 
 
 def _count(url: str) -> int:
@@ -108,8 +100,8 @@ def test_a_run_killed_on_a_shared_ledger_resumes_to_the_same_report(postgres_ser
     synthesize_groupmem(release, messages=400, seed=5)
     args = ["run", "groupmem", str(release), "--domain", "Synth", "--concurrency", "2"]
     baseline = postgres_server.new_ledger()
-    invoke(baseline, *args)
-    expected = normalised(json.loads(invoke(baseline, "show", "latest", "--json").stdout))
+    invoke(*args, ledger=baseline)
+    expected = normalised(json.loads(invoke("show", "latest", "--json", ledger=baseline).stdout))
     total = _count(baseline)
 
     url = postgres_server.new_ledger()
@@ -123,6 +115,6 @@ def test_a_run_killed_on_a_shared_ledger_resumes_to_the_same_report(postgres_ser
     finally:
         proc.wait(timeout=30)
     assert 0 < _count(url) < total, "the run must be killed mid-way"
-    invoke(url, "resume", "latest")
-    assert normalised(json.loads(invoke(url, "show", "latest", "--json").stdout)) == expected
-    invoke(url, "verify")
+    invoke("resume", "latest", ledger=url)
+    assert normalised(json.loads(invoke("show", "latest", "--json", ledger=url).stdout)) == expected
+    invoke("verify", ledger=url)

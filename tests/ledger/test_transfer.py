@@ -16,27 +16,20 @@ import zlib
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from benchledger.cli.main import cli
 from benchledger.errors import BadInput, LedgerError
 from benchledger.ledger.events import Failed
 from benchledger.ledger.store import Ledger, display_target
 from benchledger.ledger.transfer import copy_run
 from chain_rows import append_legacy
 from conftest import MINI
+from ledger_cli import invoke_expecting as invoke
 from ledger_contract import answered, reply_entry
 
 COPIED = "run_id, position, type, schema_version, recorded_at, idempotency_key, payload, prev_hash, hash"
 REQUEST = "c" * 64
 RUN, FIRST, SECOND, THIRD, ALONE = (f"01JCPY{name}".ljust(26, "0") for name in ("RVN", "F", "S", "T", "A"))
 """Run ids as benchledger makes them (ULIDs): only those are copied between ledgers."""
-
-
-def invoke(*args: str, code: int = 0):
-    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
-    assert result.exit_code == code, result.output
-    return result
 
 
 def failed(qid: str) -> Failed:
@@ -162,7 +155,7 @@ def test_a_run_that_does_not_verify_is_refused_with_one_line(tmp_path, postgres_
     conn.execute("UPDATE events SET payload = replace(payload, 'slow', 'fast') WHERE seq = 2")
     conn.execute(GUARD_TRIGGERS["events_no_update"])
     conn.close()
-    result = invoke("--ledger", str(path), "push", RUN, "--to", shared, code=1)
+    result = invoke("--ledger", str(path), "push", RUN, "--to", shared, expect=1)
     assert result.stderr.strip().count("\n") == 0
     assert f"run {RUN} does not verify at seq 2" in result.stderr and "it is not copied" in result.stderr
     with Ledger.open(shared) as ledger:
@@ -176,11 +169,11 @@ def test_a_legacy_run_that_links_through_other_runs_is_refused_with_one_line_say
     append_legacy(path, SECOND, [failed("q1")])
     append_legacy(path, FIRST, [failed("q3")])  # now first's chain runs through second's row
     append_legacy(path, THIRD, [failed("q1")])
-    result = invoke("--ledger", str(path), "push", FIRST, "--to", shared, code=2)
+    result = invoke("--ledger", str(path), "push", FIRST, "--to", shared, expect=2)
     assert result.stderr.strip().count("\n") == 0
     assert "chain version 1" in result.stderr and "position 3 (seq 4)" in result.stderr
     assert "copy the whole ledger file instead" in result.stderr
-    refused = invoke("--ledger", str(path), "push", THIRD, "--to", shared, code=2)
+    refused = invoke("--ledger", str(path), "push", THIRD, "--to", shared, expect=2)
     assert "position 1 (seq 5)" in refused.stderr
     with Ledger.open(shared) as ledger:
         assert ledger.runs() == []
@@ -239,11 +232,11 @@ def test_a_target_whose_guards_were_dropped_takes_nothing(tmp_path):
 
 
 def test_pull_from_a_missing_ledger_or_run_is_one_line(tmp_path):
-    result = invoke("pull", "latest", "--from", str(tmp_path / "nowhere.db"), code=2)
+    result = invoke("pull", "latest", "--from", str(tmp_path / "nowhere.db"), expect=2)
     assert "no ledger at" in result.stderr
     with Ledger.open(tmp_path / "a.db") as a:
         a.append(RUN, [failed("q1")])
-    result = invoke("--ledger", str(tmp_path / "a.db"), "push", "zzz", "--to", str(tmp_path / "b.db"), code=2)
+    result = invoke("--ledger", str(tmp_path / "a.db"), "push", "zzz", "--to", str(tmp_path / "b.db"), expect=2)
     assert "no run matches 'zzz'" in result.stderr
 
 
@@ -251,9 +244,9 @@ def test_only_a_run_named_by_a_ulid_is_copied(tmp_path):
     path = tmp_path / "a.db"
     with Ledger.open(path) as ledger:
         ledger.append("by-hand", [failed("q1")])
-    result = invoke("--ledger", str(path), "push", "by-hand", "--to", str(tmp_path / "b.db"), code=2)
+    result = invoke("--ledger", str(path), "push", "by-hand", "--to", str(tmp_path / "b.db"), expect=2)
     assert result.stderr.strip().count("\n") == 0 and "run id by-hand is not a ULID" in result.stderr
-    result = invoke("--ledger", str(tmp_path / "c.db"), "pull", "by-hand", "--from", str(path), code=2)
+    result = invoke("--ledger", str(tmp_path / "c.db"), "pull", "by-hand", "--from", str(path), expect=2)
     assert "is not a ULID" in result.stderr
     with Ledger.open(tmp_path / "c.db") as ledger:
         assert ledger.runs() == []
@@ -264,7 +257,7 @@ def test_a_run_pushed_under_a_prefix_of_another_id_cannot_stand_in_for_it(tmp_pa
     with Ledger.open(path) as ledger:
         ledger.append(real, [failed("q1")])
         ledger.append(real[:12], [failed("q9")])  # the forgery, under a prefix people type
-    result = invoke("--ledger", str(path), "events", real[:12], code=2)
+    result = invoke("--ledger", str(path), "events", real[:12], expect=2)
     assert result.stderr.strip() == (f"Error: '{real[:12]}' matches 2 runs ({real[:12]}, {real}); give more "
                                      "characters of the run id (its full ULID names one run)")
     assert "q1" in invoke("--ledger", str(path), "events", real).output
@@ -279,7 +272,7 @@ def test_a_run_id_written_by_hand_with_a_terminal_escape_is_refused_on_read(tmp_
                  "prev_hash, hash, chain, link) SELECT 2, ?, 1, type, schema_version, recorded_at, payload, "
                  "prev_hash, hash, chain, link FROM events WHERE seq = 1", ("01X\x1b]0;pwned\x07",))
     conn.close()
-    result = invoke("--ledger", str(path), "events", "01X", code=1)
+    result = invoke("--ledger", str(path), "events", "01X", expect=1)
     assert "\x1b" not in result.stderr and "\x07" not in result.stderr
     assert "run id '01X\\x1b]0;pwned\\x07' is not one benchledger records" in result.stderr
     assert "q1" in invoke("--ledger", str(path), "events", RUN).output

@@ -12,18 +12,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from benchledger.adapters.benchmarks.groupmem.synth import synthesize_groupmem
-from benchledger.cli.main import cli
 from crash_harness import event_count, normalised, run_and_kill_at
 from benchledger.ledger.store import Ledger
+from ledger_cli import invoke
 
 pytestmark = pytest.mark.slow
-
-
-def invoke(ledger: Path, *args: str):
-    return CliRunner().invoke(cli, ["--ledger", str(ledger), *args], catch_exceptions=False)
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +33,7 @@ def run_args(release: Path, *extra: str) -> list[str]:
 
 
 def report_of(ledger: Path, run_id: str = "latest") -> dict:
-    result = invoke(ledger, "show", run_id, "--json")
+    result = invoke("show", run_id, "--json", ledger=ledger)
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
@@ -59,7 +54,7 @@ def stage_counts(ledger: Path) -> Counter:
 @pytest.fixture(scope="module")
 def baseline(release, tmp_path_factory) -> tuple[dict, dict[str, str], int]:
     ledger = tmp_path_factory.mktemp("baseline") / "ledger.db"
-    assert invoke(ledger, *run_args(release)).exit_code == 0
+    assert invoke(*run_args(release), ledger=ledger).exit_code == 0
     return normalised(report_of(ledger)), verdicts(ledger), event_count(ledger)
 
 
@@ -73,13 +68,13 @@ def test_sigkill_at_random_points_always_resumes_to_the_same_report(release, bas
         target = rng.randint(3, total_events - 3)
         killed += run_and_kill_at(ledger, run_args(release), target)
         before = event_count(ledger)
-        result = invoke(ledger, "resume", "latest")
+        result = invoke("resume", "latest", ledger=ledger)
         assert result.exit_code == 0, (trial, target, result.output)
         got = verdicts(ledger)
         assert got == expected_verdicts, (trial, target, before,
                                           {q: (v, got.get(q)) for q, v in expected_verdicts.items() if got.get(q) != v})
         assert normalised(report_of(ledger)) == expected, (trial, target, before)
-        assert invoke(ledger, "verify").exit_code == 0
+        assert invoke("verify", ledger=ledger).exit_code == 0
         repeated = {key: n for key, n in stage_counts(ledger).items() if n > 1}
         assert not repeated, (trial, repeated)
     assert killed >= 8, "most trials must actually be killed mid-run"
@@ -93,7 +88,7 @@ def test_resume_after_the_memory_store_is_deleted_reprepares(release, baseline, 
     assert store.exists()
     for path in store.parent.glob("sqlite.sqlite*"):
         path.unlink()
-    assert invoke(ledger, "resume", "latest").exit_code == 0
+    assert invoke("resume", "latest", ledger=ledger).exit_code == 0
     with Ledger.open(ledger) as ledger_store:
         run_id = ledger_store.runs()[0].run_id
         resumed = [e.event for e in ledger_store.events(run_id, types=["RunResumed"])]
@@ -113,6 +108,6 @@ def test_resume_refuses_a_changed_corpus_naming_both_fingerprints(tmp_path):
     first = next(iter(channels.values()))[0]
     first["content"] = first["content"] + " (edited after the run)"
     corpus.write_text(json.dumps(channels))
-    result = invoke(ledger, "resume", "latest")
+    result = invoke("resume", "latest", ledger=ledger)
     assert result.exit_code == 2
     assert "recorded fingerprint" in result.output and "on disk" in result.output

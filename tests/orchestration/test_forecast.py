@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from benchledger.adapters.models.loopback import LoopbackOpenAI
 from benchledger.orchestration.forecast import Forecast
 from benchledger.orchestration.prices import read_prices
 from benchledger.projections.prices import Price, PriceTable
@@ -18,13 +17,6 @@ from conftest import MINI
 from ledger_cli import events_of, invoke
 
 MODELS = ("--agent-model", "gpt-5", "--judge-model", "gpt-5")
-
-
-@pytest.fixture
-def server(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loopback-0000")
-    with LoopbackOpenAI() as srv:
-        yield srv
 
 
 def _table(output: str) -> dict[str, list[int]]:
@@ -37,16 +29,16 @@ def _table(output: str) -> dict[str, list[int]]:
     return rows
 
 
-def test_a_dry_run_asks_nothing_writes_nothing_and_forecasts_the_run_it_precedes(server, tmp_path):
-    dry = invoke("run", "groupmem", str(MINI), "--domain", "Demo", *MODELS, "--base-url", server.base_url,
+def test_a_dry_run_asks_nothing_writes_nothing_and_forecasts_the_run_it_precedes(loopback, tmp_path):
+    dry = invoke("run", "groupmem", str(MINI), "--domain", "Demo", *MODELS, "--base-url", loopback.base_url,
                  "--dry-run")
     assert dry.exit_code == 0, dry.output
-    assert server.count() == 0  # nothing was asked, not even the probe
+    assert loopback.count() == 0  # nothing was asked, not even the probe
     assert not list(Path.cwd().glob("*.db")) and not (tmp_path / "ledger.db").exists()
     forecast = _table(dry.output)
     assert "forecast for 40 question(s)" in dry.output
 
-    real = invoke("run", "groupmem", str(MINI), "--domain", "Demo", *MODELS, "--base-url", server.base_url,
+    real = invoke("run", "groupmem", str(MINI), "--domain", "Demo", *MODELS, "--base-url", loopback.base_url,
                   "--out", "r.json")
     assert real.exit_code == 0, real.output
     actual = json.loads(Path("r.json").read_text())["tokens_by_stage"]

@@ -10,30 +10,27 @@ same judge calls no model. `--cache-from` must name a run the ledger holds (exit
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from benchledger.adapters.models.loopback import LoopbackOpenAI
-from benchledger.cli.main import cli
 from benchledger.ledger.store import Ledger
 from conftest import MINI
+from ledger_cli import invoke_expecting
 
 pytestmark = pytest.mark.slow
 
 
-def invoke(ledger: Path, *args: str, expect: int = 0):
-    result = CliRunner().invoke(cli, ["--ledger", str(ledger), *args], catch_exceptions=False,
-                                env={"OPENAI_API_KEY": "sk-own-cache-test-1234"})
-    assert result.exit_code == expect, result.output
-    return result
+invoke = partial(invoke_expecting, env={"OPENAI_API_KEY": "sk-own-cache-test-1234"})
 
 
 def run(ledger: Path, server: LoopbackOpenAI, *extra: str, expect: int = 0) -> dict:
     out = ledger.with_name(f"report-{len(list(ledger.parent.glob('report-*')))}.json")
-    invoke(ledger, "run", "groupmem", str(MINI), "--domain", "Demo", "--agent-model", "gpt-5", "--judge-model",
-           "gpt-5", "--base-url", server.base_url, "--question-limit", "3", "--out", str(out), *extra, expect=expect)
+    invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--agent-model", "gpt-5", "--judge-model",
+           "gpt-5", "--base-url", server.base_url, "--question-limit", "3", "--out", str(out), *extra,
+           expect=expect, ledger=ledger)
     return json.loads(out.read_text())
 
 
@@ -61,7 +58,7 @@ def test_pulling_someone_elses_run_puts_none_of_its_responses_in_play(tmp_path: 
     theirs, mine = tmp_path / "theirs.db", tmp_path / "mine.db"
     with LoopbackOpenAI() as server:
         poisoned = poisoned_run(theirs, server)
-        invoke(mine, "pull", poisoned["run_id"], "--from", str(theirs))
+        invoke("pull", poisoned["run_id"], "--from", str(theirs), ledger=mine)
         with Ledger.open(mine, create=False) as opened:
             assert opened.cache_get(next(e.event.request_digest for e in opened.events(
                 poisoned["run_id"], types=["QuestionAnswered"])), runs=(poisoned["run_id"],)) is not None
@@ -76,13 +73,13 @@ def test_a_run_is_served_its_own_responses_and_cache_from_must_name_a_run(tmp_pa
     with LoopbackOpenAI() as server:
         report = run(ledger, server)
         calls = server.count()
-        invoke(ledger, "rejudge", report["run_id"], "--judge-model", "gpt-5", "--base-url", server.base_url)
+        invoke("rejudge", report["run_id"], "--judge-model", "gpt-5", "--base-url", server.base_url, ledger=ledger)
         assert server.count() == calls, "the same judge requests are answered from the run's own responses"
         with Ledger.open(ledger, create=False) as opened:
             rejudged = [e.event for e in opened.events(report["run_id"], types=["Judged"]) if e.event.scorer_id == "s2"]
         assert len(rejudged) == report["total"] and all(v.cache_hit for v in rejudged)
-        refused = invoke(ledger, "run", "groupmem", str(MINI), "--domain", "Demo", "--agent-model", "gpt-5",
-                         "--base-url", server.base_url, "--cache-from", "01ZZZZZZZZZZ", expect=2)
+        refused = invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--agent-model", "gpt-5",
+                         "--base-url", server.base_url, "--cache-from", "01ZZZZZZZZZZ", expect=2, ledger=ledger)
         assert "01ZZZZZZZZZZ" in refused.output and server.count() == calls  # no model was asked
     with Ledger.open(ledger, create=False) as opened:
         assert len(opened.runs()) == 1

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from benchledger.adapters.models.loopback import LoopbackOpenAI
 from conftest import MINI
 from benchledger.ledger.store import Ledger
 from ledger_cli import invoke
@@ -78,23 +77,16 @@ def released_prompt_release(tmp_path, shared_data) -> Path:
     return root
 
 
-@pytest.fixture
-def server(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback-test-key-123456")
-    with LoopbackOpenAI() as srv:
-        yield srv
-
-
-def _reference_run(server, release, *extra: str, expect: int = 0) -> dict:
+def _reference_run(loopback, release, *extra: str, expect: int = 0) -> dict:
     result = invoke("run", "groupmem", str(release), "--domain", "Demo", "--protocol", "reference",
-                    "--agent-model", "gpt-5", "--judge-model", "gpt-5", "--base-url", server.base_url,
+                    "--agent-model", "gpt-5", "--judge-model", "gpt-5", "--base-url", loopback.base_url,
                     "--max-attempts", "2", "--out", "r.json", *extra)
     assert result.exit_code == expect, result.output
     return json.loads(Path("r.json").read_text())
 
 
-def test_reference_protocol_run_is_diagnostic_only_for_the_unfiltered_domain(server, released_prompt_release):
-    report = _reference_run(server, released_prompt_release)
+def test_reference_protocol_run_is_diagnostic_only_for_the_unfiltered_domain(loopback, released_prompt_release):
+    report = _reference_run(loopback, released_prompt_release)
     met = conditions(report)
     # a made-up corpus given by path is not the release either (its hashes only the hub publishes), and
     # the loopback server is not a provider's API: what model answered cannot be known
@@ -103,10 +95,10 @@ def test_reference_protocol_run_is_diagnostic_only_for_the_unfiltered_domain(ser
     reasons = {c["name"]: c["reason"] for c in report["conditions"]}
     assert reasons["official_release"].startswith(
         "release not fetched from its source: its hashes cannot be checked (data/final/Demo/")
-    assert reasons["provider_endpoint"] == (f"answers came from {server.base_url}, not a provider's API over "
+    assert reasons["provider_endpoint"] == (f"answers came from {loopback.base_url}, not a provider's API over "
                                             "verified TLS: what model answered cannot be known")
     assert report["failed"] == 0 and report["agent_model"] == "gpt-5"
-    assert server.count(role="agent") == report["total"] and server.count(role="judge") == report["total"]
+    assert loopback.count(role="agent") == report["total"] and loopback.count(role="judge") == report["total"]
 
 
 @pytest.mark.parametrize("extra, broken", [
@@ -114,17 +106,17 @@ def test_reference_protocol_run_is_diagnostic_only_for_the_unfiltered_domain(ser
     (("--question-limit", "1"), "unsampled_questions"),
     (("--message-limit", "50"), "complete_corpus"),
 ])
-def test_each_deviation_names_its_condition(server, released_prompt_release, extra, broken):
-    report = _reference_run(server, released_prompt_release, *extra)
+def test_each_deviation_names_its_condition(loopback, released_prompt_release, extra, broken):
+    report = _reference_run(loopback, released_prompt_release, *extra)
     failed = {name for name, ok in conditions(report).items() if not ok}
     assert failed == {"official_release", "solvability_filtered_domain", "provider_endpoint", broken}
 
 
-def test_one_permanent_failure_is_named_and_never_scored_wrong(server, released_prompt_release):
+def test_one_permanent_failure_is_named_and_never_scored_wrong(loopback, released_prompt_release):
     questions = (released_prompt_release / "questions" / "Demo" / "temporal.jsonl").read_text().splitlines()
     victim = json.loads(questions[0])
-    server.faults.always("500", contains=victim["question"])
-    report = _reference_run(server, released_prompt_release, expect=3)
+    loopback.faults.always("500", contains=victim["question"])
+    report = _reference_run(loopback, released_prompt_release, expect=3)
     assert report["failed"] == 1 and report["by_kind"]["temporal"]["failed"] == 1
     assert report["judged"] == report["total"] - 1
     failed = {name for name, ok in conditions(report).items() if not ok}

@@ -15,7 +15,6 @@ from benchledger.adapters.benchmarks.longmemeval_v2.official import context_item
 from benchledger.adapters.benchmarks.longmemeval_v2.prompts import load_templates
 from benchledger.adapters.benchmarks.longmemeval_v2.reader import reader_messages, truncate
 from benchledger.adapters.memory.protocol import Candidate
-from benchledger.adapters.models.loopback import LoopbackOpenAI
 from ledger_cli import blob_text, conditions, events_of, invoke
 
 
@@ -27,13 +26,6 @@ def release(shared_data) -> Path:
 @pytest.fixture
 def prompts(shared_data) -> Path:
     return shared_data / "longmemeval-v2" / "prompts"
-
-
-@pytest.fixture
-def server(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loopback-0000")
-    with LoopbackOpenAI(latency=0.0) as srv:
-        yield srv
 
 
 def _run(release, prompts, *args: str) -> tuple[object, dict]:
@@ -58,12 +50,12 @@ def test_an_offline_run_reports_the_official_aggregates_and_is_diagnostic(releas
     assert not met["official_release"] and not met["leaderboard_models"] and met["unsampled_questions"]
 
 
-def test_reader_and_judge_requests_are_the_harness_ones(release, prompts, server):
+def test_reader_and_judge_requests_are_the_harness_ones(release, prompts, loopback):
     result, report = _run(release, prompts, "--domain", "web", "--agent-model", "Qwen/Qwen3.5-9B",
-                          "--base-url", server.base_url)
+                          "--base-url", loopback.base_url)
     assert result.exit_code == 0, result.output
     templates = load_templates(prompts)
-    bodies = list(server.requests)
+    bodies = list(loopback.requests)
     events = events_of(report["run_id"])
     planned = next(e for e in events if e.type == "QuestionsPlanned").questions
     questions = {q.question_id: q for q in planned}
@@ -90,10 +82,10 @@ def test_reader_and_judge_requests_are_the_harness_ones(release, prompts, server
     assert not met["official_release"]
 
 
-def test_an_unparseable_judge_reply_fails_that_question_and_says_how_the_official_run_ends(release, prompts, server):
-    server.faults.always("reply", role="judge", text="The model answer is correct.", contains="Reorder")
+def test_an_unparseable_judge_reply_fails_that_question_and_says_how_the_official_run_ends(release, prompts, loopback):
+    loopback.faults.always("reply", role="judge", text="The model answer is correct.", contains="Reorder")
     result, report = _run(release, prompts, "--domain", "web", "--agent-model", "Qwen/Qwen3.5-9B",
-                          "--base-url", server.base_url)
+                          "--base-url", loopback.base_url)
     assert result.exit_code == 3
     failed = [e for e in events_of(report["run_id"]) if e.type == "Failed"]
     assert failed and all(e.error_class == "OfficialRunAbort" and e.stage == "judge" for e in failed)
@@ -104,20 +96,20 @@ def test_an_unparseable_judge_reply_fails_that_question_and_says_how_the_officia
     assert not conditions(report)["zero_operational_failures"]
 
 
-def test_an_empty_reader_reply_is_the_official_abort_for_that_question(release, prompts, server):
-    server.faults.always("empty", role="agent", contains="packing slip")
+def test_an_empty_reader_reply_is_the_official_abort_for_that_question(release, prompts, loopback):
+    loopback.faults.always("empty", role="agent", contains="packing slip")
     result, report = _run(release, prompts, "--domain", "web", "--agent-model", "Qwen/Qwen3.5-9B",
-                          "--base-url", server.base_url, "--max-attempts", "1")
+                          "--base-url", loopback.base_url, "--max-attempts", "1")
     assert result.exit_code == 3
     failed = [e for e in events_of(report["run_id"]) if e.type == "Failed"]
     assert [e.stage for e in failed] == ["answer"] and "Model returned empty text" in failed[0].message
 
 
-def test_web_and_enterprise_combine_into_the_leaderboard_point(release, prompts, server):
+def test_web_and_enterprise_combine_into_the_leaderboard_point(release, prompts, loopback):
     runs = []
     for domain in ("web", "enterprise"):
         result, report = _run(release, prompts, "--domain", domain, "--agent-model", "Qwen/Qwen3.5-9B",
-                              "--base-url", server.base_url)
+                              "--base-url", loopback.base_url)
         assert result.exit_code == 0, result.output
         runs.append(report)
     combined = invoke("combine", runs[0]["run_id"], runs[1]["run_id"], "--json")
@@ -132,14 +124,14 @@ def test_web_and_enterprise_combine_into_the_leaderboard_point(release, prompts,
     assert invoke("combine", runs[0]["run_id"], runs[0]["run_id"]).exit_code == 2
 
 
-def test_rejudge_official_asks_no_reader_and_export_and_retrieval_work(release, prompts, server):
+def test_rejudge_official_asks_no_reader_and_export_and_retrieval_work(release, prompts, loopback):
     result, report = _run(release, prompts, "--domain", "enterprise", "--agent-model", "Qwen/Qwen3.5-9B",
-                          "--base-url", server.base_url)
+                          "--base-url", loopback.base_url)
     assert result.exit_code == 0, result.output
-    readers_before = server.count(model="Qwen/Qwen3.5-9B")
-    again = invoke("rejudge", report["run_id"], "--protocol", "official", "--base-url", server.base_url, "--json")
+    readers_before = loopback.count(model="Qwen/Qwen3.5-9B")
+    again = invoke("rejudge", report["run_id"], "--protocol", "official", "--base-url", loopback.base_url, "--json")
     assert again.exit_code == 0, again.output
-    assert server.count(model="Qwen/Qwen3.5-9B") == readers_before
+    assert loopback.count(model="Qwen/Qwen3.5-9B") == readers_before
     rejudged = json.loads(again.stdout)
     assert _section(rejudged)["values"]["aggregated_metrics"]["overall"] == \
         _section(report)["values"]["aggregated_metrics"]["overall"]

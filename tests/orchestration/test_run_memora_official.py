@@ -28,16 +28,9 @@ def prompts(shared_data) -> Path:
     return shared_data / "memora" / "prompts"
 
 
-@pytest.fixture
-def server(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loopback-0000")
-    with LoopbackOpenAI() as srv:
-        yield srv
-
-
-def _run(server: LoopbackOpenAI, prompts: Path, *args: str, exit_code: int = 0) -> dict:
+def _run(loopback: LoopbackOpenAI, prompts: Path, *args: str, exit_code: int = 0) -> dict:
     result = invoke("run", "memora", str(FIXTURE), "--split", "weekly", "--prompts-dir", str(prompts),
-                    "--agent-model", "loopback-agent", "--base-url", server.base_url, *args, "--out", "r.json")
+                    "--agent-model", "loopback-agent", "--base-url", loopback.base_url, *args, "--out", "r.json")
     assert result.exit_code == exit_code, result.output
     return json.loads(Path("r.json").read_text())
 
@@ -57,13 +50,13 @@ def _sessions(events, question_id: str) -> list[dict]:
     return sessions
 
 
-def test_answer_and_judge_calls_are_the_model_tracks_and_three_judges_vote(server, prompts):
-    report = _run(server, prompts)
+def test_answer_and_judge_calls_are_the_model_tracks_and_three_judges_vote(loopback, prompts):
+    report = _run(loopback, prompts)
     templates = load_templates(prompts)
     events = events_of(report["run_id"])
     plan = {q.question_id: q for q in next(e for e in events if e.type == "QuestionsPlanned").questions}
     answers = {e.question_id: e for e in events if e.type == "QuestionAnswered"}
-    agent = [b for b in server.requests if b["model"] == "loopback-agent"]
+    agent = [b for b in loopback.requests if b["model"] == "loopback-agent"]
     assert len(agent) == 3
     for question_id, question in plan.items():
         history, _ = build_conversation_context(_sessions(events, question_id))
@@ -75,7 +68,7 @@ def test_answer_and_judge_calls_are_the_model_tracks_and_three_judges_vote(serve
             official = {"evaluation_question_id": criterion.criterion_id, "evaluation_question": criterion.question,
                         "expected_answer": criterion.expected, "evaluation_type": criterion.kind}
             messages = judge_messages(templates, answers[question_id].answer, official).as_list()
-            asked = sorted(b["model"] for b in server.requests if b["messages"] == messages)
+            asked = sorted(b["model"] for b in loopback.requests if b["messages"] == messages)
             assert asked == sorted(TRIO) and "Target item being evaluated: None" in messages[1]["content"]
     judged = {e.question_id: e for e in events if e.type == "Judged"}
     for question_id, event in judged.items():
@@ -103,18 +96,18 @@ def test_answer_and_judge_calls_are_the_model_tracks_and_three_judges_vote(serve
     assert set(section["values"]["table3"]["loopback-agent"]) == {"Remembering", "Reasoning", "Recommending"}
 
 
-def test_the_user_turns_the_official_history_drops_are_counted(server, prompts):
-    report = _run(server, prompts)
-    agent = [b for b in server.requests if b["model"] == "loopback-agent"]
+def test_the_user_turns_the_official_history_drops_are_counted(loopback, prompts):
+    report = _run(loopback, prompts)
+    agent = [b for b in loopback.requests if b["model"] == "loopback-agent"]
     assert all("\nUser: " not in b["messages"][1]["content"].split("# Current Question")[0] for b in agent)
     section = next(s for s in report["sections"] if s["name"] == "memora.fama")
     assert any("user_agent" in line for line in section["lines"])
 
 
-def test_a_judge_whose_reply_is_not_an_object_is_left_out_of_the_vote(server, prompts):
+def test_a_judge_whose_reply_is_not_an_object_is_left_out_of_the_vote(loopback, prompts):
     odd = TRIO[2]
-    server.faults.always("wrong_schema", role="judge", model=odd)
-    report = _run(server, prompts)
+    loopback.faults.always("wrong_schema", role="judge", model=odd)
+    report = _run(loopback, prompts)
     judged = [e for e in events_of(report["run_id"]) if e.type == "Judged"]
     assert all(votes[odd] == "error" for e in judged for votes in e.judge_votes.values())
     for event in judged:  # two valid judges that agree decide every criterion
@@ -123,9 +116,9 @@ def test_a_judge_whose_reply_is_not_an_object_is_left_out_of_the_vote(server, pr
     assert report["failed"] == 0
 
 
-def test_an_answer_failure_is_counted_the_official_way_beside_the_labelled_view(server, prompts):
-    server.faults.always("500", role="agent", contains="Which allotment jobs are still open for me?")
-    report = _run(server, prompts, "--max-attempts", "1", exit_code=3)  # 3: a question left unjudged
+def test_an_answer_failure_is_counted_the_official_way_beside_the_labelled_view(loopback, prompts):
+    loopback.faults.always("500", role="agent", contains="Which allotment jobs are still open for me?")
+    report = _run(loopback, prompts, "--max-attempts", "1", exit_code=3)  # 3: a question left unjudged
     assert report["failed"] == 1 and conditions(report)["zero_operational_failures"] is False
     judged = [e for e in events_of(report["run_id"]) if e.type == "Judged"]
     section = next(s for s in report["sections"] if s["name"] == "memora.fama")
@@ -137,30 +130,31 @@ def test_an_answer_failure_is_counted_the_official_way_beside_the_labelled_view(
     assert "not the official number" in values["failures_excluded"]["label"]
 
 
-def test_an_empty_reply_is_asked_again_and_three_are_a_failure(server, prompts):
+def test_an_empty_reply_is_asked_again_and_three_are_a_failure(loopback, prompts):
     question = "Which allotment jobs are still open for me?"
-    server.faults.push("empty", role="agent", contains=question)  # once: the second attempt answers
-    once = _run(server, prompts)
-    assert once["failed"] == 0 and server.count(role="agent") == 4  # three questions, one asked twice
+    loopback.faults.push("empty", role="agent", contains=question)  # once: the second attempt answers
+    once = _run(loopback, prompts)
+    assert once["failed"] == 0 and loopback.count(role="agent") == 4  # three questions, one asked twice
     Path("ledger.db").rename("first.db")  # a fresh ledger, so no answer comes from the response cache
-    server.faults.always("empty", role="agent", contains=question)
-    before = server.count(role="agent")
-    always = _run(server, prompts, exit_code=3)
-    assert server.count(role="agent") - before == 2 + 3  # the official three attempts, then a failure
+    loopback.faults.always("empty", role="agent", contains=question)
+    before = loopback.count(role="agent")
+    always = _run(loopback, prompts, exit_code=3)
+    assert loopback.count(role="agent") - before == 2 + 3  # the official three attempts, then a failure
     [failure] = [e for e in events_of(always["run_id"]) if e.type == "Failed"]
     assert failure.error_class == "EmptyResponseError" and "empty reply after 3 attempts" in failure.message
 
 
-def test_judges_are_configurable_and_only_the_trio_is_publishable(server, prompts):
-    report = _run(server, prompts, "--judge-models", "judge-a,judge-b")
-    assert server.count(model="judge-a", role="judge") == 5 and server.count(model="judge-b", role="judge") == 5
+def test_judges_are_configurable_and_only_the_trio_is_publishable(loopback, prompts):
+    report = _run(loopback, prompts, "--judge-models", "judge-a,judge-b")
+    assert loopback.count(model="judge-a", role="judge") == 5 and loopback.count(model="judge-b", role="judge") == 5
     assert report["status"] == "diagnostic" and not conditions(report)["official_judges"]
     reason = next(c["reason"] for c in report["conditions"] if c["name"] == "official_judges")
     assert "judge-a, judge-b" in reason and TRIO[0] in reason
 
 
-def test_selection_options_work_end_to_end(server, prompts):
-    report = _run(server, prompts, "--personas", "choir_librarian", "--tasks", "recommending", "--question-limit", "1")
+def test_selection_options_work_end_to_end(loopback, prompts):
+    report = _run(loopback, prompts, "--personas", "choir_librarian", "--tasks", "recommending",
+                  "--question-limit", "1")
     plan = next(e for e in events_of(report["run_id"]) if e.type == "QuestionsPlanned")
     assert [(q.scope_key, q.kind) for q in plan.questions] == [("choir_librarian", "recommending")]
     met = conditions(report)

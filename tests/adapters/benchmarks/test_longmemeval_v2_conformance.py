@@ -7,7 +7,6 @@ import json
 import shutil
 
 import pytest
-from click.testing import CliRunner
 
 from benchledger.adapters.benchmarks.longmemeval_v2.answers import extract_boxed, is_unknown
 from benchledger.adapters.benchmarks.longmemeval_v2.errors import OfficialError
@@ -18,15 +17,11 @@ from benchledger.adapters.benchmarks.longmemeval_v2.matching import (
 )
 from benchledger.adapters.benchmarks.longmemeval_v2.reader import truncate
 from benchledger.adapters.benchmarks.longmemeval_v2.spec import parse_spec
-from benchledger.cli.main import cli
+from ledger_cli import invoke
 
 CHECKS = {"eval-cases.json": "longmemeval_v2.eval_cases", "judge-requests.json": "longmemeval_v2.judge_requests",
           "reader-prompts.json": "longmemeval_v2.reader_prompts", "aggregates/index.json": "longmemeval_v2.index",
           "aggregates/lafs-cases.json": "longmemeval_v2.lafs"}
-
-
-def _invoke(*args: str):
-    return CliRunner().invoke(cli, ["conformance", *args], catch_exceptions=False)
 
 
 def _rows(output: str) -> dict[str, list[str]]:
@@ -35,7 +30,7 @@ def _rows(output: str) -> dict[str, list[str]]:
 
 
 def test_every_official_output_of_longmemeval_v2_matches(shared_data):
-    result = _invoke(str(shared_data / "longmemeval-v2" / "conformance"))
+    result = invoke("conformance", str(shared_data / "longmemeval-v2" / "conformance"))
     assert result.exit_code == 0, result.output
     rows = _rows(result.stdout)
     for file, check in CHECKS.items():
@@ -49,8 +44,9 @@ def test_every_official_output_of_longmemeval_v2_matches(shared_data):
 
 
 def test_both_fixture_folders_in_one_table(shared_data):
-    result = _invoke(str(shared_data / "conformance"), str(shared_data / "longmemeval-v2" / "conformance"),
-                     "--locomo-release", str(shared_data / "locomo" / "locomo-dev.json"))
+    result = invoke("conformance", str(shared_data / "conformance"),
+                    str(shared_data / "longmemeval-v2" / "conformance"),
+                    "--locomo-release", str(shared_data / "locomo" / "locomo-dev.json"))
     assert result.exit_code == 0, result.output
     rows = _rows(result.stdout)
     assert rows["conformance/memora/fama-expected.json"][0] == "memora.fama"
@@ -75,7 +71,7 @@ def test_a_changed_score_and_a_changed_aggregate_are_mismatches(shared_data, tmp
     metrics = json.loads(metrics_path.read_text())
     metrics["memory_query"]["p50_seconds"] += 0.001
     metrics_path.write_text(json.dumps(metrics))
-    result = _invoke(str(folder))
+    result = invoke("conformance", str(folder))
     assert result.exit_code == 1
     rows = _rows(result.stdout)
     assert rows["eval-cases.json"][1:3] == ["802", "801"]
@@ -88,7 +84,7 @@ def test_a_file_no_check_reads_fails_and_is_named(shared_data, tmp_path):
     folder = _copy(shared_data, tmp_path)
     (folder / "aggregates" / "runs" / "synthetic_memory_fast_web_small" / "notes.txt").write_text("x")
     (folder / "extra-cases.json").write_text("{}")
-    result = _invoke(str(folder))
+    result = invoke("conformance", str(folder))
     assert result.exit_code == 1
     assert "extra-cases.json" in result.stdout and "no check" in result.stdout
     assert "2 file(s) no check reads" in result.output and "notes.txt" in result.output
@@ -101,7 +97,7 @@ def test_a_run_whose_official_code_aborted_must_have_aborted(shared_data, tmp_pa
     bad = next(qid for qid, reply in inputs["judge_plan"].items() if reply == "The model answer is correct.")
     inputs["judge_plan"][bad] = '{"label": 1}'  # now the run would go on: it no longer matches what was written
     edge.write_text(json.dumps(inputs))
-    result = _invoke(str(folder))
+    result = invoke("conformance", str(folder))
     assert result.exit_code == 1
     assert "edge_judge_unparseable_aborts/prompt_build_summary.json" in result.stdout
     assert "outcome: raised expected" in result.stdout

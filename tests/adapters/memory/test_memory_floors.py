@@ -7,25 +7,18 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from benchledger.adapters.benchmarks.locomo.loader import load_locomo
 from benchledger.adapters.memory.protocol import estimate_tokens
 from benchledger.adapters.memory.oracle import EvidenceLabels, OracleMemory
 from benchledger.adapters.memory.registry import open_memory
-from benchledger.cli.main import cli
 from benchledger.ledger.store import Ledger
 from benchledger.projections.state import fold_run
 from benchledger.testing.memory_contract import SCOPE, contract_corpus
 from conftest import REPO
+from ledger_cli import invoke_expecting as invoke
 
 LME = REPO / "tests" / "fixtures" / "longmemeval" / "longmemeval_fixture.json"
-
-
-def _invoke(*args: str, expect: int = 0):
-    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
-    assert result.exit_code == expect, result.output
-    return result
 
 
 def _recalls(ledger_path: Path, run_id: str):
@@ -58,10 +51,10 @@ def test_full_context_is_the_newest_history_within_the_budget(shared_data, tmp_p
 def test_the_oracle_recalls_only_the_labelled_evidence_and_says_it_is_diagnostic(shared_data, tmp_path) -> None:
     path = shared_data / "locomo" / "locomo-dev.json"
     ledger_path = tmp_path / "l.db"
-    printed = _invoke("--ledger", str(ledger_path), "retrieval", "locomo", str(path), "--memory", "oracle",
-                      "--conversations", "conv-26", "--question-limit", "30").stdout
+    printed = invoke("--ledger", str(ledger_path), "retrieval", "locomo", str(path), "--memory", "oracle",
+                     "--conversations", "conv-26", "--question-limit", "30").stdout
     assert "DIAGNOSTIC: the oracle reads the evidence labels" in printed
-    data = json.loads(_invoke("--ledger", str(ledger_path), "show", "latest", "--json").stdout)
+    data = json.loads(invoke("--ledger", str(ledger_path), "show", "latest", "--json").stdout)
     state = _recalls(ledger_path, data["run_id"])
     recalled_some = 0
     for question in state.questions.values():
@@ -69,14 +62,14 @@ def test_the_oracle_recalls_only_the_labelled_evidence_and_says_it_is_diagnostic
         assert named <= set(question.planned.evidence)
         recalled_some += bool(named)
     assert recalled_some >= 25 and data["recall"] > 0.95  # LoCoMo cites a few evidence ids it never released
-    shown = _invoke("--ledger", str(ledger_path), "show", data["run_id"]).output
+    shown = invoke("--ledger", str(ledger_path), "show", data["run_id"]).output
     assert "the oracle reads the evidence labels" in shown
 
 
 def test_the_oracle_at_session_level_returns_the_evidence_sessions(tmp_path) -> None:
     ledger_path = tmp_path / "l.db"
-    data = json.loads(_invoke("--ledger", str(ledger_path), "retrieval", "longmemeval", str(LME), "--memory",
-                              "oracle", "--k", "1000", "--json").stdout)
+    data = json.loads(invoke("--ledger", str(ledger_path), "retrieval", "longmemeval", str(LME), "--memory",
+                             "oracle", "--k", "1000", "--json").stdout)
     state = _recalls(ledger_path, data["run_id"])
     for question in state.questions.values():
         channels = {i.channel for i in question.recalled.items}
@@ -120,14 +113,14 @@ def test_an_oracle_without_labels_recalls_nothing_and_packs_to_the_budget(tmp_pa
 
 @pytest.mark.parametrize("memory", ["full-context", "oracle"])
 def test_the_floors_are_listed_by_memories(memory: str) -> None:
-    assert memory in _invoke("memories").output
+    assert memory in invoke("memories").output
 
 
 def test_the_oracle_refuses_a_benchmark_that_labels_no_evidence(tmp_path) -> None:
     from conftest import REPO
 
-    result = _invoke("--ledger", str(tmp_path / "l.db"), "run", "groupmem", str(REPO / "examples" / "groupmem-mini"),
-                     "--domain", "Demo", "--memory", "oracle", expect=2)
+    result = invoke("--ledger", str(tmp_path / "l.db"), "run", "groupmem", str(REPO / "examples" / "groupmem-mini"),
+                    "--domain", "Demo", "--memory", "oracle", expect=2)
     assert "labels no evidence" in result.output and len(result.output.strip().splitlines()) == 1
 
 
@@ -135,8 +128,8 @@ def test_retrieval_takes_a_token_budget_so_the_full_context_floor_is_measured_by
     path = str(shared_data / "locomo" / "locomo-dev.json")
     common = ("retrieval", "locomo", path, "--memory", "full-context", "--conversations", "conv-26",
               "--question-limit", "20", "--k", "100000", "--json")
-    small = json.loads(_invoke("--ledger", str(tmp_path / "a.db"), *common, "--token-budget", "500").stdout)
-    large = json.loads(_invoke("--ledger", str(tmp_path / "b.db"), *common, "--token-budget", "20000").stdout)
+    small = json.loads(invoke("--ledger", str(tmp_path / "a.db"), *common, "--token-budget", "500").stdout)
+    large = json.loads(invoke("--ledger", str(tmp_path / "b.db"), *common, "--token-budget", "20000").stdout)
     assert small["recall"] < large["recall"]  # more history in the budget, more evidence in it
     with Ledger.open(tmp_path / "a.db", create=False) as ledger:
         state = fold_run(small["run_id"], ledger.events(small["run_id"]))

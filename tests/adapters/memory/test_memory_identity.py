@@ -10,20 +10,20 @@ named on the scorecard and makes the run diagnostic; the same memory left honest
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
 import httpx2
 import pytest
-from click.testing import CliRunner
 
 from benchledger.adapters.benchmarks.base import Document
 from benchledger.adapters.memory.http_server import MemoryServer
 from benchledger.adapters.memory.registry import open_memory
 from benchledger.adapters.models.loopback import LoopbackOpenAI
-from benchledger.cli.main import cli
 from benchledger.ledger.store import Ledger
 from benchledger.orchestration.recalled_fields import changed_fields
 from conftest import MINI
+from ledger_cli import invoke_expecting
 from scripted_remote import Remote
 
 pytestmark = pytest.mark.slow
@@ -31,10 +31,7 @@ pytestmark = pytest.mark.slow
 GOLD = "ANSWER: 2025-05-16"
 
 
-def invoke(*args: str, expect: int = 0):
-    result = CliRunner().invoke(cli, list(args), catch_exceptions=False, env={"OPENAI_API_KEY": "sk-identity-0000"})
-    assert result.exit_code == expect, result.output
-    return result
+invoke = partial(invoke_expecting, env={"OPENAI_API_KEY": "sk-identity-0000"})
 
 
 def conditions(report: dict) -> dict[str, dict]:

@@ -14,27 +14,20 @@ from pathlib import Path
 
 import openai
 import pytest
-from click.testing import CliRunner
 
 from benchledger.adapters.memory.recording_proxy import PLACEHOLDER_KEY, RecordingProxy
 from benchledger.adapters.models.loopback import LoopbackOpenAI
-from benchledger.cli.main import cli
 from benchledger.ledger.store import Ledger
 from benchledger.projections.state import fold_run
 from conftest import REPO
 
 from conftest import requires_extra
+from ledger_cli import invoke_expecting as invoke
 
 needs_mem0 = requires_extra("mem0", "mem0")
 
 KEY = "sk-memory-key-never-recorded-4711"
 LOCOMO = "locomo/locomo-dev.json"
-
-
-def _invoke(*args: str, expect: int = 0):
-    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
-    assert result.exit_code == expect, result.output
-    return result
 
 
 def test_the_proxy_forwards_with_the_key_from_the_environment_and_records_each_call(monkeypatch) -> None:
@@ -78,10 +71,10 @@ def test_a_mem0_run_records_its_model_calls_per_stage_and_never_the_key(shared_d
     monkeypatch.setenv("MEMORY_KEY", KEY)
     ledger_path = tmp_path / "l.db"
     with LoopbackOpenAI() as upstream:
-        result = _invoke("--ledger", str(ledger_path), "retrieval", "locomo", str(shared_data / LOCOMO),
-                         "--conversations", "conv-26", "--question-limit", "4", "--memory", "mem0",
-                         "--memory-option", "infer=true", "--memory-option", "granularity=session",
-                         "--memory-base-url", upstream.base_url, "--memory-key-env", "MEMORY_KEY")
+        result = invoke("--ledger", str(ledger_path), "retrieval", "locomo", str(shared_data / LOCOMO),
+                        "--conversations", "conv-26", "--question-limit", "4", "--memory", "mem0",
+                        "--memory-option", "infer=true", "--memory-option", "granularity=session",
+                        "--memory-base-url", upstream.base_url, "--memory-key-env", "MEMORY_KEY")
         chat_calls_seen = upstream.count(role="other")
         embeddings_seen = upstream.count(role="embed")
         named = upstream.base_url
@@ -99,7 +92,7 @@ def test_a_mem0_run_records_its_model_calls_per_stage_and_never_the_key(shared_d
     assert all(c.upstream == named and c.status == 200 for c in calls)
     assert {c.model_asked for c in build} == {"gpt-4.1-nano", "text-embedding-3-small"}
     assert KEY not in ledger_path.read_bytes().decode("latin-1") and KEY not in result.output
-    shown = _invoke("--ledger", str(ledger_path), "show", run_id).output
+    shown = invoke("--ledger", str(ledger_path), "show", run_id).output
     assert "memory's own model calls (through benchledger's recording proxy" in shown
     assert f"build   {len(build):>6} calls ({len(sessions)} chat" in shown and KEY not in shown
 
@@ -119,11 +112,11 @@ def test_the_memorys_own_model_is_checked_against_what_its_calls_reported(tmp_pa
     ledger_path = tmp_path / "l.db"
     with LoopbackOpenAI() as upstream:
         upstream.faults.always("other_model", role="other", text="gpt-5")
-        _invoke("--ledger", str(ledger_path), "run", "groupmem", str(REPO / "examples" / "groupmem-mini"),
-                "--domain", "Demo", "--question-limit", "1", "--memory", "mem0", "--memory-option", "infer=true",
-                "--memory-option", "granularity=session", "--memory-base-url", upstream.base_url,
-                "--memory-key-env", "MEMORY_KEY", "--agent-model", "gpt-5", "--judge-model", "gpt-5",
-                "--base-url", upstream.base_url, "--out", str(tmp_path / "r.json"))
+        invoke("--ledger", str(ledger_path), "run", "groupmem", str(REPO / "examples" / "groupmem-mini"),
+               "--domain", "Demo", "--question-limit", "1", "--memory", "mem0", "--memory-option", "infer=true",
+               "--memory-option", "granularity=session", "--memory-base-url", upstream.base_url,
+               "--memory-key-env", "MEMORY_KEY", "--agent-model", "gpt-5", "--judge-model", "gpt-5",
+               "--base-url", upstream.base_url, "--out", str(tmp_path / "r.json"))
     report = json.loads((tmp_path / "r.json").read_text())
     (condition,) = [c for c in report["conditions"] if c["name"] == "reference_protocol"]
     assert "agent model is the memory system's own model" in condition["reason"]

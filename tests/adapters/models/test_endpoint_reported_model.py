@@ -22,28 +22,21 @@ LONGMEMEVAL = REPO / "tests" / "fixtures" / "longmemeval" / "longmemeval_fixture
 MEMORA = REPO / "tests" / "fixtures" / "memora"
 
 
-@pytest.fixture
-def server(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loopback-0000")
-    with LoopbackOpenAI() as srv:
-        yield srv
-
-
 def _condition(report: dict, name: str) -> dict:
     return next(c for c in report["conditions"] if c["name"] == name)
 
 
-def _groupmem(server: LoopbackOpenAI) -> dict:
+def _groupmem(loopback: LoopbackOpenAI) -> dict:
     result = invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--agent-model", "gpt-5", "--judge-model",
-                    "gpt-5", "--base-url", server.base_url, "--out", "r.json")
+                    "gpt-5", "--base-url", loopback.base_url, "--out", "r.json")
     assert result.exit_code == 0, result.output
     return json.loads(Path("r.json").read_text())
 
 
 @pytest.mark.parametrize("role", ["agent", "judge"])
-def test_groupmem_gpt_5_mini_reported_for_gpt_5_is_not_the_reference(server, role):
-    server.faults.always("other_model", role=role, text="gpt-5-mini")
-    report = _groupmem(server)
+def test_groupmem_gpt_5_mini_reported_for_gpt_5_is_not_the_reference(loopback, role):
+    loopback.faults.always("other_model", role=role, text="gpt-5-mini")
+    report = _groupmem(loopback)
     recorded = {e.model for e in events_of(report["run_id"])
                 if e.type == ("QuestionAnswered" if role == "agent" else "Judged")}
     assert recorded == {"gpt-5-mini"}  # the ledger keeps what the endpoint said
@@ -52,9 +45,9 @@ def test_groupmem_gpt_5_mini_reported_for_gpt_5_is_not_the_reference(server, rol
     assert not condition["met"] and f"{what} came from gpt-5-mini as the endpoint reported" in condition["reason"]
 
 
-def test_groupmem_gpt_5_or_its_dated_snapshot_reported_is_the_reference(server):
-    server.faults.always("other_model", role="agent", text="gpt-5-2025-08-07")
-    report = _groupmem(server)
+def test_groupmem_gpt_5_or_its_dated_snapshot_reported_is_the_reference(loopback):
+    loopback.faults.always("other_model", role="agent", text="gpt-5-2025-08-07")
+    report = _groupmem(loopback)
     assert {e.model for e in events_of(report["run_id"]) if e.type == "QuestionAnswered"} == {"gpt-5-2025-08-07"}
     assert {e.model for e in events_of(report["run_id"]) if e.type == "Judged"} == {"gpt-5"}
     # the mini release is not a solvability-filtered domain nor the released prompts; the models are the reference
@@ -63,18 +56,19 @@ def test_groupmem_gpt_5_or_its_dated_snapshot_reported_is_the_reference(server):
     assert "gpt-5-mini" not in condition["reason"] and "not gpt-5" not in condition["reason"]
 
 
-def _longmemeval(server: LoopbackOpenAI, shared_data: Path) -> dict:
-    result = invoke("run", "longmemeval", str(LONGMEMEVAL), "--prompts-dir", str(shared_data / "longmemeval" / "prompts"),
-                    "--agent-model", "loopback-agent", "--base-url", server.base_url, "--out", "r.json")
+def _longmemeval(loopback: LoopbackOpenAI, shared_data: Path) -> dict:
+    result = invoke("run", "longmemeval", str(LONGMEMEVAL),
+                    "--prompts-dir", str(shared_data / "longmemeval" / "prompts"),
+                    "--agent-model", "loopback-agent", "--base-url", loopback.base_url, "--out", "r.json")
     assert result.exit_code == 0, result.output
     return json.loads(Path("r.json").read_text())
 
 
 @pytest.mark.parametrize("reported, met", [("gpt-4o-2024-08-06", True), ("gpt-4o-mini-2024-07-18", False),
                                            ("gpt-4o-2024-05-13", False)])
-def test_longmemeval_judge_as_the_endpoint_reported_it(server, shared_data, reported, met):
-    server.faults.always("other_model", role="judge", model="gpt-4o-2024-08-06", text=reported)
-    report = _longmemeval(server, shared_data)
+def test_longmemeval_judge_as_the_endpoint_reported_it(loopback, shared_data, reported, met):
+    loopback.faults.always("other_model", role="judge", model="gpt-4o-2024-08-06", text=reported)
+    report = _longmemeval(loopback, shared_data)
     assert {e.model for e in events_of(report["run_id"]) if e.type == "Judged"} == {reported}
     condition = _condition(report, "official_judges")
     assert condition["met"] is met, condition
@@ -86,20 +80,20 @@ def test_longmemeval_judge_as_the_endpoint_reported_it(server, shared_data, repo
         assert f"the endpoint reported verdicts from {reported}" in condition["reason"]
 
 
-def _memora(server: LoopbackOpenAI, shared_data: Path) -> dict:
+def _memora(loopback: LoopbackOpenAI, shared_data: Path) -> dict:
     result = invoke("run", "memora", str(MEMORA), "--split", "weekly", "--prompts-dir",
                     str(shared_data / "memora" / "prompts"), "--agent-model", "loopback-agent", "--base-url",
-                    server.base_url, "--out", "r.json")
+                    loopback.base_url, "--out", "r.json")
     assert result.exit_code == 0, result.output
     return json.loads(Path("r.json").read_text())
 
 
 @pytest.mark.parametrize("reported, met", [("openai/gpt-4.1-2025-04-14", True), ("openai/gpt-4.1-mini", False),
                                            ("openai/gpt-4.1-nano-2025-04-14", False)])
-def test_memora_judge_as_the_endpoint_reported_it(server, shared_data, reported, met):
+def test_memora_judge_as_the_endpoint_reported_it(loopback, shared_data, reported, met):
     asked = OFFICIAL_JUDGES["openai"]
-    server.faults.always("other_model", role="judge", model=asked, text=reported)
-    report = _memora(server, shared_data)
+    loopback.faults.always("other_model", role="judge", model=asked, text=reported)
+    report = _memora(loopback, shared_data)
     votes = {e.model for e in events_of(report["run_id"]) if e.type == "Judged"}
     assert votes and all(reported in vote.split(" + ") for vote in votes)
     condition = _condition(report, "official_judges")

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import json
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from benchledger.adapters.models.loopback import LoopbackOpenAI
-from benchledger.cli.main import cli
 from conftest import MINI
+import ledger_cli
 from benchledger.ledger.store import Ledger
 
 pytestmark = pytest.mark.slow
@@ -28,9 +28,7 @@ pytestmark = pytest.mark.slow
 KEY = "sk-reliability-faults-7f3a9c1e5b"
 
 
-def invoke(ledger: Path, *args: str):
-    return CliRunner().invoke(cli, ["--ledger", str(ledger), *args], catch_exceptions=False,
-                              env={"OPENAI_API_KEY": KEY})
+invoke = partial(ledger_cli.invoke, env={"OPENAI_API_KEY": KEY})
 
 
 def run_args(base_url: str, protocol: str, out: Path, *extra: str) -> list[str]:
@@ -62,7 +60,7 @@ def clean(tmp_path_factory) -> dict[str, dict[str, str]]:
     with LoopbackOpenAI() as srv:
         for protocol in ("reference", "typed"):
             ledger = tmp_path_factory.mktemp(f"clean-{protocol}") / "ledger.db"
-            result = invoke(ledger, *run_args(srv.base_url, protocol, ledger.with_name("r.json")))
+            result = invoke(*run_args(srv.base_url, protocol, ledger.with_name("r.json")), ledger=ledger)
             assert result.exit_code == 0, result.output
             out[protocol] = verdicts(ledger)
             assert len(out[protocol]) == 40
@@ -103,7 +101,7 @@ TRANSIENT = [
 def test_transient_faults_are_retried_and_the_run_completes(tmp_path, server, clean, kind, options):
     server.faults.push(kind, times=2, role="agent", **options)
     started = time.monotonic()
-    result = invoke(tmp_path / "ledger.db", *run_args(server.base_url, "reference", tmp_path / "r.json"))
+    result = invoke(*run_args(server.base_url, "reference", tmp_path / "r.json"), ledger=tmp_path / "ledger.db")
     elapsed = time.monotonic() - started
     assert result.exit_code == 0, result.output
     report = json.loads((tmp_path / "r.json").read_text())
@@ -141,7 +139,7 @@ def test_a_permanent_fault_fails_one_question_and_resume_completes_it(
     ledger, out = tmp_path / "ledger.db", tmp_path / "r.json"
     server.faults.always(kind, role=role, contains=f"Question:\n{text}\n\n", **options)
 
-    result = invoke(ledger, *run_args(server.base_url, protocol, out))
+    result = invoke(*run_args(server.base_url, protocol, out), ledger=ledger)
     assert result.exit_code == 3, result.output  # finished with an operational failure: resume it
     assert f"benchledger resume " in result.output and "1 of 40 planned question(s) not judged" in result.output
     report = json.loads(out.read_text())
@@ -157,21 +155,21 @@ def test_a_permanent_fault_fails_one_question_and_resume_completes_it(
     assert report["accuracy"] != pytest.approx(accuracy({**others, qid: "incorrect"}))
     assert KEY not in json.dumps(report)
 
-    grouped = invoke(ledger, "failures", report["run_id"], "--group-by", "error")
+    grouped = invoke("failures", report["run_id"], "--group-by", "error", ledger=ledger)
     assert grouped.exit_code == 0
     header, rule, row = grouped.output.splitlines()
     assert header.split() == ["error", "count", "questions"] and row.split() == [error_class, "1", qid]
 
     server.faults.clear()
-    resumed = invoke(ledger, "resume", report["run_id"], "--base-url", server.base_url)
+    resumed = invoke("resume", report["run_id"], "--base-url", server.base_url, ledger=ledger)
     assert resumed.exit_code == 0, resumed.output
-    after = json.loads(invoke(ledger, "show", report["run_id"], "--json").stdout)
+    after = json.loads(invoke("show", report["run_id"], "--json", ledger=ledger).stdout)
     assert after["failed"] == 0 and after["judged"] == 40 and after["failures_retried"] == 1
     assert verdicts(ledger) == clean[protocol]
     assert after["accuracy"] == pytest.approx(accuracy(clean[protocol]))
     [failure] = failed_events(ledger)
     assert (failure.question_id, failure.attempt) == (qid, 1)
-    assert invoke(ledger, "verify").exit_code == 0
+    assert invoke("verify", ledger=ledger).exit_code == 0
 
 
 @pytest.mark.parametrize("role", ["agent", "judge"])
@@ -179,7 +177,7 @@ def test_a_reply_without_final_is_read_as_the_official_parser_reads_it(tmp_path,
     """No `Final:` line is not a failure: the official parser takes the last non-empty line."""
     qid, text = victim
     server.faults.always("no_final", role=role, contains=f"Question:\n{text}\n\n")
-    result = invoke(tmp_path / "ledger.db", *run_args(server.base_url, "reference", tmp_path / "r.json"))
+    result = invoke(*run_args(server.base_url, "reference", tmp_path / "r.json"), ledger=tmp_path / "ledger.db")
     assert result.exit_code == 0, result.output
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["failed"] == 0 and report["judged"] == 40

@@ -9,7 +9,6 @@ from benchledger.adapters.models.base import Answer, ModelParseError
 from benchledger.adapters.models.criteria import parse_yes_no, verdict_from_criteria
 from benchledger.adapters.models.factory import build_models
 from benchledger.settings import ModelCalls
-from benchledger.adapters.models.loopback import LoopbackOpenAI
 from benchledger.adapters.models.offline import OfflineLexicalJudge, lexical_criterion
 
 PRESENT = Criterion(criterion_id="p", question="Does the response mention repairing the water butt lid?",
@@ -59,31 +58,24 @@ def test_yes_no_parsing_never_guesses(final, said):
     assert parse_yes_no(final) == said
 
 
-@pytest.fixture
-def server(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loopback-0000")
-    with LoopbackOpenAI() as srv:
-        yield srv
-
-
 @pytest.mark.parametrize("protocol", ["reference", "typed"])
-def test_real_judges_ask_each_criterion_and_agree_with_the_offline_rule(server, protocol):
+def test_real_judges_ask_each_criterion_and_agree_with_the_offline_rule(loopback, protocol):
     _, judge = build_models(agent_model=None, judge_model="loopback-judge", protocol=protocol,
-                            calls=ModelCalls(base_url=server.base_url), cache=None)
+                            calls=ModelCalls(base_url=loopback.base_url), cache=None)
     given = answer("Repair the water butt lid, then sow broad beans in plot 7.")
     verdict = judge.judge(QUESTION, given, None)
     assert verdict.criteria == OfflineLexicalJudge().judge(QUESTION, given, None).criteria
-    assert verdict.verdict == "incorrect" and server.count(role="judge") == 2
+    assert verdict.verdict == "incorrect" and loopback.count(role="judge") == 2
     assert verdict.usage.prompt_tokens > 0 and verdict.model == "loopback-judge"
-    prompts = [body["messages"][1]["content"] for body in server.requests]
+    prompts = [body["messages"][1]["content"] for body in loopback.requests]
     assert [p.rsplit("Evaluation Question:\n", 1)[1].strip() for p in prompts] == [PRESENT.question,
                                                                                    FORGOT.question]
 
 
 @pytest.mark.parametrize("protocol, fault", [("reference", "no_final"), ("typed", "wrong_schema")])
-def test_a_criterion_reply_out_of_shape_is_a_parse_failure(server, protocol, fault):
+def test_a_criterion_reply_out_of_shape_is_a_parse_failure(loopback, protocol, fault):
     _, judge = build_models(agent_model=None, judge_model="loopback-judge", protocol=protocol,
-                            calls=ModelCalls(base_url=server.base_url), cache=None)
-    server.faults.push(fault, role="judge", contains=FORGOT.question)
+                            calls=ModelCalls(base_url=loopback.base_url), cache=None)
+    loopback.faults.push(fault, role="judge", contains=FORGOT.question)
     with pytest.raises(ModelParseError):
         judge.judge(QUESTION, answer("Repair the water butt lid."), None)
