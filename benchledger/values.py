@@ -28,6 +28,16 @@ class Usage(BaseModel):
     completion_tokens: int = 0
     """Tokens of the reply, hidden reasoning included where the endpoint counts it."""
 
+    @property
+    def impossible(self) -> bool:
+        """True when the endpoint claimed a negative count, which no call can have.
+
+        The ledger keeps the claim as the endpoint made it (it is evidence of the endpoint); every
+        sum leaves such a call's tokens out and counts the call instead, so an endpoint cannot take
+        tokens or dollars off a total.
+        """
+        return self.prompt_tokens < 0 or self.completion_tokens < 0
+
 
 class Criterion(BaseModel):
     """One Memora evaluation question asked about a candidate answer."""

@@ -216,8 +216,9 @@ def _column(run: CompareInput, prices: PriceTable | None) -> RunColumn:
         official_metric=run.official.metric if run.official else "no official scorer",
         official_scorer=run.official.scorer_id if run.official else None,
         answer_tokens_per_question=_mean([q.answered.usage.prompt_tokens + q.answered.usage.completion_tokens
-                                          for q in answered if q.answered]),
-        judge_tokens_per_question=_mean([j.usage.prompt_tokens + j.usage.completion_tokens for j in judged_events]),
+                                          for q in answered if q.answered and not q.answered.usage.impossible]),
+        judge_tokens_per_question=_mean([j.usage.prompt_tokens + j.usage.completion_tokens for j in judged_events
+                                         if not j.usage.impossible]),
         latency_ms_per_question=_mean([(q.recalled.latency_ms if q.recalled else 0.0) + q.answered.latency_ms
                                        for q in answered if q.answered]),
         **_priced(state, scorer, prices))

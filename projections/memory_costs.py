@@ -29,6 +29,8 @@ class StageCost:
     seconds: float = 0.0
     failed: int = 0
     """Calls answered with an error status or no reply at all."""
+    impossible: int = 0
+    """Calls whose reply claimed a negative token count: counted as calls, their tokens left out."""
 
 
 @dataclass
@@ -54,8 +56,11 @@ def memory_costs(state: RunState) -> MemoryCosts:
         cost.calls += 1
         cost.chat_calls += event.endpoint == "chat"
         cost.embedding_calls += event.endpoint == "embeddings"
-        cost.prompt_tokens += event.usage.prompt_tokens
-        cost.completion_tokens += event.usage.completion_tokens
+        if event.usage.impossible:
+            cost.impossible += 1
+        else:
+            cost.prompt_tokens += event.usage.prompt_tokens
+            cost.completion_tokens += event.usage.completion_tokens
         cost.seconds += event.latency_ms / 1000
         cost.failed += not 200 <= event.status < 300
         asked.setdefault(event.model_asked)
@@ -82,9 +87,18 @@ def memory_costs_summary(state: RunState) -> dict[str, object] | None:
     costs = memory_costs(state)
     if not costs.calls:
         return None
-    return {"by_stage": {stage: vars(cost).copy() for stage, cost in costs.by_stage.items()},
+    return {"by_stage": {stage: _plain(cost) for stage, cost in costs.by_stage.items()},
             "models_asked": costs.models_asked, "models_reported": costs.models_reported,
             "upstreams": costs.upstreams}
+
+
+def _plain(cost: StageCost) -> dict[str, float]:
+    """A stage's costs as plain values; `impossible` only where a call claimed one (so a report
+    of an honest endpoint reads as it always has)."""
+    plain = vars(cost).copy()
+    if not plain["impossible"]:
+        del plain["impossible"]
+    return plain
 
 
 def memory_cost_lines(summary: dict[str, object] | None) -> list[str]:
@@ -97,6 +111,8 @@ def memory_cost_lines(summary: dict[str, object] | None) -> list[str]:
     lines = [f"  memory's own model calls (through benchledger's recording proxy to {upstreams}; models {models}):"]
     for stage, cost in by_stage.items():
         failed = f", {int(cost['failed'])} failed" if cost["failed"] else ""
+        if cost.get("impossible"):
+            failed += f", {int(cost['impossible'])} claiming negative tokens (left out)"
         lines.append(f"    {stage:<7} {int(cost['calls']):>6} calls ({int(cost['chat_calls'])} chat, "
                      f"{int(cost['embedding_calls'])} embeddings{failed})  {int(cost['prompt_tokens']):,} prompt + "
                      f"{int(cost['completion_tokens']):,} completion tokens  {cost['seconds']:.2f} s")

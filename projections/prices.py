@@ -149,7 +149,7 @@ def price_calls(calls: Iterable[Call], table: PriceTable) -> Costs:
         tally = groups.setdefault(key, [0, 0, 0, 0, 0])
         priced[key] = found[1] if found else None
         tally[0] += call.calls
-        if call.usage.prompt_tokens < 0 or call.usage.completion_tokens < 0:
+        if call.usage.impossible:
             tally[4] += call.calls
             continue
         tally[1] += call.usage.prompt_tokens

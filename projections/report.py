@@ -30,12 +30,13 @@ from benchledger.projections.judge_audit import JUDGE_AUDIT_VERSION, JudgeAudit,
 from benchledger.projections.publishable import PUBLISHABLE_VERSION, Check, Condition, evaluate_conditions
 from benchledger.projections.releases import release_line
 from benchledger.projections.state import FOLD_VERSION, RunState, Segment, fold_run
+from benchledger.values import Usage
 from benchledger.projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES, KindTally, tally
 
 __all__ = ["PROJECTION_VERSIONS", "REPORT_VERSION", "FailureRow", "SegmentRow", "Report", "Section", "SectionFold",
            "build_report", "report_from_state"]
 
-REPORT_VERSION = 9
+REPORT_VERSION = 10
 """The core report's version: bump it whenever the core of a saved scorecard would read differently. What a
 benchmark's own conditions and sections say is versioned by its `report_version`; a saved view carries both
 (`projections.views.scorecard_version`), and verify compares a view only under the version this code folds."""
@@ -176,7 +177,8 @@ class Report(BaseModel):
     """Each segment's `EndpointPaced` (how its model calls were paced at the endpoint), as recorded."""
     tokens_by_stage: dict[str, dict[str, int]] = {}
     """answer, judge (the report's scorer), memory: {calls, prompt_tokens, completion_tokens} as the
-    endpoint reported them (a cached reply counts what it first cost)."""
+    endpoint reported them (a cached reply counts what it first cost); `impossible`, only where some
+    did, counts calls whose reply claimed a negative count (their tokens are left out of the sums)."""
     forecast_by_stage: dict[str, dict[str, int]] = {}
     """answer, judge: {calls, prompt_tokens, completion_tokens} as forecast before the run (RunForecast)."""
     protocol: str | None
@@ -254,9 +256,18 @@ def _tokens_by_stage(state: RunState, scorer: str | None) -> dict[str, dict[str,
         "judge": [q.judged[scorer].usage for q in state.questions.values() if scorer in q.judged],
         "memory": [call.usage for call in state.memory_calls],
     }
-    return {stage: {"calls": len(used), "prompt_tokens": sum(u.prompt_tokens for u in used),
-                    "completion_tokens": sum(u.completion_tokens for u in used)}
-            for stage, used in usages.items() if any(u.prompt_tokens or u.completion_tokens for u in used)}
+    return {stage: _token_sums(used) for stage, used in usages.items()
+            if any(u.prompt_tokens or u.completion_tokens for u in used)}
+
+
+def _token_sums(used: list[Usage]) -> dict[str, int]:
+    """Calls and tokens of one stage; a call claiming an impossible count is counted, its tokens are not."""
+    counted = [u for u in used if not u.impossible]
+    sums = {"calls": len(used), "prompt_tokens": sum(u.prompt_tokens for u in counted),
+            "completion_tokens": sum(u.completion_tokens for u in counted)}
+    if len(counted) < len(used):
+        sums["impossible"] = len(used) - len(counted)
+    return sums
 
 
 def build_report(run_id: str, stored_events: Iterable[Any], *, conditions: Sequence[Check],

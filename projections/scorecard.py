@@ -60,7 +60,8 @@ def render_scorecard(report: Report) -> str:
     lines += _pacing_lines(report)
     if report.tokens_by_stage:
         lines.append("  tokens " + "; ".join(
-            f"{stage} {t['prompt_tokens']:,} in / {t['completion_tokens']:,} out ({t['calls']} calls)"
+            f"{stage} {t['prompt_tokens']:,} in / {t['completion_tokens']:,} out ({t['calls']} calls"
+            + (f", {t['impossible']} claiming negative tokens, left out" if t.get("impossible") else "") + ")"
             + _forecast_note(report.forecast_by_stage.get(stage))
             for stage, t in report.tokens_by_stage.items()))
     lines.append(f"  corpus {report.fingerprint[:16] if report.fingerprint else '-'}  "
