@@ -41,13 +41,13 @@ _WRITER = textwrap.dedent("""
     target, run_id, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
     events = [Failed(stage="answer", question_id=f"q{n}", error_class="E", message="m") for n in range(count)]
     with Ledger.open(target) as ledger:
-        ledger.runs()
+        ledger.reader.runs()
         print("ready", flush=True)
         start_at = float(sys.stdin.readline())
         time.sleep(max(0.0, start_at - time.time()))
         for event in events:
-            ledger.append(run_id, [event])
-        print(json.dumps({"end": time.time(), "written": len(ledger.events(run_id))}), flush=True)
+            ledger.writer.append(run_id, [event])
+        print(json.dumps({"end": time.time(), "written": len(ledger.reader.events(run_id))}), flush=True)
 """)
 
 
@@ -84,7 +84,7 @@ def _rate(target: str, writers: int, each: int, round_: int) -> float:
 
 def _check(target: str, expected: int) -> None:
     with Ledger.open(target) as ledger:
-        result = ledger.verify()
+        result = ledger.reader.verify()
     if not result.ok or result.checked != expected:
         raise RuntimeError(f"the ledger at {target} does not verify after the writers: {result}")
 

@@ -5,7 +5,7 @@ The run is stored in a real ledger first (start, plan, a scorer, then per questi
 retried, and the finish), and read back once. The figure is the time of the projections a
 `show` and a `failures` make from those stored events: `build_report`, `scorecard_value` (what
 `verify` re-folds) and `failure_entries`. Beside it: `read_50k_s`, a plain read of the run's
-typed events (`Ledger.events`), and `read_verify_fold_50k_s`, what `show` does before it prints:
+typed events (`Ledger.reader.events`), and `read_verify_fold_50k_s`, what `show` does before it prints:
 a checked read (`verified_events`: the run's chain segment re-hashed, the schema and the blobs
 its events name checked, the events typed) and one fold (`fold_run`), from a fresh `Ledger`;
 `read_verify_fold_50k_cpu_s`, the same in CPU time (what other processes on a shared machine
@@ -69,16 +69,16 @@ def fold_50k_s(quick: bool) -> dict[str, float]:
     path = scratch_dir() / f"fold-{n_events}.db"
     with Ledger.open(path) as ledger:
         for start in range(0, len(events), 1000):
-            ledger.append(run_id, events[start:start + 1000], blobs=[BODY] if start == 0 else [])
+            ledger.writer.append(run_id, events[start:start + 1000], blobs=[BODY] if start == 0 else [])
     stored: list = []
 
     def read() -> None:  # a fresh Ledger each time: its cache of recently read runs starts empty
         with Ledger.open(path, create=False) as ledger:
-            stored[:] = ledger.events(run_id)
+            stored[:] = ledger.reader.events(run_id)
 
     def read_verify_fold() -> None:
         with Ledger.open(path, create=False) as ledger:
-            checked = ledger.verified_events(run_id)
+            checked = ledger.reader.verified_events(run_id)
         state = fold_run(run_id, checked)
         if state.finished is None or state.finished.status != "completed":
             raise RuntimeError("the checked read did not fold as a completed run")

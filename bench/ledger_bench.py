@@ -70,7 +70,7 @@ def _append_figures(prefix: str, n: int, batch: int) -> dict[str, float]:
             spent = dict.fromkeys(rates, 0.0)
             for start in range(0, n, batch):
                 clock = time.perf_counter()
-                ledger.append("run", events[start:start + batch])
+                ledger.writer.append("run", events[start:start + batch])
                 spent["ledger"] += time.perf_counter() - clock
 
                 clock = time.perf_counter()
@@ -120,7 +120,7 @@ def verify_events_per_s(quick: bool) -> float:
     with tempfile.TemporaryDirectory() as workdir:
         with fill_ledger(Path(workdir) / "ledger.db", "run", n) as ledger:
             started = time.perf_counter()
-            result = ledger.verify()
+            result = ledger.reader.verify()
             elapsed = time.perf_counter() - started
     if not result.ok or result.checked != n:
         raise RuntimeError(f"verify of a fresh ledger failed: {result}")
@@ -129,14 +129,14 @@ def verify_events_per_s(quick: bool) -> float:
 
 @register("read_events_per_s")
 def read_events_per_s(quick: bool) -> float:
-    """Typed events per second from a cold `Ledger.events` of one run (JSON validated)."""
+    """Typed events per second from a cold `Ledger.reader.events` of one run (JSON validated)."""
     n = 5_000 if quick else 50_000
     with tempfile.TemporaryDirectory() as workdir:
         path = Path(workdir) / "ledger.db"
         fill_ledger(path, "run", n).close()
         with Ledger.open(path, create=False) as ledger:
             started = time.perf_counter()
-            events = ledger.events("run")
+            events = ledger.reader.events("run")
             elapsed = time.perf_counter() - started
     if len(events) != n:
         raise RuntimeError(f"read {len(events)} events of {n}")

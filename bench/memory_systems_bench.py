@@ -60,10 +60,10 @@ def _prepare(label: str, name: str, options: dict[str, str], dataset: Dataset, c
     try:
         with Ledger.open(folder / "ledger.db") as ledger:
             started = time.perf_counter()
-            prepare_scopes(ledger, "memory-bench", dataset, memory, preparation=1, batch_size=1000,
+            prepare_scopes(ledger.writer, "memory-bench", dataset, memory, preparation=1, batch_size=1000,
                            concurrency=concurrency)
             elapsed = time.perf_counter() - started
-            calls = sum(1 for row in ledger.events("memory-bench") if isinstance(row.event, MemoryModelCalled))
+            calls = sum(1 for row in ledger.reader.events("memory-bench") if isinstance(row.event, MemoryModelCalled))
     finally:
         memory.close()
     return elapsed, calls

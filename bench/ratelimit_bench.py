@@ -62,7 +62,7 @@ def ratelimit_run(mode: str, questions: int) -> dict[str, float]:
         started = time.perf_counter()
         run_id = run_dataset(ledger, dataset, settings)
         wall = time.perf_counter() - started
-        state = fold_run(run_id, ledger.events(run_id))
+        state = fold_run(run_id, ledger.reader.events(run_id))
         stats = server.limit_stats()
     span = max(1e-9, stats["last_at"] - stats["first_at"])
     share = max(stats["admitted"] / (RATE + RATE * span), stats["admitted_tokens"] / (TOKENS + TOKENS * span))

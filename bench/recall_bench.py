@@ -39,7 +39,7 @@ def _prepared_memory(messages: int, purpose: str) -> tuple[SqliteMemory, str, fl
     memory = SqliteMemory(folder / "memory.db")
     with Ledger.open(folder / "ledger.db") as ledger:
         started = time.perf_counter()
-        prepare_scopes(ledger, "prepare-bench", dataset, memory, preparation=1, batch_size=1000)
+        prepare_scopes(ledger.writer, "prepare-bench", dataset, memory, preparation=1, batch_size=1000)
         elapsed = time.perf_counter() - started
     state = memory.state(scope_names(dataset)["default"])
     if state.documents != messages or state.pending_chunks:

@@ -70,13 +70,13 @@ def fill_ledger(path: Path, run_id: str, n_events: int, batch: int = 500) -> Led
     """A ledger at path holding one run of n_events events (start and plan included)."""
     ledger = Ledger.open(path)
     head = run_started(n_events // 3 + 1)
-    ledger.append(run_id, head, blobs=[BODY])
+    ledger.writer.append(run_id, head, blobs=[BODY])
     pending: list[Event] = []
     for event in question_events(n_events - len(head)):
         pending.append(event)
         if len(pending) == batch:
-            ledger.append(run_id, pending)
+            ledger.writer.append(run_id, pending)
             pending = []
     if pending:
-        ledger.append(run_id, pending)
+        ledger.writer.append(run_id, pending)
     return ledger

@@ -14,9 +14,13 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import click
+
+if TYPE_CHECKING:
+    from benchledger.ledger.store import Ledger
+
 __all__ = ["AppContext", "open_ledger", "pass_app", "json_option", "echo_json",
            "run_argument", "OutputFile"]
 
@@ -72,7 +76,7 @@ class OutputFile(click.Path):
         return path
 
 
-def open_ledger(ctx_or_app: click.Context | AppContext, *, create: bool = True):
+def open_ledger(ctx_or_app: click.Context | AppContext, *, create: bool = True) -> Ledger:
     """Open the ledger the user selected (--ledger PATH|URL, $BENCHLEDGER_LEDGER, ./benchledger.db)."""
     from benchledger.ledger.store import Ledger
 

@@ -116,7 +116,7 @@ def inert_output() -> Iterator[None]:
 def report_for(ledger, run_id: str, *, scorer_id: str | None = None, scoring_rule: int | None = None) -> Report:
     """The report of a recorded run under its benchmark's conditions."""
     rule = {"scoring_rule": scoring_rule} if scoring_rule is not None else {}
-    return report_of(fold_run(run_id, ledger.events(run_id)), scorer_id=scorer_id, **rule)
+    return report_of(fold_run(run_id, ledger.reader.events(run_id)), scorer_id=scorer_id, **rule)
 
 
 def write_json_atomic(path: Path, value) -> None:

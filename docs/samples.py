@@ -51,7 +51,7 @@ def run_ids() -> list[str]:
     from benchledger.ledger.store import Ledger
 
     with Ledger.open(_scratch() / "benchledger.db", create=False) as ledger:
-        return [run.run_id for run in ledger.runs()]
+        return [run.run_id for run in ledger.reader.runs()]
 
 
 def _normalised(text: str) -> str:

@@ -4,7 +4,7 @@ A run pays for a model call once; a later run asking exactly the same request (t
 `request_digest`, the model client's cache key) may reuse the response. A reused response
 decides a score, so an entry is only served when the chained ledger vouches for it:
 
-- it is written with the event that first recorded the response (`Ledger.append(..., cache=[
+- it is written with the event that first recorded the response (`Ledger.writer.append(..., cache=[
   CacheEntry(...)])`), in the same transaction, and skipped with that event when its
   idempotency key was already recorded;
 - the row keeps the response as canonical JSON, `response_digest` (SHA-256 of that text), the

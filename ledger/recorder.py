@@ -1,10 +1,12 @@
 """The store's interfaces: a writer, a reader and a response cache, apart.
 
-The pipeline depends on these protocols, not on a database: `Ledger` (the facade in
-`ledger.store`) composes `SqlEventWriter` and `SqlEventReader` (with the cache read through the
-reader) over a SQLite file or a PostgreSQL schema (`ledger.backend`), and both pass the same
-contract tests (`tests/ledger_contract.py`). Orchestration types its `ledger` parameters
-against `Recorder`, or against the narrower side it needs.
+The pipeline depends on these protocols, not on a database: `Ledger` (`ledger.store`) opens a
+SQLite file or a PostgreSQL schema (`ledger.backend`) and hands out its sides, `SqlEventReader`
+(which also serves the cache) and the guarded `StoreWriter`; both backends pass the same contract
+tests (`tests/ledger_contract.py`). Code that needs one side takes that protocol: read-only code
+an `EventReader` (mypy refuses an `append` on it, `tests/ledger/test_reader_types.py`), the model
+factory a `ResponseCacheStore`. Code that reads and writes (a run, a resume) takes a `Recorder`,
+the three sides by name (`ledger.writer.append(...)`, `ledger.reader.events(...)`).
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ from contextlib import AbstractContextManager
 from typing import Any, Protocol, runtime_checkable
 
 from benchledger.ledger.cache import CacheEntry
+from benchledger.ledger.copies import RunCopy
 from benchledger.ledger.events import Event
 from benchledger.ledger.mapper import StoredEvent
-from benchledger.ledger.runs import RunSummary
+from benchledger.ledger.runs import RunSummary, WriterSpan
 from benchledger.ledger.verify import Refold, VerifyResult
 
 __all__ = ["EventWriter", "EventReader", "ResponseCacheStore", "Recorder", "CacheEntry"]
@@ -44,6 +47,11 @@ class EventWriter(Protocol):
         the other recorded. Run, resume, rejudge and purge hold it while they work."""
         ...
 
+    def copy_in(self, copy: RunCopy) -> int:
+        """Append the rows of a run copied from another ledger that this one lacks, under the run's
+        writer lock; how many events were appended."""
+        ...
+
 
 @runtime_checkable
 class EventReader(Protocol):
@@ -68,6 +76,14 @@ class EventReader(Protocol):
 
     def resolve_run(self, ref: str) -> str:
         """A full run id from a full id, a unique prefix, or "latest"."""
+        ...
+
+    def run_writers(self, run_id: str) -> list[WriterSpan]:
+        """Who wrote the run on a shared ledger, in spans of positions (its owner first); [] for a file."""
+        ...
+
+    def run_copy(self, run_id: str) -> RunCopy:
+        """Everything of the run as stored, read in one snapshot once it verifies (`ledger.copies`)."""
         ...
 
     def head(self, run_id: str | None = None) -> str | None:
@@ -102,5 +118,20 @@ class ResponseCacheStore(Protocol):
 
 
 @runtime_checkable
-class Recorder(EventWriter, EventReader, ResponseCacheStore, Protocol):
-    """A whole store: what `Ledger` is, and what the pipeline needs."""
+class Recorder(Protocol):
+    """A whole store as its three sides: what `Ledger` is, and what code that reads and writes takes."""
+
+    @property
+    def reader(self) -> EventReader:
+        """The reading side."""
+        ...
+
+    @property
+    def writer(self) -> EventWriter:
+        """The writing side."""
+        ...
+
+    @property
+    def cache(self) -> ResponseCacheStore:
+        """The guarded response cache."""
+        ...

@@ -2,7 +2,7 @@
 
 The hash chain says the bytes are the ones written; these say the rows are ones the store would
 have written:
-- every row's idempotency key is the one its type and payload derive (`ledger.events.keys`): a
+- every row's idempotency key is the one its type and payload derive (`ledger.reader.events.keys`): a
   stored key that differs (a NULL, or any other string a raw INSERT chose) is tampering;
 - one key, one row: a second row under a key (same stage, item, scorer, segment) is tampering,
   even where the database's UNIQUE constraint was dropped or never held (a NULL key);

@@ -1,8 +1,8 @@
 """Copying one run between two ledgers (`benchledger push` and `pull`), byte for byte.
 
 `copy_run(source, target, run_ref)` reads the run from the source once it verifies there
-(`Ledger.run_copy`: chain, positions, blobs, cached responses, in one snapshot), appends what
-the target lacks under the target's writer lock for that run (`Ledger.copy_in`: the rows with
+(`Ledger.reader.run_copy`: chain, positions, blobs, cached responses, in one snapshot), appends what
+the target lacks under the target's writer lock for that run (`Ledger.writer.copy_in`: the rows with
 their bytes and hashes, each checked again and given the target's seq and ledger link; the
 blobs, responses and views they name), then verifies the run in the target and requires its
 head to be the source's. Any two ledgers will do: a file and a server, two files, two schemas.
@@ -42,10 +42,10 @@ class CopyResult(BaseModel):
 
 def copy_run(source: Ledger, target: Ledger, run_ref: str) -> CopyResult:
     """Copy the run `run_ref` names in `source` into `target`; see the module docstring."""
-    run_id = source.resolve_run(run_ref)
-    copy = source.run_copy(run_id)
-    copied = target.copy_in(copy)
-    result = target.verify(run_id)
+    run_id = source.reader.resolve_run(run_ref)
+    copy = source.reader.run_copy(run_id)
+    copied = target.writer.copy_in(copy)
+    result = target.reader.verify(run_id)
     if not result.ok:
         where = f" at seq {result.first_bad_seq}" if result.first_bad_seq is not None else ""
         raise CheckFailed(f"run {run_id} does not verify in {target.where} after the copy{where}: {result.problem}")

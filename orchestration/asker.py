@@ -146,7 +146,7 @@ class GroupCommit:
             return
         events, blobs, cache, self.events, self.blobs, self.cache = self.events, self.blobs, self.cache, [], [], []
         written = {stored.idempotency_key
-                   for stored in self.ledger.append(self.run_id, events, blobs=blobs, cache=cache)}
+                   for stored in self.ledger.writer.append(self.run_id, events, blobs=blobs, cache=cache)}
         self.last = time.monotonic()
         self._learn_answers([e for e in events if isinstance(e, QuestionAnswered)], written)
         waiting, self.waiting = self.waiting, []
@@ -160,7 +160,7 @@ class GroupCommit:
         if not lost:
             return
         held = {stored.event.question_id: stored.event
-                for stored in self.ledger.events(self.run_id, types=["QuestionAnswered"])
+                for stored in self.ledger.reader.events(self.run_id, types=["QuestionAnswered"])
                 if isinstance(stored.event, QuestionAnswered)}
         for answer in lost:
             log.warning("another writer recorded this question's answer first", question=answer.question_id)
@@ -236,7 +236,7 @@ class QuestionAsker:
             self._finished(qid)
             return
         if recorded.answered is not None:
-            raw = job.ledger.get_blob(recorded.answered.raw_hash)
+            raw = job.ledger.reader.get_blob(recorded.answered.raw_hash)
             self._submit_judge(question, _answer_from_event(recorded.answered, raw))
         elif recorded.recalled is not None:
             self._submit_answer(question, self._candidates_from_event(question, recorded.recalled))
@@ -291,7 +291,7 @@ class QuestionAsker:
         Rows recorded before the returned candidates were kept fall back to the corpus's documents.
         """
         if event.candidates_hash:
-            returned = json.loads(self.job.ledger.get_blob(event.candidates_hash))
+            returned = json.loads(self.job.ledger.reader.get_blob(event.candidates_hash))
             return [Candidate.model_validate(candidate) for candidate in returned]
         docs = self.documents[question.scope_key]
         return [Candidate.of_document(i.rank, i.score, docs[i.doc_id]) for i in event.items if i.doc_id in docs]
@@ -317,7 +317,7 @@ class QuestionAsker:
 
     def _judge_recorded_instead(self, question_id: str, recorded: QuestionAnswered) -> None:
         """Another writer recorded a different answer: judge that one, whose verdict is the one that counts."""
-        raw = self.job.ledger.get_blob(recorded.raw_hash)
+        raw = self.job.ledger.reader.get_blob(recorded.raw_hash)
         self._submit_judge(self.questions[question_id], _answer_from_event(recorded, raw))
 
     def _settle(self, future: Future[Any]) -> None:

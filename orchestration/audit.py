@@ -34,7 +34,7 @@ from benchledger.adapters.models.probe import probe_endpoint
 from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.errors import BadInput, ConcurrencyConflict
 from benchledger.ledger.events import AuditContinued, AuditStarted, Event, PlantFailed, PlantJudged, cap_message
-from benchledger.ledger.recorder import EventReader, Recorder
+from benchledger.ledger.recorder import EventReader, EventWriter, Recorder
 from benchledger.orchestration.audit_plants import PLANTS_VERSION, Plant, derive_plants
 from benchledger.orchestration.rejudge import dataset_from_plan, judge_of_scorer
 from benchledger.orchestration.runner import model_endpoint
@@ -79,9 +79,9 @@ class LoadedPlants(NamedTuple):
     """(accepted share, verdicts) of the file's own recorded judges over the plants asked."""
 
 
-def _contexts(ledger: EventReader, state: RunState) -> dict[str, str]:
+def _contexts(reader: EventReader, state: RunState) -> dict[str, str]:
     """question id -> the recalled context as the answer model saw it, for every answered question."""
-    return {qid: ledger.get_blob(q.recalled.context_hash).decode("utf-8", "replace")
+    return {qid: reader.get_blob(q.recalled.context_hash).decode("utf-8", "replace")
             for qid, q in state.questions.items() if q.answered is not None and q.recalled is not None}
 
 
@@ -120,11 +120,12 @@ def _generic_plants(path: Path, value: object, text: str, state: RunState) -> tu
     return plants, ({"not a question of this run": skipped} if skipped else {})
 
 
-def load_plants(ledger: EventReader, state: RunState, answers: Path | None, plant_kind: str | None = None) -> LoadedPlants:
+def load_plants(reader: EventReader, state: RunState, answers: Path | None,
+                plant_kind: str | None = None) -> LoadedPlants:
     """The plants of an audit: derived from the run, or read from `answers` (the LoCoMo audit's file's
     plants are of `plant_kind`, else of the kind its pinned hash names, else `planted_wrong`)."""
     if answers is None:
-        derived = derive_plants(list(state.plan.questions) if state.plan else [], _contexts(ledger, state))
+        derived = derive_plants(list(state.plan.questions) if state.plan else [], _contexts(reader, state))
         return LoadedPlants(derived.plants, "derived", "", "", False, PLANTS_VERSION, derived.skipped)
     value, text = read_json(answers)
     sha = hashlib.sha256(answers.read_bytes()).hexdigest()
@@ -202,7 +203,7 @@ def open_audit(ledger: Recorder, state: RunState, *, audit: str, scorer_id: str 
     if overrides.base_url is None and recorded.endpoint is not None:  # where that scorer's own calls went
         settings = settings.with_changes(base_url=recorded.endpoint.base_url,
                                          api_key_env=overrides.api_key_env or recorded.endpoint.api_key_env)
-    dataset = dataset_from_plan(ledger, state)
+    dataset = dataset_from_plan(ledger.reader, state)
     judge = judge_of_scorer(ledger, state, scorer, settings, dataset)
     asks = judge_asks_model(judge)
     endpoint = None
@@ -220,7 +221,7 @@ def next_audit_id(state: RunState) -> str:
     return f"a{len(taken) + 1}"
 
 
-def run_audit(ledger: Recorder, state: RunState, audit_id: str, judge: JudgeModel, items: Sequence[AskItem],
+def run_audit(writer: EventWriter, state: RunState, audit_id: str, judge: JudgeModel, items: Sequence[AskItem],
               *, prompts: Prompts | None, concurrency: int, attempt: int = 1, redact: Redact,
               progress: Progress) -> None:
     """Ask the judge about every item not yet judged in this audit; append verdicts and failures in groups."""
@@ -232,7 +233,7 @@ def run_audit(ledger: Recorder, state: RunState, audit_id: str, judge: JudgeMode
 
     def flush() -> None:
         if pending:
-            ledger.append(state.run_id, list(pending), blobs=list(blobs))
+            writer.append(state.run_id, list(pending), blobs=list(blobs))
             pending.clear()
             blobs.clear()
 
@@ -279,20 +280,20 @@ def audit_judge(ledger: Recorder, run_id: str, *, scorer_id: str | None = None, 
 
     `continue_audit` finishes an interrupted audit with the scorer and plants it recorded, asking only
     what it has no verdict for yet (a file of plants must be unchanged: its SHA-256 is checked)."""
-    with ledger.run_writer(run_id):
-        state = fold_run(run_id, ledger.events(run_id))
+    with ledger.writer.run_writer(run_id):
+        state = fold_run(run_id, ledger.reader.events(run_id))
         continued = _recorded_audit(state, continue_audit) if continue_audit is not None else None
         if continued is not None:
             scorer_id, plant_kind = continued.scorer_id, continued.plant_kind or None
             answers = None if continued.source == "derived" else Path(continued.source)
         scorer, judge, dataset, fields = open_audit(ledger, state, audit="judge", scorer_id=scorer_id,
                                                     overrides=overrides)
-        loaded = load_plants(ledger, state, answers, plant_kind)
+        loaded = load_plants(ledger.reader, state, answers, plant_kind)
         if not loaded.plants:
             raise BadInput(f"nothing to plant in run {run_id}: {json.dumps(loaded.skipped)}", field="answers")
         if continued is None:
             audit_id, attempt = next_audit_id(state), 1
-            written = ledger.append(run_id, [AuditStarted(
+            written = ledger.writer.append(run_id, [AuditStarted(
                 audit_id=audit_id, source=loaded.source, source_sha256=loaded.sha256, source_label=loaded.label,
                 source_pinned=loaded.pinned, plants_version=loaded.version, planned=len(loaded.plants), skipped=loaded.skipped,
                 plant_kind=plant_kind or "", reference_rate=loaded.reference[0],
@@ -305,10 +306,11 @@ def audit_judge(ledger: Recorder, run_id: str, *, scorer_id: str | None = None, 
                 raise BadInput(f"{continued.source} changed since audit {audit_id} began (SHA-256 differs)",
                                field="answers")
             attempt = 2 + sum(1 for e in state.audit_events if isinstance(e, AuditContinued) and e.audit_id == audit_id)
-            ledger.append(run_id, [AuditContinued(audit_id=audit_id, attempt=attempt, endpoint=fields["endpoint"])])
-        state = fold_run(run_id, ledger.events(run_id))
+            ledger.writer.append(run_id, [AuditContinued(audit_id=audit_id, attempt=attempt,
+                                                         endpoint=fields["endpoint"])])
+        state = fold_run(run_id, ledger.reader.events(run_id))
         assert state.started is not None
-        run_audit(ledger, state, audit_id, judge, _items(state, loaded.plants), prompts=dataset.prompts,
+        run_audit(ledger.writer, state, audit_id, judge, _items(state, loaded.plants), prompts=dataset.prompts,
                   concurrency=overrides.applied_to(state.started.config.settings).concurrency, attempt=attempt,
                   redact=redact, progress=progress)
         log.info("judge audit recorded", run=run_id, audit=audit_id, scorer=scorer, plants=len(loaded.plants))

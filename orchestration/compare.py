@@ -25,7 +25,7 @@ __all__ = ["CONTEXT_SAMPLE", "context_format", "compare_recorded"]
 CONTEXT_SAMPLE = 50
 
 
-def context_format(ledger: EventReader, state: RunState) -> str:
+def context_format(reader: EventReader, state: RunState) -> str:
     """Whether the run's recalled passages carried timestamps (see the module docstring)."""
     stamped = total = 0
     sampled = 0
@@ -33,7 +33,7 @@ def context_format(ledger: EventReader, state: RunState) -> str:
         recalled = question.recalled
         if recalled is None or question.answered is None or not recalled.candidates_hash:
             continue
-        for candidate in json.loads(ledger.get_blob(recalled.candidates_hash)):
+        for candidate in json.loads(reader.get_blob(recalled.candidates_hash)):
             document = candidate.get("document") or {}
             stamped += bool(candidate.get("timestamp") or document.get("timestamp"))
             total += 1

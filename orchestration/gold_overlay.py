@@ -84,8 +84,8 @@ def rejudge_with_overlay(ledger: Recorder, run_id: str, overlay_path: Path, *, s
 
     Run again with the same file and scorer after operational failures, it finishes that audit
     (an `AuditContinued`) and asks only the replaced questions that have no verdict yet."""
-    with ledger.run_writer(run_id):
-        state = fold_run(run_id, ledger.events(run_id))
+    with ledger.writer.run_writer(run_id):
+        state = fold_run(run_id, ledger.reader.events(run_id))
         scorer, judge, dataset, fields = open_audit(ledger, state, audit="gold-overlay", scorer_id=scorer_id,
                                                     overrides=overrides)
         overlay, pinned, skipped = read_gold_overlay(overlay_path, state)
@@ -96,17 +96,18 @@ def rejudge_with_overlay(ledger: Recorder, run_id: str, overlay_path: Path, *, s
         if unfinished is not None:  # the same overlay on the same scorer, interrupted: ask only what it lacks
             audit_id = unfinished.audit_id
             attempt = 2 + sum(1 for e in state.audit_events if isinstance(e, AuditContinued) and e.audit_id == audit_id)
-            ledger.append(run_id, [AuditContinued(audit_id=audit_id, attempt=attempt, endpoint=fields["endpoint"])])
+            ledger.writer.append(run_id, [AuditContinued(audit_id=audit_id, attempt=attempt,
+                                                         endpoint=fields["endpoint"])])
         else:
             audit_id, attempt = next_audit_id(state), 1
-            written = ledger.append(run_id, [AuditStarted(
+            written = ledger.writer.append(run_id, [AuditStarted(
                 audit_id=audit_id, source=str(overlay_path), source_sha256=overlay.sha256, source_label=overlay.label,
                 source_pinned=pinned, plants_version=GOLD_OVERLAY_VERSION, planned=len(replaced), skipped=skipped,
                 replaced=replaced, excluded={r: ids for r, ids in sorted(overlay.excluded.items()) if ids},
                 **fields)])
             if not written:
                 raise ConcurrencyConflict(f"audit {audit_id} of run {run_id} was started by another process; retry")
-        state = fold_run(run_id, ledger.events(run_id))
+        state = fold_run(run_id, ledger.reader.events(run_id))
         items = []
         for qid in replaced:
             question = state.questions[qid]
@@ -116,7 +117,7 @@ def rejudge_with_overlay(ledger: Recorder, run_id: str, overlay_path: Path, *, s
             items.append(AskItem(f"gold_overlay:{qid}", corrected, "gold_overlay", answered.answer, "unknown",
                                  answered.abstained))
         assert state.started is not None
-        run_audit(ledger, state, audit_id, judge, items, prompts=dataset.prompts,
+        run_audit(ledger.writer, state, audit_id, judge, items, prompts=dataset.prompts,
                   concurrency=overrides.applied_to(state.started.config.settings).concurrency, attempt=attempt,
                   redact=redact, progress=progress)
         log.info("gold overlay scored", run=run_id, audit=audit_id, scorer=scorer, replaced=len(replaced))

@@ -44,7 +44,7 @@ from benchledger.errors import BenchledgerError
 from benchledger.ledger.events import (
     ChunkExtracted, CorpusFingerprinted, Event, Failed, MessagesIngested, ScopePurged, ScopeVerified,
 )
-from benchledger.ledger.recorder import Recorder
+from benchledger.ledger.recorder import EventWriter
 from benchledger.orchestration.leases import ScopeLeases
 from benchledger.redaction import safe_message
 
@@ -123,7 +123,7 @@ _Emitted = tuple[str, Sequence[Event], int, int, bool]
 """(scope_key, events, documents ingested, documents built, this scope's phase ended)."""
 
 
-def prepare_scopes(ledger: Recorder, run_id: str, dataset: Dataset, memory: MemorySystem, *, preparation: int,
+def prepare_scopes(writer: EventWriter, run_id: str, dataset: Dataset, memory: MemorySystem, *, preparation: int,
                    batch_size: int, concurrency: int = 1, attempt: int = 1, redact: Redact = no_redaction,
                    progress: Progress = no_progress) -> None:
     """Ingest every scope, then build every scope, in batches (one event per batch), scopes concurrently
@@ -157,7 +157,7 @@ def prepare_scopes(ledger: Recorder, run_id: str, dataset: Dataset, memory: Memo
                 report()  # a long batch is running: its calls go on
                 continue
             if events:
-                ledger.append(run_id, list(events))
+                writer.append(run_id, list(events))
             tally.ingested += ingested
             tally.built += built
             if any(isinstance(e, Failed) for e in events):
@@ -180,7 +180,7 @@ def prepare_scopes(ledger: Recorder, run_id: str, dataset: Dataset, memory: Memo
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     if calls is not None and (rest := drained_events(calls)):  # calls no stage claimed
-        ledger.append(run_id, rest)
+        writer.append(run_id, rest)
     if failed:
         raise ScopesFailed(f"{len(failed)} of {len(names)} scope(s) failed to prepare: {', '.join(failed[:5])} "
                            "(see `benchledger failures`; resume the run)")
@@ -240,7 +240,7 @@ class _ScopeUnit:
                     return
 
 
-def verify_scopes(ledger: Recorder, run_id: str, dataset: Dataset, memory: MemorySystem, *, check: int) -> list[str]:
+def verify_scopes(writer: EventWriter, run_id: str, dataset: Dataset, memory: MemorySystem, *, check: int) -> list[str]:
     """Record the memory system's own state of each scope; return the problems found (empty = ready)."""
     problems: list[str] = []
     names = scope_names(dataset)
@@ -256,11 +256,11 @@ def verify_scopes(ledger: Recorder, run_id: str, dataset: Dataset, memory: Memor
         events.append(ScopeVerified(scope_key=key, scope=names[key], documents=state.documents,
                                     pending_chunks=state.pending_chunks, expected_documents=len(docs),
                                     ok=ok, check=check))
-    ledger.append(run_id, events)
+    writer.append(run_id, events)
     return problems
 
 
-def purge_scopes(ledger: Recorder, run_id: str, dataset: Dataset, memory: MemorySystem, *, attempt: int,
+def purge_scopes(writer: EventWriter, run_id: str, dataset: Dataset, memory: MemorySystem, *, attempt: int,
                  redact: Redact, leases: ScopeLeases | None = None, preparation: int = 1) -> None:
     """Release this run's leases (`orchestration.leases`) and purge each scope no other live run holds."""
     names = scope_names(dataset)
@@ -268,15 +268,15 @@ def purge_scopes(ledger: Recorder, run_id: str, dataset: Dataset, memory: Memory
         others = leases.release(names[key], run_id) if leases is not None else []
         if others:
             log.info("scope kept for other runs", scope=names[key], runs=others)
-            ledger.append(run_id, [ScopePurged(scope_key=key, scope=names[key], documents_removed=0,
+            writer.append(run_id, [ScopePurged(scope_key=key, scope=names[key], documents_removed=0,
                                                kept_for_runs=tuple(others), preparation=preparation)])
             continue
         try:
             removed = memory.purge(names[key])
         except Exception as err:  # an operational failure of the memory system, recorded, never raised
             log.warning("purge failed", scope=names[key], error=type(err).__name__)
-            ledger.append(run_id, [Failed(stage="purge", error_class=type(err).__name__, scope_key=key,
+            writer.append(run_id, [Failed(stage="purge", error_class=type(err).__name__, scope_key=key,
                                           message=safe_message(redact(str(err))), attempt=attempt)])
             continue
-        ledger.append(run_id, [ScopePurged(scope_key=key, scope=names[key], documents_removed=removed,
+        writer.append(run_id, [ScopePurged(scope_key=key, scope=names[key], documents_removed=removed,
                                            preparation=preparation)])

@@ -21,7 +21,7 @@ __all__ = ["purge_run"]
 
 def _purge_run(ledger: Recorder, run_id: str, *, redact: Redact = no_redaction) -> list[ScopePurged]:
     """Purge every scope of the run not purged yet; returns the ScopePurged events recorded."""
-    state = fold_run(run_id, ledger.events(run_id))
+    state = fold_run(run_id, ledger.reader.events(run_id))
     if state.started is None or state.corpus is None:
         raise BadInput(f"run {run_id} never fingerprinted a corpus; it has no scope to purge", field="run")
     todo = {key: scope for key, scope in state.corpus.scopes.items() if key not in state.purged}
@@ -45,11 +45,11 @@ def _purge_run(ledger: Recorder, run_id: str, *, redact: Redact = no_redaction) 
                     event = ScopePurged(scope_key=key, scope=scope, documents_removed=memory.purge(scope),
                                         preparation=state.preparation)
                 except Exception as err:  # recorded like a run's own purge failure, then raised
-                    ledger.append(run_id, [Failed(stage="purge", scope_key=key, error_class=type(err).__name__,
-                                                  message=safe_message(redact(str(err))),
-                                                  attempt=len(state.resumes) + 1)])
+                    ledger.writer.append(run_id, [Failed(stage="purge", scope_key=key, error_class=type(err).__name__,
+                                                         message=safe_message(redact(str(err))),
+                                                         attempt=len(state.resumes) + 1)])
                     raise
-            ledger.append(run_id, [event])
+            ledger.writer.append(run_id, [event])
             recorded.append(event)
     finally:
         leases.close()
@@ -59,5 +59,5 @@ def _purge_run(ledger: Recorder, run_id: str, *, redact: Redact = no_redaction) 
 
 def purge_run(ledger: Recorder, run_id: str, *, redact: Redact = no_redaction) -> list[ScopePurged]:
     """Purge every scope of the run not purged yet, holding the run's writer lock."""
-    with ledger.run_writer(run_id):
+    with ledger.writer.run_writer(run_id):
         return _purge_run(ledger, run_id, redact=redact)

@@ -37,22 +37,22 @@ __all__ = ["dataset_from_plan", "judge_of_scorer", "recorded_templates", "rejudg
 log = structlog.get_logger("benchledger.rejudge")
 
 
-def _prompts(ledger: EventReader, state: RunState) -> Prompts | None:
+def _prompts(reader: EventReader, state: RunState) -> Prompts | None:
     assert state.started is not None
     hashes = state.started.config.reference_prompt_hashes
     if not hashes:
         return None
-    return Prompts(agent_system=ledger.get_blob(hashes["agent_system"]).decode(),
-                   judge_system=ledger.get_blob(hashes["judge_system"]).decode())
+    return Prompts(agent_system=reader.get_blob(hashes["agent_system"]).decode(),
+                   judge_system=reader.get_blob(hashes["judge_system"]).decode())
 
 
-def recorded_templates(ledger: EventReader, benchmark: Benchmark, state: RunState,
+def recorded_templates(reader: EventReader, benchmark: Benchmark, state: RunState,
                        hashes: dict[str, str] | None = None) -> dict[str, str] | None:
     """The official templates the run (or, with `hashes`, one scorer) recorded, read from blobs."""
     if benchmark.official is None or state.started is None:
         return None
     return benchmark.official.templates_from(
-        state.started.config.prompt_hashes if hashes is None else hashes, ledger.get_blob)
+        state.started.config.prompt_hashes if hashes is None else hashes, reader.get_blob)
 
 
 def _official_scorer(ledger: Recorder, benchmark: Benchmark, state: RunState, settings: RunSettings, *,
@@ -67,8 +67,8 @@ def _official_scorer(ledger: Recorder, benchmark: Benchmark, state: RunState, se
     wanted = method or official.official_method
     if wanted not in official.scorer_methods:
         raise BadInput(f"{benchmark.name}'s official protocol has no scorer {wanted!r}", field="continue")
-    templates = (recorded_templates(ledger, benchmark, state, scorer_hashes) if scorer_hashes else None) \
-        or recorded_templates(ledger, benchmark, state)
+    templates = (recorded_templates(ledger.reader, benchmark, state, scorer_hashes) if scorer_hashes else None) \
+        or recorded_templates(ledger.reader, benchmark, state)
     if templates is None and wanted not in official.template_free_methods:
         templates = official.read_templates(
             prompts_dir or benchmark.default_prompts_dir(Path(state.started.config.corpus_path)))
@@ -78,13 +78,13 @@ def _official_scorer(ledger: Recorder, benchmark: Benchmark, state: RunState, se
     return official.scorer(context, templates or {}, wanted)
 
 
-def dataset_from_plan(ledger: EventReader, state: RunState) -> Dataset:
+def dataset_from_plan(reader: EventReader, state: RunState) -> Dataset:
     """A corpus-free Dataset holding the run's planned questions and its release prompts."""
     assert state.started is not None and state.plan is not None and state.corpus is not None
     cfg = state.started.config
     return Dataset(benchmark=cfg.benchmark, subset=cfg.subset, adapter_version=state.corpus.adapter_version,
                    source=cfg.corpus_path, scopes={}, questions=state.plan.questions,
-                   prompts=_prompts(ledger, state), selection=cfg.selection,
+                   prompts=_prompts(reader, state), selection=cfg.selection,
                    release=ReleaseFacts(documents_available=state.corpus.documents_available,
                                         questions_available=state.plan.available,
                                         kinds_available=state.plan.kinds_available))
@@ -122,12 +122,12 @@ def _rejudge_run(ledger: Recorder, run_id: str, *, judge_model: str | None = Non
     with the judge and protocol it recorded, judging only what it has not judged yet. Settings not
     in `overrides` are the run's recorded ones.
     """
-    state = fold_run(run_id, ledger.events(run_id))
+    state = fold_run(run_id, ledger.reader.events(run_id))
     if state.started is None or state.plan is None or state.corpus is None:
         raise BadInput(f"run {run_id} has no recorded plan to rejudge", field="run")
     state.require_answers("rejudge")
     recorded = state.started.config.settings
-    dataset = dataset_from_plan(ledger, state)
+    dataset = dataset_from_plan(ledger.reader, state)
     if continue_scorer is not None:
         if continue_scorer not in state.scorers:
             raise BadInput(f"run {run_id} has no scorer {continue_scorer!r} (its scorers: "
@@ -171,16 +171,16 @@ def _rejudge_run(ledger: Recorder, run_id: str, *, judge_model: str | None = Non
     attempt = max([len(state.resumes) + 1, *(a + 1 for a in earlier)])
     if continue_scorer is None:
         templates = [text.encode("utf-8") for text in (getattr(judge, "templates", {}) or {}).values()]
-        started = ledger.append(run_id, [scorer_started(scorer_id, judge, protocol, endpoint, official_method)],
-                                blobs=templates)
+        started = ledger.writer.append(run_id, [scorer_started(scorer_id, judge, protocol, endpoint, official_method)],
+                                       blobs=templates)
         if not started:  # the id was taken meanwhile: never file this judge's verdicts under another's
             raise ConcurrencyConflict(f"scorer {scorer_id} of run {run_id} was started by another process; retry")
     else:
-        continuations = sum(1 for s in ledger.events(run_id, types=["ScorerContinued"])
+        continuations = sum(1 for s in ledger.reader.events(run_id, types=["ScorerContinued"])
                             if getattr(s.event, "scorer_id", None) == scorer_id)
         attempt = max(attempt, continuations + 2)
-        ledger.append(run_id, [ScorerContinued(scorer_id=scorer_id, attempt=attempt, endpoint=endpoint)])
-    state = fold_run(run_id, ledger.events(run_id))
+        ledger.writer.append(run_id, [ScorerContinued(scorer_id=scorer_id, attempt=attempt, endpoint=endpoint)])
+    state = fold_run(run_id, ledger.reader.events(run_id))
     job = QuestionJob(ledger=ledger, run_id=run_id, dataset=dataset, memory=None, answer_model=None,
                       judge_model=judge, scorer_id=scorer_id, k=recorded.k, token_budget=recorded.token_budget,
                       concurrency=settings.concurrency, attempt=attempt,
@@ -191,5 +191,5 @@ def _rejudge_run(ledger: Recorder, run_id: str, *, judge_model: str | None = Non
 
 def rejudge_run(ledger: Recorder, run_id: str, **kwargs: object) -> str:
     """Append a scorer's verdicts on every recorded answer, holding the run's writer lock."""
-    with ledger.run_writer(run_id):
+    with ledger.writer.run_writer(run_id):
         return _rejudge_run(ledger, run_id, **kwargs)  # type: ignore[arg-type]

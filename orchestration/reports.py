@@ -48,7 +48,7 @@ def retrieval_of(stored_events: Sequence, *, k: int | None = None) -> dict:
 
 
 def refold_views(run_id: str, stored_events: Sequence) -> dict[str, tuple[int, object]]:
-    """What `Ledger.verify(refold=...)` compares each stored view with."""
+    """What `Ledger.reader.verify(refold=...)` compares each stored view with."""
     folds = folds_of(fold_run(run_id, stored_events))
     return run_views(run_id, stored_events, folds.conditions, sections=folds.sections,
                      retrieval_official=folds.retrieval_official, benchmark_version=folds.version)

@@ -23,7 +23,7 @@ from benchledger.adapters.memory.protocol import MemorySystem
 from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.errors import BadInput, CorpusChanged
 from benchledger.ledger.events import MemoryIdentity, RunResumed
-from benchledger.ledger.recorder import Recorder
+from benchledger.ledger.recorder import EventReader, Recorder
 from benchledger.orchestration.prepare import scope_names
 from benchledger.orchestration.rejudge import dataset_from_plan, recorded_templates
 from benchledger.orchestration.runner import RunParts, execute, model_endpoint
@@ -67,7 +67,7 @@ def _scope_complete(memory: Any, dataset: Dataset) -> bool:
     return True
 
 
-def _reload(ledger: Recorder, benchmark: Benchmark, state: RunState) -> Dataset:
+def _reload(reader: EventReader, benchmark: Benchmark, state: RunState) -> Dataset:
     """The corpus from disk, as the recorded selection selects it, with the ledger's own questions."""
     assert state.started is not None and state.corpus is not None
     cfg = state.started.config
@@ -83,7 +83,7 @@ def _reload(ledger: Recorder, benchmark: Benchmark, state: RunState) -> Dataset:
             f"{on_disk.adapter_version}, {cfg.corpus_path}); start a new run instead")
     # Questions, gold and prompts come from the ledger, so an edited question file or prompt can never
     # change how the run is finished.
-    recorded = dataset_from_plan(ledger, state)
+    recorded = dataset_from_plan(reader, state)
     return on_disk.model_copy(update={"questions": recorded.questions, "prompts": recorded.prompts})
 
 
@@ -114,12 +114,12 @@ def _check_memory(state: RunState, memory: MemorySystem, settings: RunSettings, 
 def _resume_run(ledger: Recorder, run_id: str, *, redact: Redact = no_redaction,
                 progress: Progress = no_progress, allow_memory_change: bool = False,
                 overrides: Overrides = Overrides()) -> ResumeOutcome:
-    state = fold_run(run_id, ledger.events(run_id))
+    state = fold_run(run_id, ledger.reader.events(run_id))
     if state.started is None or state.corpus is None:
         raise BadInput(f"run {run_id} has no recorded plan to resume from", field="run")
     state.require_answers("resume (run `benchledger retrieval` again instead)")
     benchmark = benchmark_named(state.started.config.benchmark)
-    dataset = _reload(ledger, benchmark, state)
+    dataset = _reload(ledger.reader, benchmark, state)
     pending = _pending(state)
     finished = state.finished is not None and state.finished.status == "completed"
     # a completed run's open failures are run-level ones (a purge): execute retries every stage again
@@ -129,14 +129,14 @@ def _resume_run(ledger: Recorder, run_id: str, *, redact: Redact = no_redaction,
         return ResumeOutcome(run_id, len(state.resumes) + 1, False, 0)
     settings = recorded_settings(state, overrides)
     models = open_models(ledger, settings, dataset, benchmark=benchmark,
-                         templates=recorded_templates(ledger, benchmark, state))
+                         templates=recorded_templates(ledger.reader, benchmark, state))
     memory = open_run_memory(settings, dataset)
     try:
         changed = _check_memory(state, memory, settings, allow_change=allow_memory_change)
         reprepare = not _scope_complete(memory, dataset)
         attempt = len(state.resumes) + 2
         url = memory_url(settings)
-        ledger.append(run_id, [RunResumed(
+        ledger.writer.append(run_id, [RunResumed(
             attempt=attempt, fingerprint_on_disk=dataset.fingerprint, reprepared=reprepare,
             pending_questions=pending, endpoint=model_endpoint(settings), agent_model=models.answer.name,
             judge_model=models.judge.name, memory_changed=changed,
@@ -152,7 +152,7 @@ def _resume_run(ledger: Recorder, run_id: str, *, redact: Redact = no_redaction,
 
 def resume_run(ledger: Recorder, run_id: str, **kwargs: Any) -> ResumeOutcome:
     """Continue an interrupted run (see the module docstring), holding the run's writer lock."""
-    with ledger.run_writer(run_id):
+    with ledger.writer.run_writer(run_id):
         return _resume_run(ledger, run_id, **kwargs)
 
 

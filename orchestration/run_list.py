@@ -73,18 +73,18 @@ def _from_metrics(summary: RunSummary, metrics: dict[str, Any]) -> dict[str, Any
             "score": metrics.get("recall"), "scorer_id": None, "failed": metrics.get("not_recalled", 0)}
 
 
-def _current_view(ledger: EventReader, summary: RunSummary) -> tuple[str, dict[str, Any]] | None:
+def _current_view(reader: EventReader, summary: RunSummary) -> tuple[str, dict[str, Any]] | None:
     benchmark_version = folds_for_benchmark(summary.benchmark).version if summary.benchmark else 0
     current = {SCORECARD_VIEW: scorecard_version(benchmark_version), RETRIEVAL_VIEW: RETRIEVAL_VERSION}
-    for name, version, position, value in ledger.stored_views(summary.run_id):
+    for name, version, position, value in reader.stored_views(summary.run_id):
         # a view an older projection saved may lack what this one reports: fold the events instead
         if current.get(name) == version and position == summary.events and isinstance(value, dict):
             return name, value
     return None
 
 
-def _folded(ledger: EventReader, summary: RunSummary) -> dict[str, Any]:
-    events = ledger.events(summary.run_id)
+def _folded(reader: EventReader, summary: RunSummary) -> dict[str, Any]:
+    events = reader.events(summary.run_id)
     state = fold_run(summary.run_id, events)
     if state.started is None:
         return {"k": None, "agent_model": None, "judge_model": None, "protocol": None,
@@ -95,13 +95,13 @@ def _folded(ledger: EventReader, summary: RunSummary) -> dict[str, Any]:
     return _from_scorecard(summary, report_of(state).model_dump(mode="json"))
 
 
-def run_rows(ledger: EventReader) -> list[RunRow]:
+def run_rows(reader: EventReader) -> list[RunRow]:
     """Every run on the ledger, newest first."""
     rows = []
-    for summary in ledger.runs():
-        view = _current_view(ledger, summary)
+    for summary in reader.runs():
+        view = _current_view(reader, summary)
         if view is None:
-            values = _folded(ledger, summary)
+            values = _folded(reader, summary)
         elif view[0] == RETRIEVAL_VIEW:
             values = _from_metrics(summary, view[1])
         else:

@@ -32,7 +32,7 @@ from benchledger.errors import ConcurrencyConflict, RunAborted
 from benchledger.ledger.events import (
     Endpoint, Event, Failed, QuestionsPlanned, RunConfig, RunFinished, RunForecast, RunStarted, Stage,
 )
-from benchledger.ledger.recorder import EventReader, Recorder
+from benchledger.ledger.recorder import EventReader, EventWriter, Recorder
 from benchledger.orchestration.asker import QuestionAsker, QuestionJob
 from benchledger.orchestration.leases import ScopeLeases
 from benchledger.orchestration.memory_calls import share_scheduler
@@ -115,12 +115,12 @@ def model_endpoint(settings: RunSettings) -> Endpoint:
                     api_key_env=settings.api_key_env, certificate=probed_certificate(settings.base_url))
 
 
-def cache_source_publishable(ledger: EventReader, source: str) -> bool:
+def cache_source_publishable(reader: EventReader, source: str) -> bool:
     """Whether the run named by `--cache-from` meets its protocol (its report is publishable); a
     source that does not verify is refused (VerificationFailed) before this run starts."""
     from benchledger.orchestration.reports import report_of  # reports imports the registry, as the CLI does
 
-    state = fold_run(source, ledger.verified_events(source))
+    state = fold_run(source, reader.verified_events(source))
     return state.mode == "qa" and report_of(state).publishable
 
 
@@ -166,10 +166,10 @@ def _execute(ledger: Recorder, run_id: str, parts: RunParts, *, attempt: int, pr
     share_scheduler(memory, parts.models.scheduler if parts.models else None, settings.base_url)
     for scope in scope_names(dataset).values():
         leases.acquire(scope, run_id)
-    state = fold_run(run_id, ledger.events(run_id))
+    state = fold_run(run_id, ledger.reader.events(run_id))
     if prepare:
         try:
-            prepare_scopes(ledger, run_id, dataset, memory, preparation=state.preparation + 1,
+            prepare_scopes(ledger.writer, run_id, dataset, memory, preparation=state.preparation + 1,
                            batch_size=settings.batch_size, concurrency=settings.concurrency, attempt=attempt,
                            redact=parts.redact, progress=parts.progress)
         except ScopesFailed as err:  # each failed scope is recorded already; the others kept their work
@@ -177,20 +177,20 @@ def _execute(ledger: Recorder, run_id: str, parts: RunParts, *, attempt: int, pr
         except Exception as err:  # the memory system failed while preparing: record, abort, never score
             _abort(ledger, run_id, parts, "prepare", err, attempt)
     try:
-        problems = verify_scopes(ledger, run_id, dataset, memory, check=attempt)
+        problems = verify_scopes(ledger.writer, run_id, dataset, memory, check=attempt)
     except Exception as err:  # the memory system could not report its state: never score blind
         _abort(ledger, run_id, parts, "verify", err, attempt)
     if problems:
         _abort(ledger, run_id, parts, "verify", RuntimeError("; ".join(problems)), attempt,
                error_class="CorpusIncomplete")
-    state = fold_run(run_id, ledger.events(run_id))
+    state = fold_run(run_id, ledger.reader.events(run_id))
     scorer_ids: list[str] = []
     if parts.models is not None:  # the run's own scorers come first; rejudge adds others
         endpoint = model_endpoint(settings)
         official_method = parts.benchmark.official.official_method if parts.benchmark.official else None
-        scorer_ids = start_scorers(ledger, run_id, state, parts.models.judges, settings.protocol or "", endpoint,
+        scorer_ids = start_scorers(ledger.writer, run_id, state, parts.models.judges, settings.protocol or "", endpoint,
                                    official_method)
-        state = fold_run(run_id, ledger.events(run_id))
+        state = fold_run(run_id, ledger.reader.events(run_id))
     job = QuestionJob(
         ledger=ledger, run_id=run_id, dataset=dataset, memory=memory,
         answer_model=parts.models.answer if parts.models else None,
@@ -200,23 +200,23 @@ def _execute(ledger: Recorder, run_id: str, parts: RunParts, *, attempt: int, pr
     QuestionAsker(job).run(state)
     for scorer_id, companion in zip(scorer_ids[1:], parts.models.companions if parts.models else ()):
         QuestionAsker(replace(job, judge_model=companion, scorer_id=scorer_id, judge_only=True)).run(
-            fold_run(run_id, ledger.events(run_id)))
+            fold_run(run_id, ledger.reader.events(run_id)))
     if parts.models is not None and parts.models.scheduler is not None:
-        record_pacing(ledger, run_id, parts.models.scheduler, attempt=attempt)
+        record_pacing(ledger.writer, run_id, parts.models.scheduler, attempt=attempt)
     if settings.keep:
         for scope in scope_names(dataset).values():
             leases.release(scope, run_id)
     else:
-        purge_scopes(ledger, run_id, dataset, memory, attempt=attempt, redact=parts.redact, leases=leases,
+        purge_scopes(ledger.writer, run_id, dataset, memory, attempt=attempt, redact=parts.redact, leases=leases,
                      preparation=state.preparation)
     finish(ledger, run_id, parts.benchmark, [RunFinished(status="completed", attempt=attempt)])
 
 
-def record_pacing(ledger: Recorder, run_id: str, scheduler: EndpointScheduler, *, attempt: int) -> None:
+def record_pacing(writer: EventWriter, run_id: str, scheduler: EndpointScheduler, *, attempt: int) -> None:
     """Append what the endpoint's scheduler decided in this segment (nothing when it admitted no call)."""
     summary = scheduler.summary(attempt=attempt)
     if summary.calls:
-        ledger.append(run_id, [summary])
+        writer.append(run_id, [summary])
 
 
 def finish(ledger: Recorder, run_id: str, benchmark: Benchmark, events: list[Event]) -> None:
@@ -226,12 +226,12 @@ def finish(ledger: Recorder, run_id: str, benchmark: Benchmark, events: list[Eve
     (and this fold again) if another writer appended to the run in between.
     """
     for _ in range(5):
-        stored = ledger.events(run_id)
+        stored = ledger.reader.events(run_id)
         try:
             folds = benchmark.report_folds()
             views = views_after(run_id, stored, events, folds.conditions, sections=folds.sections,
                                 retrieval_official=folds.retrieval_official, benchmark_version=folds.version)
-            ledger.append(run_id, events, views=views, expected_position=stored[-1].position if stored else 0)
+            ledger.writer.append(run_id, events, views=views, expected_position=stored[-1].position if stored else 0)
             return
         except ConcurrencyConflict:
             continue
@@ -255,16 +255,16 @@ def start_run(ledger: Recorder, parts: RunParts, *, run_id: str | None = None) -
     run_id = run_id or new_run_id()
     source_publishable = None
     if parts.settings.cache_from:  # recorded as the full id of a run this ledger holds, or refused
-        source = ledger.resolve_run(parts.settings.cache_from)
-        source_publishable = cache_source_publishable(ledger, source)
+        source = ledger.reader.resolve_run(parts.settings.cache_from)
+        source_publishable = cache_source_publishable(ledger.reader, source)
         parts = replace(parts, settings=parts.settings.model_copy(update={"cache_from": source}))
     dataset = parts.dataset
     prompts = ([p.encode() for p in (dataset.prompts.agent_system, dataset.prompts.judge_system)]
                if dataset.prompts else [])
     prompts += [text.encode("utf-8") for text in (parts.models.templates.values() if parts.models else ())]
-    with ledger.run_writer(run_id):
-        ledger.append(run_id, [*plan_events(parts, cache_source_publishable=source_publishable),
-                               *([parts.forecast] if parts.forecast is not None else [])], blobs=prompts)
+    with ledger.writer.run_writer(run_id):
+        ledger.writer.append(run_id, [*plan_events(parts, cache_source_publishable=source_publishable),
+                                      *([parts.forecast] if parts.forecast is not None else [])], blobs=prompts)
         log.info("run started", run_id=run_id, benchmark=dataset.benchmark, subset=dataset.subset,
                  mode=parts.settings.mode, documents=dataset.document_count, questions=len(dataset.questions))
         execute(ledger, run_id, parts, attempt=1, prepare=parts.settings.prepare)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from benchledger.adapters.models.base import JudgeModel, judge_asks_model
 from benchledger.ledger.events import Endpoint, ScorerStarted
-from benchledger.ledger.recorder import Recorder
+from benchledger.ledger.recorder import EventWriter
 from benchledger.projections.state import RunState
 
 __all__ = ["scorer_started", "start_scorers"]
@@ -39,7 +39,7 @@ def scorer_started(scorer_id: str, judge: JudgeModel, protocol: str, endpoint: E
         model_free=not asks_model and not judge.offline, official=bool(method) and method == official_method)
 
 
-def start_scorers(ledger: Recorder, run_id: str, state: RunState, judges: Sequence[JudgeModel],
+def start_scorers(writer: EventWriter, run_id: str, state: RunState, judges: Sequence[JudgeModel],
                   protocol: str, endpoint: Endpoint | None, official_method: str | None) -> list[str]:
     """The ids of the run's own scorers, one per judge (its first scorers), opening those not yet
     recorded in one append; the templates they fill are kept as blobs with them."""
@@ -56,5 +56,5 @@ def start_scorers(ledger: Recorder, run_id: str, state: RunState, judges: Sequen
         blobs += [text.encode("utf-8") for text in (getattr(judge, "templates", {}) or {}).values()]
         ids.append(scorer_id)
     if opened:
-        ledger.append(run_id, opened, blobs=blobs)
+        writer.append(run_id, opened, blobs=blobs)
     return ids

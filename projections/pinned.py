@@ -63,7 +63,7 @@ def counted_segments(state: RunState, scorer_id: str | None) -> list[Segment]:
 
 def segment_line(segment: Segment, writers: Sequence[Any] = ()) -> str:
     """One segment as a report names it, with where its model calls went and, on a shared ledger,
-    the role the server recorded for the event that opened it (`writers`: `ledger.runs.WriterSpan`s)."""
+    the role the server recorded for the event that opened it (`writers`: `ledger.reader.runs.WriterSpan`s)."""
     if segment.offline:
         where = "no model endpoint" if segment.model_free else "offline models"
     elif segment.endpoint is None:

@@ -62,7 +62,7 @@ def views_after(run_id: str, stored_events: Sequence[Any], new_events: Sequence[
                 conditions: Sequence[Check], *, sections: Sequence[SectionFold] = (),
                 retrieval_official: RetrievalFold | None = None,
                 benchmark_version: int = 0) -> list[tuple[str, int, object]]:
-    """The views as they will stand once `new_events` are appended (for `Ledger.append(views=...)`)."""
+    """The views as they will stand once `new_events` are appended (for `Ledger.writer.append(views=...)`)."""
     pending = [SimpleNamespace(event=e, hash=None, seq=0, run_id=run_id) for e in new_events]
     views = run_views(run_id, [*stored_events, *pending], conditions, sections=sections,
                       retrieval_official=retrieval_official, benchmark_version=benchmark_version)

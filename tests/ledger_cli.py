@@ -32,12 +32,12 @@ def invoke_expecting(*args: str, expect: int = 0, env: dict[str, str] | None = N
 
 def events_of(run_id: str) -> list:
     with Ledger.open(Path("ledger.db")) as ledger:
-        return [stored.event for stored in ledger.events(run_id)]
+        return [stored.event for stored in ledger.reader.events(run_id)]
 
 
 def blob_text(digest: str) -> str:
     with Ledger.open(Path("ledger.db")) as ledger:
-        return ledger.get_blob(digest).decode()
+        return ledger.reader.get_blob(digest).decode()
 
 
 def conditions(report: dict) -> dict[str, bool]:

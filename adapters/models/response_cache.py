@@ -11,7 +11,7 @@ orchestration opens around each answer or judge call (`model_calls(serve_from=..
   earlier segments included, and a run it named with `--cache-from`); outside a scope nothing
   is served, so no run is ever handed another's responses unasked;
 - `put` only collects the response into the scope (`ModelCalls.responses`); the orchestration
-  records it with the event that used it, `Ledger.append(..., cache=[CacheEntry(...)])`, the one
+  records it with the event that used it, `Ledger.writer.append(..., cache=[CacheEntry(...)])`, the one
   way a response is written (see `ledger.cache`). Outside a scope a response is not kept.
 
 A scope is a context variable, so it follows the call into the thread that makes it (the asker
@@ -34,7 +34,9 @@ from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
+
+from benchledger.ledger.recorder import Recorder, ResponseCacheStore
 
 __all__ = ["ResponseCache", "InMemoryResponseCache", "ledger_cache", "cache_key", "ModelCalls",
            "RecordedResponse", "model_calls"]
@@ -103,14 +105,14 @@ class InMemoryResponseCache:
 
 
 class _LedgerCache:
-    def __init__(self, ledger: Any) -> None:
-        self._ledger = ledger
+    def __init__(self, store: ResponseCacheStore) -> None:
+        self._store = store
 
     def get(self, key: str) -> dict | None:
         scope = _scope.get()
         if scope is None or not scope.serve_from:
             return None
-        return self._ledger.cache_get(key, runs=scope.serve_from)
+        return self._store.cache_get(key, runs=scope.serve_from)
 
     def put(self, key: str, response: dict, *, model: str) -> None:
         scope = _scope.get()
@@ -118,10 +120,10 @@ class _LedgerCache:
             scope.responses.append(RecordedResponse(key, dict(response), model))
 
 
-def ledger_cache(ledger: Any) -> ResponseCache:
-    """The cache of a ledger (an object with `cache_get(key, *, runs)`), served and filled per
-    model-call scope (see the module doc)."""
-    return _LedgerCache(ledger)
+def ledger_cache(ledger: Recorder) -> ResponseCache:
+    """The cache of a ledger (its `cache` side, a `ResponseCacheStore`: it reads, never appends),
+    served and filled per model-call scope (see the module doc)."""
+    return _LedgerCache(ledger.cache)
 
 
 def cache_key(*, base_url: str, model: str, messages: list[dict], params: dict) -> str:

@@ -24,7 +24,7 @@ __all__ = ["COMMANDS", "agreement"]
 def agreement(app: AppContext, run_ref: str, scorers: tuple[str, str] | None, as_json: bool) -> None:
     """Judge agreement of two scorers on one run: agreement rate, Cohen's kappa, the disagreements."""
     with open_ledger(app, create=False) as ledger:
-        result = judge_agreement(recorded_run(ledger, run_ref).state, scorers or None)
+        result = judge_agreement(recorded_run(ledger.reader, run_ref).state, scorers or None)
     if as_json:
         echo_json(result.model_dump(mode="json"))
         return

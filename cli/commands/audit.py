@@ -16,6 +16,7 @@ from benchledger.cli.options import setting_range
 from benchledger.cli.progress import make_progress
 from benchledger.cli.render import report_for
 from benchledger.errors import RunIncomplete
+from benchledger.ledger.events import AuditStarted
 from benchledger.orchestration.audit import audit_judge
 from benchledger.projections.scorecard import render_judge_audit
 from benchledger.redaction import redact, register_secret_env
@@ -56,7 +57,7 @@ def judge(app: AppContext, run_ref: str, scorer_id: str | None, answers: Path | 
     if api_key_env:
         register_secret_env(api_key_env)
     with open_ledger(app, create=False) as ledger:
-        run_id = ledger.resolve_run(run_ref)
+        run_id = ledger.reader.resolve_run(run_ref)
         overrides = Overrides(base_url=base_url, api_key_env=api_key_env, concurrency=concurrency,
                               max_attempts=max_attempts)
         try:
@@ -64,7 +65,8 @@ def judge(app: AppContext, run_ref: str, scorer_id: str | None, answers: Path | 
                                    overrides=overrides, continue_audit=continue_audit, redact=redact,
                                    progress=make_progress(app.log_format))
         except KeyboardInterrupt:
-            started = [stored.event for stored in ledger.events(run_id, types=["AuditStarted"])]
+            started = [stored.event for stored in ledger.reader.events(run_id, types=["AuditStarted"])
+                       if isinstance(stored.event, AuditStarted)]
             partial = continue_audit or (started[-1].audit_id if started else None)
             if partial is None:
                 raise interrupted(f"nothing was recorded; run the same audit of run {run_id} again") from None

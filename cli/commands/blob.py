@@ -35,7 +35,7 @@ def blob(app: AppContext, digest: str) -> None:
             raise BadInput("a blob digest is 64 hex characters (the SHA-256 an event names, e.g. context_hash)",
                            field="digest")
         try:
-            body = ledger.get_blob(digest)
+            body = ledger.reader.get_blob(digest)
         except BadBlob:
             raise  # stored but does not check (changed, or a bomb): exit 1, not "no blob"
         except LedgerError:

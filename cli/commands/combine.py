@@ -24,7 +24,7 @@ __all__ = ["COMMANDS"]
 def combine(app: AppContext, run_refs: tuple[str, ...], as_json: bool) -> None:
     """Report several runs of one benchmark together (GroupMemBench: the four domains' total)."""
     with open_ledger(app, create=False) as ledger:
-        states = [recorded_run(ledger, run_ref).state for run_ref in run_refs]
+        states = [recorded_run(ledger.reader, run_ref).state for run_ref in run_refs]
     section, reports = combined_report(states)
     if as_json:
         echo_json({"combined": section.model_dump(mode="json"),

@@ -38,7 +38,7 @@ def diff(app: AppContext, run_a: str, run_b: str, scorer_a: str | None, scorer_b
     """Compare two runs: configuration differences, then per question (accuracy, or recall for retrieval
     runs) with B - A, a paired bootstrap 95% CI, and what flipped."""
     with open_ledger(app, create=False) as ledger:
-        state_a, state_b = recorded_run(ledger, run_a).state, recorded_run(ledger, run_b).state
+        state_a, state_b = recorded_run(ledger.reader, run_a).state, recorded_run(ledger.reader, run_b).state
     id_a, id_b = state_a.run_id, state_b.run_id
     if state_a.mode != state_b.mode:
         raise BadInput(f"run {id_a} is a {state_a.mode} run and run {id_b} a {state_b.mode} run; diff compares "

@@ -49,16 +49,16 @@ def export(app: AppContext, run_refs: tuple[str, ...], fmt: str | None, out: Pat
         raise BadInput("--format sqlite exports every scorer's verdicts (table verdicts); drop --scorer",
                        field="scorer")
     with open_ledger(app, create=False) as ledger:
-        run_ids = list(dict.fromkeys(ledger.resolve_run(ref) for ref in run_refs))
+        run_ids = list(dict.fromkeys(ledger.reader.resolve_run(ref) for ref in run_refs))
         if fmt == "sqlite":
             from benchledger.orchestration.analysis_db import export_analysis_db  # sqlite-utils: only here
 
             counts = export_analysis_db(ledger, run_ids, out)
             click.echo(f"wrote {len(run_ids)} run(s) to {out}: " + ", ".join(f"{n} {t}" for t, n in counts.items()))
             return
-        state = recorded_run(ledger, run_ids[0]).state
+        state = recorded_run(ledger.reader, run_ids[0]).state
         folds = folds_of(state)
-        text = export_run(state, ledger.get_blob, fmt, conditions=folds.conditions, sections=folds.sections,
+        text = export_run(state, ledger.reader.get_blob, fmt, conditions=folds.conditions, sections=folds.sections,
                           scorer_id=scorer_id)
     write_atomic(out, text)
     click.echo(f"wrote {fmt} export of run {run_ids[0]} to {out}")

@@ -73,7 +73,7 @@ def render_runs(rows: list[RunRow], *, width: int | None = None) -> str:
 def runs(app: AppContext, as_json: bool, wide: bool) -> None:
     """List the runs on the ledger, newest first: configuration, status and score."""
     with open_ledger(app, create=False) as ledger:
-        rows = run_rows(ledger)
+        rows = run_rows(ledger.reader)
     if as_json:
         echo_json([r.model_dump() for r in rows])
         return
@@ -107,7 +107,7 @@ def show(app: AppContext, run_ref: str, scorer_id: str | None, scoring_rule: str
     """Print a run's report (scorecard, or JSON with --json); with --prices, its model calls in dollars."""
     table = read_prices(prices) if prices is not None else None
     with open_ledger(app, create=False) as ledger:
-        run = recorded_run(ledger, run_ref, expect_head=expect_head)
+        run = recorded_run(ledger.reader, run_ref, expect_head=expect_head)
         run_id, state, pinned = run.run_id, run.state, run.pinned
         if state.mode == "retrieval":
             show_retrieval(state, retrieval_of(run.events), as_json=as_json, out=out,
@@ -115,7 +115,7 @@ def show(app: AppContext, run_ref: str, scorer_id: str | None, scoring_rule: str
             return
         rule = {"scoring_rule": int(scoring_rule)} if scoring_rule is not None else {}
         report = run.report(scorer_id=scorer_id, **rule)
-        writers = ledger.run_writers(run_id)
+        writers = ledger.reader.run_writers(run_id)
     show_report(report, out=out, as_json=as_json,
                 costs=run_costs(state, table, report.scorer_id) if table is not None else None)
     if writers and not as_json:
@@ -140,8 +140,8 @@ def events(app: AppContext, run_ref: str, types: tuple[str, ...], as_json: bool)
     if unknown:
         raise BadInput(f"unknown event type {', '.join(unknown)}; known: {', '.join(EVENT_TYPES)}", field="type")
     with open_ledger(app, create=False) as ledger:
-        run_id = ledger.resolve_run(run_ref)
-        rows = ledger.events(run_id, types=types or None)
+        run_id = ledger.reader.resolve_run(run_ref)
+        rows = ledger.reader.events(run_id, types=types or None)
     if as_json:
         echo_json([{**r.model_dump(exclude={"event"}), "payload": r.event.model_dump(mode="json")} for r in rows])
         return
@@ -167,7 +167,7 @@ def _summary(text: str, width: int = 110) -> str:
 def failures(app: AppContext, run_ref: str, stage: str | None, group_by: str | None, as_json: bool) -> None:
     """List a run's operational failures: stage, question, error, and whether a retry resolved it."""
     with open_ledger(app, create=False) as ledger:
-        entries = failure_entries(recorded_run(ledger, run_ref).state, stage=stage)
+        entries = failure_entries(recorded_run(ledger.reader, run_ref).state, stage=stage)
     if as_json:
         echo_json([e.model_dump() for e in entries] if not group_by else
                   [{"error_class": err, "count": n, "questions": q} for err, n, q in group_failures(entries)])
@@ -198,7 +198,7 @@ def questions(app: AppContext, run_ref: str, kinds: tuple[str, ...], verdict: st
               as_json: bool) -> None:
     """List a run's question ids with kind and verdict (status, or recall for a retrieval run)."""
     with open_ledger(app, create=False) as ledger:
-        state = recorded_run(ledger, run_ref).state
+        state = recorded_run(ledger.reader, run_ref).state
     run_id = state.run_id
     rows = question_rows(state, kinds=kinds, verdict=verdict, scorer_id=scorer_id)
     if as_json:
@@ -227,13 +227,13 @@ def questions(app: AppContext, run_ref: str, kinds: tuple[str, ...], verdict: st
 def question(app: AppContext, run_ref: str, question_id: str, as_json: bool) -> None:
     """Show one question: recalled context with scores, answer, verdicts and reasons, tokens, timings."""
     with open_ledger(app, create=False) as ledger:
-        state = recorded_run(ledger, run_ref).state
+        state = recorded_run(ledger.reader, run_ref).state
         run_id = state.run_id
         if question_id not in state.questions:
             raise BadInput(f"run {run_id} has no question {question_id!r}; list them with "
                            f"`benchledger questions {run_id}`", field="question_id")
         detail = question_detail(state, question_id)
-        context = ledger.get_blob(detail.recalled.context_hash).decode() if detail.recalled else None
+        context = ledger.reader.get_blob(detail.recalled.context_hash).decode() if detail.recalled else None
     if as_json:
         echo_json({**detail.model_dump(mode="json"), "context": context})
         return

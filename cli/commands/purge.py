@@ -16,7 +16,7 @@ __all__ = ["COMMANDS"]
 def purge(app: AppContext, run_ref: str) -> None:
     """Purge the memory scopes a run kept; a scope another live run holds is left for it."""
     with open_ledger(app, create=False) as ledger:
-        run_id = ledger.resolve_run(run_ref)
+        run_id = ledger.reader.resolve_run(run_ref)
         events = purge_run(ledger, run_id, redact=redact)
     if not events:
         click.echo(f"run {run_id}: every scope was already purged")

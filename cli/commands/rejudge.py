@@ -70,15 +70,15 @@ def rejudge(app: AppContext, run_ref: str, judge_model: str | None, judge_models
     if scorer_id is not None:
         raise BadInput("--scorer goes with --gold-overlay", field="scorer")
     with open_ledger(app, create=False) as ledger:
-        run_id = ledger.resolve_run(run_ref)
-        before = set(fold_run(run_id, ledger.events(run_id, types=["ScorerStarted"])).scorers)
+        run_id = ledger.reader.resolve_run(run_ref)
+        before = set(fold_run(run_id, ledger.reader.events(run_id, types=["ScorerStarted"])).scorers)
         try:
             scorer = rejudge_run(ledger, run_id, judge_model=judge_model, protocol=protocol, overrides=overrides,
                                  continue_scorer=continue_scorer, prompts_dir=prompts_dir,
                                  judge_models=tuple(split_csv((judge_models,))) if judge_models else (),
                                  redact=redact, progress=make_progress(app.log_format))
         except KeyboardInterrupt:
-            after = fold_run(run_id, ledger.events(run_id, types=["ScorerStarted"])).scorers
+            after = fold_run(run_id, ledger.reader.events(run_id, types=["ScorerStarted"])).scorers
             started = continue_scorer or next((s for s in reversed(after) if s not in before), None)
             if started is None:
                 raise interrupted(f"nothing was judged; run the same rejudge of run {run_id} again") from None
@@ -94,7 +94,7 @@ def rejudge(app: AppContext, run_ref: str, judge_model: str | None, judge_models
 def _overlay(app: AppContext, run_ref: str, path: Path, *, scorer_id: str | None, as_json: bool,
              overrides: Overrides) -> None:
     with open_ledger(app, create=False) as ledger:
-        run_id = ledger.resolve_run(run_ref)
+        run_id = ledger.reader.resolve_run(run_ref)
         audit_id = rejudge_with_overlay(ledger, run_id, path, scorer_id=scorer_id, redact=redact,
                                         progress=make_progress(app.log_format), overrides=overrides)
         report = report_for(ledger, run_id)

@@ -32,7 +32,7 @@ def replay(app: AppContext, run_ref: str, until_seq: int | None, scoring_rule: i
     if scoring_rule not in SCORING_RULES:
         raise BadInput(f"unknown scoring rule {scoring_rule}; known: {sorted(SCORING_RULES)}", field="scoring_rule")
     with open_ledger(app, create=False) as ledger:
-        run = recorded_run(ledger, run_ref, until_seq=until_seq)
+        run = recorded_run(ledger.reader, run_ref, until_seq=until_seq)
     run_id, events, state = run.run_id, run.events, run.state
     if not events:
         raise BadInput(f"run {run_id} has no events up to seq {until_seq}", field="until")

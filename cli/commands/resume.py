@@ -33,8 +33,8 @@ def resume(app: AppContext, run_ref: str, concurrency: int | None, max_attempts:
            allow_memory_change: bool) -> None:
     """Continue an interrupted run: re-check the corpus, re-prepare if the memory lost it, run what is missing."""
     with open_ledger(app, create=False) as ledger:
-        run_id = ledger.resolve_run(run_ref)
-        recorded = recorded_settings(fold_run(run_id, ledger.events(run_id, types=["RunStarted"])))
+        run_id = ledger.reader.resolve_run(run_ref)
+        recorded = recorded_settings(fold_run(run_id, ledger.reader.events(run_id, types=["RunStarted"])))
         memory_options = {**recorded.memory_options, **({"url": memory_url} if memory_url else {}),
                           **({"token_env": memory_token_env} if memory_token_env else {})}
         overrides = Overrides(concurrency=concurrency, max_attempts=max_attempts, base_url=base_url,
@@ -57,11 +57,11 @@ def resume(app: AppContext, run_ref: str, concurrency: int | None, max_attempts:
             retried = f", retried the failed {', '.join(outcome.retried)}" if outcome.retried else ""
             click.echo(f"resumed run {run_id} (attempt {outcome.attempt}, {outcome.pending} question(s) pending"
                        + (", memory re-prepared" if outcome.reprepared else "") + retried + ")", err=True)
-        for scorer, missing in later_scorers_behind(fold_run(run_id, ledger.events(run_id))):
+        for scorer, missing in later_scorers_behind(fold_run(run_id, ledger.reader.events(run_id))):
             click.echo(f"scorer {scorer} has {missing} answer(s) it has not judged; finish it with "
                        f"`benchledger rejudge {run_id} --continue {scorer}`", err=True)
         show_report(report_for(ledger, run_id))
-        own = fold_run(run_id, ledger.events(run_id, types=["ScorerStarted"])).scorers
+        own = fold_run(run_id, ledger.reader.events(run_id, types=["ScorerStarted"])).scorers
         own_report = report_for(ledger, run_id, scorer_id=next(iter(own), None))  # resume judges with it
     require_every_question_judged(own_report, next_step=f"benchledger resume {run_id}", run_failures=True)
 

@@ -54,7 +54,7 @@ def _execute(app: AppContext, benchmark: Benchmark, source: Path | None, opts: d
                         run_id=run_id)
         except KeyboardInterrupt:
             raise interrupted_run(app, ledger, run_id, resumable=False) from None
-        events = ledger.events(run_id)
+        events = ledger.reader.events(run_id)
         metrics = retrieval_of(events)
         costs = run_costs(fold_run(run_id, events), prices) if prices is not None else None
     if opts["as_json"]:

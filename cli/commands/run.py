@@ -117,7 +117,7 @@ def _execute_run(app: AppContext, benchmark: Benchmark, source: Path | None, opt
         except KeyboardInterrupt:
             raise interrupted_run(app, ledger, run_id, resumable=True) from None
         report = report_for(ledger, run_id)
-        costs = run_costs(fold_run(run_id, ledger.events(run_id)), prices, report.scorer_id) if prices else None
+        costs = run_costs(fold_run(run_id, ledger.reader.events(run_id)), prices, report.scorer_id) if prices else None
         show_report(report, out=opts.get("out"), costs=costs)
         if settings.keep:
             _say_what_was_kept(app, ledger, run_id, settings)
@@ -144,7 +144,7 @@ def _first_lines_forecast(dataset, settings, benchmark: Benchmark) -> RunForecas
 
 def _say_what_was_kept(app: AppContext, ledger, run_id: str, settings) -> None:
     """With --keep: which scopes stayed in which store, how to reuse them and how to remove them."""
-    state = fold_run(run_id, ledger.events(run_id, types=["CorpusFingerprinted", "ScopePurged"]))
+    state = fold_run(run_id, ledger.reader.events(run_id, types=["CorpusFingerprinted", "ScopePurged"]))
     kept = [name for key, name in (state.corpus.scopes.items() if state.corpus else ()) if key not in state.purged]
     if not kept:
         return
@@ -155,7 +155,7 @@ def _say_what_was_kept(app: AppContext, ledger, run_id: str, settings) -> None:
 
 def interrupted_run(app: AppContext, ledger, run_id: str, *, resumable: bool) -> Exception:
     """The Ctrl-C exit of `run` and `retrieval`: the run id, and how to go on."""
-    if ledger.head(run_id) is None:
+    if ledger.reader.head(run_id) is None:
         return interrupted("the run stopped before anything was recorded; start it again")
     if not resumable:
         return interrupted(f"run {run_id} stopped; what finished is on the ledger (`{suggest(app, 'show', run_id)}`); "

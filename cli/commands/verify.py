@@ -23,12 +23,13 @@ def verify(app: AppContext, run_ref: str | None, expect_head: str | None, as_jso
     """Check schema, hash chain, blobs, cached responses and saved views; exit 1 naming the first bad seq."""
     notes: list[str] = []
     with open_ledger(app, create=False) as ledger:
-        run_id = ledger.resolve_run(run_ref) if run_ref else None
-        result = ledger.verify(run_id, refold=refold_views, expect_head=expect_head)
+        run_id = ledger.reader.resolve_run(run_ref) if run_ref else None
+        result = ledger.reader.verify(run_id, refold=refold_views, expect_head=expect_head)
         if result.ok and run_id is not None and expect_head is not None:
             pinned = recorded_run(ledger.reader, run_id, expect_head=expect_head).pinned
             if pinned is not None:  # always, with expect_head
-                notes = pinned_notes(pinned, pinned.state, pinned.state.default_scorer, ledger.run_writers(run_id))
+                notes = pinned_notes(pinned, pinned.state, pinned.state.default_scorer,
+                                     ledger.reader.run_writers(run_id))
     if as_json:
         echo_json(result.model_dump())
     if not result.ok:

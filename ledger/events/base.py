@@ -42,7 +42,7 @@ class Event(BaseModel):
         type: str
 
     def idempotency_key(self) -> str:
-        """The key the store derives for this event (`ledger.events.keys`); the store never asks
+        """The key the store derives for this event (`ledger.reader.events.keys`); the store never asks
         the event for it, so overriding this changes nothing that is recorded."""
         from benchledger.ledger.events.keys import derive_key  # keys imports every event class
 

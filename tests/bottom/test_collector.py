@@ -63,7 +63,7 @@ def test_what_the_program_froze_itself_stays_frozen() -> None:
 def test_typing_and_folding_a_long_run_run_no_collection_while_they_build(tmp_path) -> None:
     events = run_events(6_000)
     with Ledger.open(tmp_path / "ledger.db") as ledger:
-        ledger.append("long", events)
+        ledger.writer.append("long", events)
     conn = sqlite3.connect(tmp_path / "ledger.db")
     rows = conn.execute(f"SELECT {ROW_COLUMNS} FROM events ORDER BY seq").fetchall()
     conn.close()
@@ -82,12 +82,12 @@ def test_typing_and_folding_a_long_run_run_no_collection_while_they_build(tmp_pa
 
 def test_a_checked_read_of_a_long_run_runs_no_collection_from_fetch_to_typed_events(tmp_path) -> None:
     with Ledger.open(tmp_path / "ledger.db") as ledger:
-        ledger.append("long", run_events(6_000), blobs=[BODY])
+        ledger.writer.append("long", run_events(6_000), blobs=[BODY])
     collections: list[int] = []
     with Ledger.open(tmp_path / "ledger.db", create=False) as ledger:
         gc.callbacks.append(lambda phase, info: phase == "start" and collections.append(info["generation"]))
         try:
-            checked = ledger.verified_events("long")
+            checked = ledger.reader.verified_events("long")
         finally:
             gc.callbacks.pop()
     assert len(checked) == 6_000 and collections == []

@@ -172,5 +172,5 @@ def test_a_reply_to_a_missing_message_is_a_logged_warning_and_the_run_proceeds(t
     report = json.loads(Path("r.json").read_text())
     assert report["failed"] == 0 and report["judged"] == report["total"] == len(KINDS)
     with Ledger.open(tmp_path / "ledger.db") as ledger:
-        [run] = ledger.runs()
+        [run] = ledger.reader.runs()
         assert run.finished == "completed"

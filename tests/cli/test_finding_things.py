@@ -79,10 +79,10 @@ def test_show_uses_the_newest_complete_scorer_and_names_a_partial_one(tmp_path):
     report = run_mini()
     run_id = report["run_id"]
     with Ledger.open(tmp_path / "ledger.db") as ledger:  # an interrupted rejudge: s2 judged one answer
-        ledger.append(run_id, [ScorerStarted(scorer_id="s2", judge_model="offline-lexical-judge/1",
-                                             protocol="reference", offline=True),
-                               Judged(question_id="temporal_1", scorer_id="s2", verdict="incorrect",
-                                      model="offline-lexical-judge/1")])
+        ledger.writer.append(run_id, [ScorerStarted(scorer_id="s2", judge_model="offline-lexical-judge/1",
+                                                    protocol="reference", offline=True),
+                                      Judged(question_id="temporal_1", scorer_id="s2", verdict="incorrect",
+                                             model="offline-lexical-judge/1")])
     shown = invoke("show", run_id, "--json")
     data = json.loads(shown.stdout)
     assert data["scorer_id"] == "s1" and data["accuracy"] == report["accuracy"]

@@ -41,7 +41,7 @@ def _count(ledger: Path, event_type: str) -> int:
         return 0
     try:
         with Ledger.open(ledger, create=False) as opened:
-            return sum(len(opened.events(run.run_id, types=[event_type])) for run in opened.runs())
+            return sum(len(opened.reader.events(run.run_id, types=[event_type])) for run in opened.reader.runs())
     except NotALedger:  # the process under test is still creating the file: nothing recorded yet
         return 0
 
@@ -87,7 +87,7 @@ def test_ctrl_c_during_run_and_rejudge_names_the_command_that_finishes_it(tmp_pa
         resume_line = line.split("Continue it with: ")[1]
         assert resume_line == f"benchledger --ledger {ledger} resume {run_id}"
         with Ledger.open(ledger, create=False) as opened:
-            judged = len(opened.events(run_id, types=["Judged"]))
+            judged = len(opened.reader.events(run_id, types=["Judged"]))
         assert 3 <= judged < 40
 
         server.latency = 0.0
@@ -162,9 +162,9 @@ def test_a_closed_pipe_never_stops_the_paid_work(tmp_path):
     assert len(piped.stdout.splitlines()) == 3
     assert piped.returncode == 0, piped.stdout + piped.stderr  # pipefail: the run's own exit code
     with Ledger.open(ledger, create=False) as opened:
-        (run,) = opened.runs()
-        assert len(opened.events(run.run_id, types=["Judged"])) == 40
-        assert len(opened.events(run.run_id, types=["RunFinished"])) == 1
+        (run,) = opened.reader.runs()
+        assert len(opened.reader.events(run.run_id, types=["Judged"])) == 40
+        assert len(opened.reader.events(run.run_id, types=["RunFinished"])) == 1
     shown = subprocess.run(_cli("--ledger", str(ledger), "show", "latest", "--json"), env=_env(),
                            capture_output=True, text=True, cwd=tmp_path)
     assert json.loads(shown.stdout)["run_status"] == "completed"

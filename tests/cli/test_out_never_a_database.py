@@ -25,7 +25,7 @@ def digest(path: Path) -> str:
 
 def run_count(path: Path) -> int:
     with Ledger.open(path, create=False) as ledger:
-        return len(ledger.runs())
+        return len(ledger.reader.runs())
 
 
 @pytest.fixture

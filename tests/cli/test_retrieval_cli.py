@@ -27,7 +27,7 @@ def test_locomo_json_has_the_metric_keys_and_the_run_is_on_the_ledger(shared_dat
     for scores in data["by_category"].values():
         assert set(scores) == {"recall", "recall_all", "ndcg", "n"}
     with Ledger.open(ledger_path) as ledger:
-        events = ledger.events(data["run_id"])
+        events = ledger.reader.events(data["run_id"])
     assert events[0].event.config.memory == "bm25-reference"
     assert events[0].event.config.selection.question_limit == 40
 

@@ -51,12 +51,12 @@ def test_an_unfinished_run_shows_its_strict_accuracy_labelled():
     assert invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--out", "r.json").exit_code == 0
     run_id = json.loads(Path("r.json").read_text())["run_id"]
     with Ledger.open("ledger.db" if Path("ledger.db").exists() else "benchledger.db") as ledger:
-        events = [stored.event for stored in ledger.events(run_id)]
+        events = [stored.event for stored in ledger.reader.events(run_id)]
     # the same run cut short: everything up to its eighth verdict, as a crash would leave it
     judged = [i for i, event in enumerate(events) if event.type == "Judged"]
     partial = events[:judged[7] + 1]
     with Ledger.open("partial.db") as ledger:
-        ledger.append(run_id, partial)
+        ledger.writer.append(run_id, partial)
     line = invoke("--ledger", "partial.db", "runs").output.splitlines()[2]
     assert "unfinished" in line
     correct = sum(1 for event in partial if event.type == "Judged" and event.verdict == "correct")
@@ -74,13 +74,13 @@ def test_resumed_progress_goes_on_from_what_the_ledger_already_holds():
     import sqlite3
 
     with Ledger.open(ledger_name) as ledger:
-        events = [stored.event for stored in ledger.events(run_id)]
+        events = [stored.event for stored in ledger.reader.events(run_id)]
         digests = [row[0] for row in sqlite3.connect(ledger_name).execute("SELECT digest FROM blobs")]
-        bodies = [ledger.get_blob(digest) for digest in digests]
+        bodies = [ledger.reader.get_blob(digest) for digest in digests]
     judged = [i for i, event in enumerate(events) if event.type == "Judged"]
     seen: list[tuple[str, int, int]] = []
     with Ledger.open("partial.db") as ledger:
-        ledger.append(run_id, events[:judged[7] + 1], blobs=bodies)
+        ledger.writer.append(run_id, events[:judged[7] + 1], blobs=bodies)
         resume_run(ledger, run_id, progress=lambda stage, done, total, **_: seen.append((stage, done, total)))
     questions = [step for step in seen if step[0] == "questions"]
     assert questions[0] == ("questions", 8, 40)  # not 1/40: eight were on the ledger already

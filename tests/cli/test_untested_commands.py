@@ -27,7 +27,7 @@ def test_ledger_init_creates_a_sqlite_ledger_then_finds_it_up_to_date(tmp_path):
     assert first.exit_code == 0, first.output
     assert first.output.startswith(f"ledger at {target}: applied ")
     with Ledger.open(target) as ledger:
-        assert ledger.runs() == []
+        assert ledger.reader.runs() == []
     again = invoke("ledger", "init", str(target))
     assert again.exit_code == 0 and again.output.strip() == f"ledger at {target}: already up to date"
     assert invoke("--ledger", str(target), "verify").exit_code == 0

@@ -60,7 +60,7 @@ def plant(path: Path, size: int, body: bytes, encoding: str = "zlib") -> None:
 
 def a_run(path: Path) -> str:
     with Ledger.open(path) as ledger:  # the event names the reply's digest; its body is planted
-        ledger.append(RUN, [answered("q1", REPLY.decode(), "r" * 64)])
+        ledger.writer.append(RUN, [answered("q1", REPLY.decode(), "r" * 64)])
     return RUN
 
 
@@ -107,11 +107,11 @@ def test_a_run_scoped_verify_re_hashes_the_bodies_its_events_name(tmp_path):
     other = b"Final: Rome!"  # as long as the real reply: only the hash tells
     plant(path, len(other), zlib.compress(other))
     with Ledger.open(path, create=False) as ledger:
-        result = ledger.verify(run_id)
+        result = ledger.reader.verify(run_id)
         assert not result.ok and f"blob {DIGEST} does not hash to its digest" in result.problem
         with Ledger.open(tmp_path / "clean.db") as clean:
-            clean.append(RUN, [answered("q1", REPLY.decode(), "r" * 64)], blobs=[REPLY])
-            assert clean.verify(RUN).ok  # the same run with its true body checks
+            clean.writer.append(RUN, [answered("q1", REPLY.decode(), "r" * 64)], blobs=[REPLY])
+            assert clean.reader.verify(RUN).ok  # the same run with its true body checks
 
 
 def test_push_and_pull_re_hash_every_body(tmp_path):
@@ -121,16 +121,16 @@ def test_push_and_pull_re_hash_every_body(tmp_path):
     with Ledger.open(path, create=False) as source, Ledger.open(tmp_path / "target.db") as target:
         with pytest.raises(VerificationFailed, match=f"blob {DIGEST} does not hash"):
             copy_run(source, target, run_id)
-        assert target.runs() == []
+        assert target.reader.runs() == []
 
 
 def test_a_copy_carrying_a_wrong_body_writes_nothing(tmp_path):
     with Ledger.open(tmp_path / "a.db") as source, Ledger.open(tmp_path / "b.db") as target:
-        source.append(RUN, [answered("q1", REPLY.decode(), "r" * 64)], blobs=[REPLY])
-        copy = source.run_copy(RUN)
+        source.writer.append(RUN, [answered("q1", REPLY.decode(), "r" * 64)], blobs=[REPLY])
+        copy = source.reader.run_copy(RUN)
         assert copy.blobs == [(DIGEST, REPLY)]
         forged = RunCopy(copy.run_id, copy.rows, [(DIGEST, b"Final: Rome")], copy.responses, copy.views)
         with pytest.raises(LedgerError, match=f"blob {DIGEST} that does not hash"):
-            target.copy_in(forged)
-        assert target.runs() == []
-        assert target.copy_in(copy) == 1 and target.get_blob(DIGEST) == REPLY
+            target.writer.copy_in(forged)
+        assert target.reader.runs() == []
+        assert target.writer.copy_in(copy) == 1 and target.reader.get_blob(DIGEST) == REPLY

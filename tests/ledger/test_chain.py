@@ -36,12 +36,12 @@ def path(tmp_path, chain):
     with Ledger.open(path) as ledger:
         for index in range(3):
             if chain == 2:
-                ledger.append("run-a", [failed(f"a{index}")])
-                ledger.append("run-b", [failed(f"b{index}")])
+                ledger.writer.append("run-a", [failed(f"a{index}")])
+                ledger.writer.append("run-b", [failed(f"b{index}")])
             else:
                 append_legacy(path, "run-a", [failed(f"a{index}")])
                 append_legacy(path, "run-b", [failed(f"b{index}")])
-        ledger.put_blob(b"a context")
+        ledger.writer.put_blob(b"a context")
     return path  # seq 1,3,5 are run-a positions 1..3; seq 2,4,6 are run-b
 
 
@@ -66,7 +66,7 @@ def tamper(path, *statements: str) -> None:
 
 def verify(path, run_id=None, refold=None):
     with Ledger.open(path, create=False) as ledger:
-        return ledger.verify(run_id, refold=refold)
+        return ledger.reader.verify(run_id, refold=refold)
 
 
 def rows(path) -> list[tuple]:
@@ -81,8 +81,8 @@ def ledger2(tmp_path):
     path = tmp_path / "ledger.db"
     with Ledger.open(path) as ledger:
         for index in range(3):
-            ledger.append("run-a", [failed(f"a{index}")])
-            ledger.append("run-b", [failed(f"b{index}")])
+            ledger.writer.append("run-a", [failed(f"a{index}")])
+            ledger.writer.append("run-b", [failed(f"b{index}")])
     return path
 
 
@@ -91,14 +91,14 @@ def test_a_runs_hashes_do_not_depend_on_other_runs(tmp_path):
 
     with freeze_time("2026-01-02T03:04:05Z"):
         with Ledger.open(tmp_path / "alone.db") as alone, Ledger.open(tmp_path / "shared.db") as shared:
-            shared.append("other", [failed("x")])
+            shared.writer.append("other", [failed("x")])
             for index in range(3):
-                alone.append("run", [failed(f"q{index}")])
-                shared.append("run", [failed(f"q{index}")])
-                shared.append("other", [failed(f"y{index}")])
-            assert [e.hash for e in alone.events("run")] == [e.hash for e in shared.events("run")]
-            assert alone.head("run") == shared.head("run") and alone.head() != shared.head()
-            assert alone.events("run")[0].prev_hash == GENESIS
+                alone.writer.append("run", [failed(f"q{index}")])
+                shared.writer.append("run", [failed(f"q{index}")])
+                shared.writer.append("other", [failed(f"y{index}")])
+            assert [e.hash for e in alone.reader.events("run")] == [e.hash for e in shared.reader.events("run")]
+            assert alone.reader.head("run") == shared.reader.head("run") and alone.reader.head() != shared.reader.head()
+            assert alone.reader.events("run")[0].prev_hash == GENESIS
 
 
 def test_every_row_is_linked_over_the_ledger(ledger2):
@@ -127,8 +127,8 @@ def test_a_runs_deleted_newest_events_are_caught(tmp_path, ledger2):
     # row's successor (as a check of a version-1 run's segment did)
     path = tmp_path / "contiguous.db"
     with Ledger.open(path) as ledger:
-        ledger.append("run-a", [failed("a1"), failed("a2"), failed("a3")])
-        ledger.append("run-b", [failed("b1")])
+        ledger.writer.append("run-a", [failed("a1"), failed("a2"), failed("a3")])
+        ledger.writer.append("run-b", [failed("b1")])
     tamper(path, "DELETE FROM events WHERE seq = 3", "UPDATE events SET seq = 3 WHERE seq = 4",
            "UPDATE sqlite_sequence SET seq = 3 WHERE name = 'events'")
     run_a = verify(path, "run-a")
@@ -157,11 +157,11 @@ def test_a_legacy_ledger_goes_on_under_run_chains_once_migrated(tmp_path):
     append_legacy(path, "old", [failed("o1"), failed("o2")])
     append_legacy(path, "other", [failed("x1")])
     with Ledger.open(path) as ledger:
-        ledger.append("old", [failed("o3")])  # the old run resumed: its next row links to its own last
-        ledger.append("new", [failed("n1")])
-        assert ledger.verify().ok and ledger.verify("old").ok and ledger.verify("new").ok
-        old = ledger.events("old")
-        assert old[2].prev_hash == old[1].hash and ledger.events("new")[0].prev_hash == GENESIS
+        ledger.writer.append("old", [failed("o3")])  # the old run resumed: its next row links to its own last
+        ledger.writer.append("new", [failed("n1")])
+        assert ledger.reader.verify().ok and ledger.reader.verify("old").ok and ledger.reader.verify("new").ok
+        old = ledger.reader.events("old")
+        assert old[2].prev_hash == old[1].hash and ledger.reader.events("new")[0].prev_hash == GENESIS
     assert [row[10] for row in all_rows(path)] == [1, 1, 1, 2, 2]
     tamper(path, "UPDATE events SET payload = replace(payload, 'x1', 'x9') WHERE seq = 3")
     assert verify(path, "old").first_bad_seq == 3  # a version-1 row of another run, inside old's segment
@@ -213,7 +213,7 @@ def test_a_clean_ledger_verifies(path, chain):
                                          "head": head, "stale": ()}
     assert (verify(path, "run-b").checked, verify(path, "run-b").head) == (3, hash_)
     with Ledger.open(path, create=False) as ledger:
-        assert (ledger.head(), ledger.head("run-b"), ledger.head("run-a")) == (head, hash_, all_rows(path)[4][9])
+        assert (ledger.reader.head(), ledger.reader.head("run-b"), ledger.reader.head("run-a")) == (head, hash_, all_rows(path)[4][9])
 
 
 def test_one_changed_payload_byte_is_named(path, chain):
@@ -296,14 +296,14 @@ def test_a_rewrite_that_keeps_every_hash_shows_only_against_a_pinned_head(path):
     # The consistent rewrite: every row re-hashed after an edit (its key re-derived too, or the store's
     # rules name it). Only a head kept elsewhere shows it.
     with Ledger.open(path, create=False) as ledger:
-        heads = ledger.head(), ledger.head("run-a")
+        heads = ledger.reader.head(), ledger.reader.head("run-a")
     rows = [(*row[:6], row[6] and row[6].replace("a1", "a7"), row[7].replace("a1", "a7"), *row[8:])
             for row in all_rows(path)]
     rewrite(path, relinked(rows))
     assert verify(path).ok and verify(path, "run-a").ok
     with Ledger.open(path, create=False) as ledger:
-        assert not ledger.verify(expect_head=heads[0]).ok
-        assert not ledger.verify("run-a", expect_head=heads[1]).ok
+        assert not ledger.reader.verify(expect_head=heads[0]).ok
+        assert not ledger.reader.verify("run-a", expect_head=heads[1]).ok
 
 
 @pytest.mark.parametrize("name", list(GUARD_TRIGGERS))
@@ -339,17 +339,17 @@ def test_stored_views_are_compared_with_a_fresh_fold(tmp_path):
         return {"failed": (1, sum(e.type == "Failed" for e in events)), "old": (9, None)}
 
     with Ledger.open(path) as ledger:
-        ledger.append("run-a", [failed("q1")], views=[("failed", 1, 1)])
-        ledger.append("run-a", [failed("q2")], views=[("failed", 1, 2), ("old", 1, "x")])
-        ledger.append("run-a", [failed("q3")])  # the view stays at position 2
-        assert ledger.verify(refold=count_failed).ok
-        assert ledger.verify("run-a", refold=count_failed).ok
+        ledger.writer.append("run-a", [failed("q1")], views=[("failed", 1, 1)])
+        ledger.writer.append("run-a", [failed("q2")], views=[("failed", 1, 2), ("old", 1, "x")])
+        ledger.writer.append("run-a", [failed("q3")])  # the view stays at position 2
+        assert ledger.reader.verify(refold=count_failed).ok
+        assert ledger.reader.verify("run-a", refold=count_failed).ok
     raw(path).execute("UPDATE views SET value = '5' WHERE name = 'failed'")
     with Ledger.open(path) as ledger:
-        result = ledger.verify(refold=count_failed)
+        result = ledger.reader.verify(refold=count_failed)
         assert (result.ok, result.first_bad_seq) == (False, 2)
         assert "view failed v1 of run run-a at position 2" in result.problem
-        assert ledger.verify().ok  # without refold, views are not checked
+        assert ledger.reader.verify().ok  # without refold, views are not checked
 
 
 def test_canonical_bytes_frame_every_column_so_shifted_text_differs():

@@ -38,7 +38,7 @@ while index < count:
     batch = mine[index:index + size]
     if common:
         batch.append(common.pop(0))
-    written += [(e.seq, e.position, e.idempotency_key) for e in ledger.append("run", batch)]
+    written += [(e.seq, e.position, e.idempotency_key) for e in ledger.writer.append("run", batch)]
     index += size
     size = size % 5 + 1
 ledger.close()
@@ -61,8 +61,8 @@ def test_four_processes_append_to_one_run_without_loss_or_duplication(tmp_path):
         reported += [tuple(row) for row in json.loads(out)]
 
     with Ledger.open(path, create=False) as ledger:
-        stored = ledger.events("run")
-        result = ledger.verify()
+        stored = ledger.reader.events("run")
+        result = ledger.reader.verify()
     expected = writers * count + shared
     assert [e.position for e in stored] == list(range(1, expected + 1))
     keys = Counter(e.idempotency_key for e in stored)
@@ -79,9 +79,9 @@ def test_threads_sharing_one_ledger_append_without_loss(tmp_path):
         def work(thread: int) -> None:
             try:
                 for i in range(40):
-                    ledger.append("run", [Failed(stage="judge", question_id=f"t{thread}-{i}",
-                                                 error_class="E", message="m")])
-                    ledger.events("run", types=["Failed"])
+                    ledger.writer.append("run", [Failed(stage="judge", question_id=f"t{thread}-{i}",
+                                                        error_class="E", message="m")])
+                    ledger.reader.events("run", types=["Failed"])
             except BaseException as exc:  # surfaced below; a thread cannot fail the test itself
                 errors.append(exc)
         threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
@@ -90,8 +90,8 @@ def test_threads_sharing_one_ledger_append_without_loss(tmp_path):
         for thread in threads:
             thread.join()
         assert errors == []
-        assert [e.position for e in ledger.events("run")] == list(range(1, 161))
-        assert ledger.verify().ok
+        assert [e.position for e in ledger.reader.events("run")] == list(range(1, 161))
+        assert ledger.reader.verify().ok
 
 
 @pytest.mark.slow
@@ -109,11 +109,11 @@ def test_verify_loops_cleanly_beside_two_writing_processes(tmp_path):
     results = []
     while any(proc.poll() is None for proc in procs):
         with Ledger.open(path, create=False) as ledger:
-            results.append(ledger.verify())
+            results.append(ledger.reader.verify())
     for proc in procs:
         _, err = proc.communicate(timeout=300)
         assert proc.returncode == 0, err
     assert len(results) >= 3, "verify must run while the writers write"
     assert [r for r in results if not r.ok] == []
     with Ledger.open(path, create=False) as ledger:
-        assert ledger.verify().checked == 600
+        assert ledger.reader.verify().checked == 600

@@ -41,8 +41,8 @@ def summary(ledger: Path) -> dict[str, tuple[Counter, dict[str, str], list[int]]
     """domain -> (event type counts, verdicts, positions in order) for every run on the ledger."""
     out = {}
     with Ledger.open(ledger) as store:
-        for run in store.runs():
-            events = store.events(run.run_id)
+        for run in store.reader.runs():
+            events = store.reader.events(run.run_id)
             out[run.subset] = (Counter(e.type for e in events),
                                {e.event.question_id: e.event.verdict for e in events if e.type == "Judged"},
                                [e.position for e in events])
@@ -104,7 +104,7 @@ def test_two_runs_at_once_on_one_ledger_with_verify_looping(release, alone, tmp_
         assert types["RunFinished"] == 1 and types["Failed"] == 0
 
     with Ledger.open(ledger) as store:
-        run_of = {e.seq: e.run_id for run in store.runs() for e in store.events(run.run_id)}
+        run_of = {e.seq: e.run_id for run in store.reader.runs() for e in store.reader.events(run.run_id)}
     seqs = sorted(run_of)
     assert seqs == list(range(1, len(seqs) + 1))
     switches = sum(run_of[a] != run_of[b] for a, b in zip(seqs, seqs[1:]))

@@ -30,14 +30,14 @@ _WRITER = textwrap.dedent("""
     from pathlib import Path
     target, index, each, gate = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4])
     with Ledger.open(target) as ledger:
-        ledger.runs()  # connected and ready before the start
+        ledger.reader.runs()  # connected and ready before the start
         (gate / f"ready-{index}").touch()
         while not (gate / "go").exists():
             time.sleep(0.002)
         for n in range(each):
             event = lambda qid: Failed(stage="answer", question_id=qid, error_class="E", message=str(n))
-            ledger.append(f"writer-{index}", [event(f"q{n}")])
-            ledger.append("shared", [event(f"w{index}-q{n}")])
+            ledger.writer.append(f"writer-{index}", [event(f"q{n}")])
+            ledger.writer.append("shared", [event(f"w{index}-q{n}")])
 """)
 
 
@@ -63,20 +63,20 @@ def test_concurrent_writers_lose_nothing_and_keep_one_chain(target, tmp_path):
         assert proc.returncode == 0, err[-2000:]
     with Ledger.open(target) as ledger:
         for index in range(WRITERS):
-            events = ledger.events(f"writer-{index}")
+            events = ledger.reader.events(f"writer-{index}")
             assert [e.position for e in events] == list(range(1, EACH + 1))
             assert [e.event.question_id for e in events] == [f"q{n}" for n in range(EACH)]
-        shared = ledger.events("shared")
+        shared = ledger.reader.events("shared")
         assert [e.position for e in shared] == list(range(1, WRITERS * EACH + 1))
         assert sorted(e.event.question_id for e in shared) == sorted(
             f"w{index}-q{n}" for index in range(WRITERS) for n in range(EACH))
-        every = list(ledger.iter_all())
+        every = list(ledger.reader.iter_all())
         assert [e.seq for e in every] == list(range(1, 2 * WRITERS * EACH + 1))
         switches = sum(a.run_id != b.run_id for a, b in zip(every, every[1:]))
         assert switches > WRITERS * EACH, "the writers' events must be interleaved"
         owners = {e.run_id for e in every[: len(every) // 2] if e.run_id != "shared"}
         assert len(owners) > 1, "more than one writer appended in the first half"
-        result = ledger.verify()
+        result = ledger.reader.verify()
         assert result.ok and result.checked == 2 * WRITERS * EACH, result
         for run_id in ["shared", *(f"writer-{index}" for index in range(WRITERS))]:
-            assert ledger.verify(run_id).ok
+            assert ledger.reader.verify(run_id).ok

@@ -68,14 +68,14 @@ def test_a_full_disk_mid_append_ends_with_one_typed_line_and_the_ledger_intact(t
         with Ledger.open(path) as ledger:
             with pytest.raises(LedgerWriteFailed) as caught:
                 for index in range(10_000):
-                    ledger.append("run", [Failed(stage="answer", question_id=f"q{index}", error_class="E",
-                                                 message="x" * 400)], blobs=[os.urandom(2000)])
+                    ledger.writer.append("run", [Failed(stage="answer", question_id=f"q{index}", error_class="E",
+                                                        message="x" * 400)], blobs=[os.urandom(2000)])
                     written += 1
             message = str(caught.value)
             assert str(path) in message and "full" in message and "\n" not in message
         with Ledger.open(path, create=False) as ledger:
-            assert ledger.verify().ok
-            assert len(ledger.events("run")) == written, "every append that returned is kept, nothing else"
+            assert ledger.reader.verify().ok
+            assert len(ledger.reader.events("run")) == written, "every append that returned is kept, nothing else"
 
 
 def _damage_a_page(path: Path) -> None:
@@ -93,7 +93,7 @@ def test_a_damaged_page_fails_verify_in_one_line_and_show_refuses(tmp_path):
     path = tmp_path / "ledger.db"
     with Ledger.open(path) as ledger:
         for index in range(300):
-            ledger.append("run", [Failed(stage="answer", question_id=f"q{index}", error_class="E", message="m" * 300)])
+            ledger.writer.append("run", [Failed(stage="answer", question_id=f"q{index}", error_class="E", message="m" * 300)])
     _damage_a_page(path)
     line = one_line(invoke("--ledger", str(path), "verify"), 1)
     assert "damaged" in line or "verify failed" in line
@@ -105,8 +105,8 @@ def test_an_integer_too_long_to_convert_never_tracebacks(tmp_path):
     path = tmp_path / "ledger.db"
     with Ledger.open(path) as ledger:
         with pytest.raises(BadInput, match="cannot be stored"):
-            ledger.append("run", [Failed(stage="run", error_class="E", message="m", attempt=10 ** 5000)])
-        ledger.append("run", [Failed(stage="run", error_class="E", message="m")])
+            ledger.writer.append("run", [Failed(stage="run", error_class="E", message="m", attempt=10 ** 5000)])
+        ledger.writer.append("run", [Failed(stage="run", error_class="E", message="m")])
     # a row whose payload holds one (written by hand, with a valid hash) cannot be read: one line
     conn = sqlite3.connect(path, isolation_level=None)
     seq, run_id, position, type_, version, at, key, payload, prev = conn.execute(
@@ -121,7 +121,7 @@ def test_an_integer_too_long_to_convert_never_tracebacks(tmp_path):
         conn.execute(sql)
     with Ledger.open(path, create=False) as ledger:
         with pytest.raises(LedgerError, match="seq 1 .* cannot be read"):
-            ledger.events("run")
+            ledger.reader.events("run")
     for args in (["show", "run"], ["events", "run"], ["verify"]):
         result = invoke("--ledger", str(path), *args)
         assert result.exit_code in (0, 1) and "Traceback" not in result.output, (args, result.output)
@@ -140,7 +140,7 @@ def _finished(tmp_path: Path) -> Path:
 def test_commands_that_print_a_run_refuse_one_that_does_not_verify(tmp_path):
     path = _finished(tmp_path)
     with Ledger.open(path, create=False) as ledger:
-        run_id = ledger.runs()[0].run_id
+        run_id = ledger.reader.runs()[0].run_id
     conn = sqlite3.connect(path, isolation_level=None)
     target = conn.execute("SELECT seq FROM events WHERE type = 'Judged' ORDER BY seq LIMIT 1").fetchone()[0]
     for name in GUARD_TRIGGERS:
@@ -166,7 +166,7 @@ def test_nothing_is_written_to_a_ledger_whose_guards_were_dropped(tmp_path):
     the missing guard."""
     path = _finished(tmp_path)
     with Ledger.open(path, create=False) as ledger:
-        run_id, events = ledger.runs()[0].run_id, len(ledger.events(ledger.runs()[0].run_id))
+        run_id, events = ledger.reader.runs()[0].run_id, len(ledger.reader.events(ledger.reader.runs()[0].run_id))
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("DROP TRIGGER events_no_update")
     conn.close()
@@ -176,7 +176,7 @@ def test_nothing_is_written_to_a_ledger_whose_guards_were_dropped(tmp_path):
         assert "is not as its schema should be, so nothing is written" in line, (args, line)
         assert "guard trigger events_no_update is missing" in line, (args, line)
     with Ledger.open(path, create=False) as ledger:
-        assert [r.run_id for r in ledger.runs()] == [run_id] and len(ledger.events(run_id)) == events
+        assert [r.run_id for r in ledger.reader.runs()] == [run_id] and len(ledger.reader.events(run_id)) == events
 
 
 @pytest.mark.slow
@@ -187,7 +187,7 @@ def test_a_read_only_ledger_can_be_shown_and_verified(tmp_path):
     assert invoke("--ledger", str(path), "show", "latest").exit_code == 0
     with tmpfs(tmp_path / "mount", "20m") as mount:
         with Ledger.open(path, create=False) as ledger:
-            ledger.verify()  # settles the WAL into the file before it is copied
+            ledger.reader.verify()  # settles the WAL into the file before it is copied
         Path(mount / "ledger.db").write_bytes(path.read_bytes())
         subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True)
         before = sorted(p.name for p in mount.iterdir())
@@ -203,8 +203,8 @@ def test_a_read_only_ledger_can_be_shown_and_verified(tmp_path):
 def test_a_read_only_mount_reads_the_write_ahead_log_left_beside_the_ledger(tmp_path):
     source = tmp_path / "live.db"
     with Ledger.open(source) as ledger:  # committed, but still in the WAL while it is open
-        ledger.append("run", [Failed(stage="answer", question_id=f"q{i}", error_class="E", message="m")
-                              for i in range(50)])
+        ledger.writer.append("run", [Failed(stage="answer", question_id=f"q{i}", error_class="E", message="m")
+                                     for i in range(50)])
         names = ["live.db", "live.db-wal", "live.db-shm"]
         assert (tmp_path / "live.db-wal").stat().st_size > 0
         with tmpfs(tmp_path / "mount", "20m") as mount:
@@ -214,7 +214,7 @@ def test_a_read_only_mount_reads_the_write_ahead_log_left_beside_the_ledger(tmp_
             (mount / "no-shm.db-wal").write_bytes((tmp_path / "live.db-wal").read_bytes())
             subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True)
             with Ledger.open(mount / "live.db", create=False) as copy:
-                assert len(copy.verified_events("run")) == 50 and copy.verify().ok
+                assert len(copy.reader.verified_events("run")) == 50 and copy.reader.verify().ok
             with pytest.raises(LedgerError, match="write-ahead log but no no-shm.db-shm"):
                 Ledger.open(mount / "no-shm.db", create=False)
 
@@ -234,8 +234,8 @@ def test_a_disk_that_fills_mid_run_ends_in_one_line_and_resume_finishes_the_run(
         assert len(errors) == 1 and str(ledger) in errors[0] and "full" in errors[0]  # after the progress lines
         filler.unlink()
         with Ledger.open(ledger, create=False) as opened:
-            run_id = opened.runs()[0].run_id
-            assert opened.verify().ok
+            run_id = opened.reader.runs()[0].run_id
+            assert opened.reader.verify().ok
         finished = invoke("--ledger", str(ledger), "resume", run_id)
         assert finished.exit_code == 0, finished.output
         shown = invoke("--ledger", str(ledger), "show", run_id)

@@ -47,15 +47,15 @@ def cached(tmp_path) -> Path:
     """A ledger whose run recorded an answer and cached the reply with it."""
     path = tmp_path / "ledger.db"
     with Ledger.open(path) as ledger:
-        ledger.append("run", [answered("q1", "Final: Paris", REQUEST)], blobs=[b"Final: Paris"],
-                      cache=[reply_entry("q1", "Final: Paris", REQUEST)])
-        assert ledger.cache_get(REQUEST, runs=("run",)) is not None
+        ledger.writer.append("run", [answered("q1", "Final: Paris", REQUEST)], blobs=[b"Final: Paris"],
+                             cache=[reply_entry("q1", "Final: Paris", REQUEST)])
+        assert ledger.cache.cache_get(REQUEST, runs=("run",)) is not None
     return path
 
 
 def _served_and_verified(path: Path) -> tuple[dict | None, object]:
     with Ledger.open(path, create=False) as ledger:
-        return ledger.cache_get(REQUEST, runs=("run",)), ledger.verify()
+        return ledger.cache.cache_get(REQUEST, runs=("run",)), ledger.reader.verify()
 
 
 def test_the_database_refuses_to_change_or_remove_a_cached_response(cached):
@@ -99,8 +99,8 @@ def test_an_orphan_entry_is_never_served_and_fails_verify(cached):
     conn.execute("INSERT INTO responses VALUES (?, ?, ?, 'm', 'run', 'answer:q9', 'now')",
                  ("b" * 64, text, hashlib.sha256(text.encode()).hexdigest()))
     with Ledger.open(cached, create=False) as ledger:
-        assert ledger.cache_get("b" * 64, runs=("run",)) is None
-        result = ledger.verify()
+        assert ledger.cache.cache_get("b" * 64, runs=("run",)) is None
+        result = ledger.reader.verify()
     assert not result.ok and f"cached response {'b' * 64} is an orphan" in result.problem
 
 
@@ -109,8 +109,8 @@ def test_an_entry_tied_to_an_event_of_another_request_is_never_served(cached):
     conn.execute("INSERT INTO responses SELECT ?, response, response_digest, model, run_id, "
                  "idempotency_key, recorded_at FROM responses", ("c" * 64,))
     with Ledger.open(cached, create=False) as ledger:
-        assert ledger.cache_get("c" * 64, runs=("run",)) is None
-        assert "names request " + REQUEST in ledger.verify().problem
+        assert ledger.cache.cache_get("c" * 64, runs=("run",)) is None
+        assert "names request " + REQUEST in ledger.reader.verify().problem
 
 
 def test_an_m001_ledger_still_verifies_and_its_cache_is_never_served(tmp_path, monkeypatch):
@@ -123,11 +123,11 @@ def test_an_m001_ledger_still_verifies_and_its_cache_is_never_served(tmp_path, m
     conn.execute("INSERT INTO cache VALUES (?, ?, 'm', 'now')", (REQUEST, '{"text": "Final: Correct"}'))
     before = path.read_bytes()
     with Ledger.open(path, create=False) as ledger:  # reading neither migrates nor serves
-        assert ledger.verify().ok and ledger.cache_get(REQUEST, runs=("run",)) is None
+        assert ledger.reader.verify().ok and ledger.cache.cache_get(REQUEST, runs=("run",)) is None
     assert path.read_bytes() == before
     with Ledger.open(path) as ledger:  # the first write migrates
-        ledger.put_blob(b"x")
-        assert ledger.verify().ok and ledger.cache_get(REQUEST, runs=("run",)) is None
+        ledger.writer.put_blob(b"x")
+        assert ledger.reader.verify().ok and ledger.cache.cache_get(REQUEST, runs=("run",)) is None
     assert conn.execute("SELECT COUNT(*) FROM cache").fetchone()[0] == 1
 
 
@@ -142,11 +142,11 @@ def test_the_candidates_a_recall_names_must_be_stored(tmp_path):
     candidates = b'[{"rank":1,"document":{"doc_id":"Msg_1"}}]'
     recall = _recall("q1", b"ctx").model_copy(update={"candidates_hash": hashlib.sha256(candidates).hexdigest()})
     with Ledger.open(tmp_path / "kept.db") as ledger:
-        ledger.append("run", [recall], blobs=[b"ctx", candidates])
-        assert ledger.verify().ok and ledger.verify("run").ok
+        ledger.writer.append("run", [recall], blobs=[b"ctx", candidates])
+        assert ledger.reader.verify().ok and ledger.reader.verify("run").ok
     with Ledger.open(tmp_path / "lost.db") as ledger:
-        ledger.append("run", [recall], blobs=[b"ctx"])
-        for result in (ledger.verify(), ledger.verify("run")):
+        ledger.writer.append("run", [recall], blobs=[b"ctx"])
+        for result in (ledger.reader.verify(), ledger.reader.verify("run")):
             assert (result.ok, result.first_bad_seq) == (False, 1)
             assert f"names blob {recall.candidates_hash}" in result.problem
 
@@ -154,39 +154,39 @@ def test_the_candidates_a_recall_names_must_be_stored(tmp_path):
 def test_deleting_every_blob_fails_verify_and_every_checked_read(tmp_path):
     path = tmp_path / "ledger.db"
     with Ledger.open(path) as ledger:
-        ledger.append("run", [_recall("q1", b"ctx one"), _recall("q2", b"ctx two")], blobs=[b"ctx one", b"ctx two"])
-        assert ledger.verify().ok and len(ledger.verified_events("run")) == 2
+        ledger.writer.append("run", [_recall("q1", b"ctx one"), _recall("q2", b"ctx two")], blobs=[b"ctx one", b"ctx two"])
+        assert ledger.reader.verify().ok and len(ledger.reader.verified_events("run")) == 2
     tamper(path, "DELETE FROM blobs")
     with Ledger.open(path, create=False) as ledger:
-        result = ledger.verify()
+        result = ledger.reader.verify()
         assert (result.ok, result.first_bad_seq) == (False, 1) and "names blob" in result.problem
-        assert ledger.verify("run").first_bad_seq == 1
+        assert ledger.reader.verify("run").first_bad_seq == 1
         with pytest.raises(VerificationFailed) as caught:
-            ledger.verified_events("run")
+            ledger.reader.verified_events("run")
         assert caught.value.first_bad_seq == 1
 
 
 def test_a_checked_read_names_the_first_event_whose_blob_was_deleted(tmp_path):
     path = tmp_path / "ledger.db"
     with Ledger.open(path) as ledger:
-        ledger.append("run", [_recall("q1", b"ctx one"), _recall("q2", b"ctx two"), _recall("q3", b"ctx one")],
-                      blobs=[b"ctx one", b"ctx two"])
-        assert len(ledger.verified_events("run")) == 3
+        ledger.writer.append("run", [_recall("q1", b"ctx one"), _recall("q2", b"ctx two"), _recall("q3", b"ctx one")],
+                             blobs=[b"ctx one", b"ctx two"])
+        assert len(ledger.reader.verified_events("run")) == 3
     second = hashlib.sha256(b"ctx two").hexdigest()
     tamper(path, "DELETE FROM blobs WHERE digest = ?", params=(second,))
     with Ledger.open(path, create=False) as ledger, pytest.raises(VerificationFailed) as caught:
-        ledger.verified_events("run")
+        ledger.reader.verified_events("run")
     assert caught.value.first_bad_seq == 2 and f"names blob {second}" in str(caught.value)
 
 
 def test_a_changed_blob_body_is_never_handed_out(tmp_path):
     path = tmp_path / "ledger.db"
     with Ledger.open(path) as ledger:
-        digest = ledger.put_blob(b"the real context")
+        digest = ledger.writer.put_blob(b"the real context")
     import zlib
     tamper(path, "UPDATE blobs SET body = ?", params=(zlib.compress(b"another context"),))
     with Ledger.open(path, create=False) as ledger, pytest.raises(LedgerError, match="does not hash"):
-        ledger.get_blob(digest)
+        ledger.reader.get_blob(digest)
 
 
 @pytest.mark.parametrize("rebuild", [
@@ -198,13 +198,13 @@ def test_a_changed_blob_body_is_never_handed_out(tmp_path):
 def test_a_schema_that_is_not_exactly_the_ledgers_fails_verify(tmp_path, rebuild):
     path = tmp_path / "ledger.db"
     with Ledger.open(path) as ledger:
-        ledger.append("run", [Failed(stage="run", error_class="E", message="m")])
+        ledger.writer.append("run", [Failed(stage="run", error_class="E", message="m")])
     tamper(path, *rebuild)
     with Ledger.open(path, create=False) as ledger:
-        result = ledger.verify()
+        result = ledger.reader.verify()
         assert not result.ok and "schema" in result.problem, result
         with pytest.raises(VerificationFailed, match="schema"):
-            ledger.verified_events("run")
+            ledger.reader.verified_events("run")
 
 
 def _rehash_everything(path: Path, edit) -> None:
@@ -215,15 +215,15 @@ def _rehash_everything(path: Path, edit) -> None:
 def test_expect_head_catches_a_consistent_rewrite_and_an_older_copy(tmp_path):
     path = tmp_path / "ledger.db"
     with Ledger.open(path) as ledger:
-        ledger.append("run", [Failed(stage="answer", question_id=f"q{i}", error_class="E", message="m")
-                              for i in range(3)])
+        ledger.writer.append("run", [Failed(stage="answer", question_id=f"q{i}", error_class="E", message="m")
+                                     for i in range(3)])
     older = tmp_path / "older.db"
     shutil.copyfile(path, older)
     with Ledger.open(path) as ledger:
-        ledger.append("run", [Failed(stage="answer", question_id="q9", error_class="E", message="m")])
-        head = ledger.head("run")  # the run's head (a report's ledger_head); the ledger's is its link
-        assert ledger.verify(expect_head=head).ok and ledger.verify("run", expect_head=head).ok
-        assert ledger.verify(expect_head=ledger.head()).ok
+        ledger.writer.append("run", [Failed(stage="answer", question_id="q9", error_class="E", message="m")])
+        head = ledger.reader.head("run")  # the run's head (a report's ledger_head); the ledger's is its link
+        assert ledger.reader.verify(expect_head=head).ok and ledger.reader.verify("run", expect_head=head).ok
+        assert ledger.reader.verify(expect_head=ledger.reader.head()).ok
     runner = CliRunner()
     restored = runner.invoke(cli, ["--ledger", str(older), "verify", "--expect-head", head])
     assert restored.exit_code == 1 and "no event with hash" in restored.output
@@ -245,10 +245,10 @@ def test_a_released_prompt_the_run_names_must_be_stored(tmp_path):
                          reference_prompt_hashes={"judge_system": hashlib.sha256(prompt).hexdigest()})
     started = RunStarted(config=config, provenance=Provenance(package_version="0", python="3.11"))
     with Ledger.open(tmp_path / "kept.db") as ledger:
-        ledger.append("run", [started], blobs=[prompt])
-        assert ledger.verify().ok and ledger.verified_events("run")
+        ledger.writer.append("run", [started], blobs=[prompt])
+        assert ledger.reader.verify().ok and ledger.reader.verified_events("run")
     with Ledger.open(tmp_path / "lost.db") as ledger:
-        ledger.append("run", [started])
-        assert "names blob " + hashlib.sha256(prompt).hexdigest() in ledger.verify().problem
+        ledger.writer.append("run", [started])
+        assert "names blob " + hashlib.sha256(prompt).hexdigest() in ledger.reader.verify().problem
         with pytest.raises(VerificationFailed, match="names blob"):
-            ledger.verified_events("run")
+            ledger.reader.verified_events("run")

@@ -98,7 +98,7 @@ def test_schema_1_settings_are_upcast_into_the_typed_models(old_ledger: Path) ->
     from benchledger.ledger.store import Ledger
 
     with Ledger.open(old_ledger, create=False) as ledger:
-        configs = {run_id: ledger.events(run_id, types=["RunStarted"])[0] for run_id in (*COMPLETED, RETRIEVAL)}
+        configs = {run_id: ledger.reader.events(run_id, types=["RunStarted"])[0] for run_id in (*COMPLETED, RETRIEVAL)}
     groupmem, locomo, retrieval = (configs[r] for r in (*COMPLETED, RETRIEVAL))
     assert groupmem.schema_version == 1  # the row stays as written; only its reading is lifted
     settings = groupmem.event.config.settings
@@ -127,7 +127,7 @@ def test_the_interrupted_old_longmemeval_run_resumes_to_completion(old_ledger: P
     from benchledger.ledger.store import Ledger
 
     with Ledger.open(old_ledger, create=False) as ledger:
-        events = ledger.events(INTERRUPTED_LONGMEMEVAL)
+        events = ledger.reader.events(INTERRUPTED_LONGMEMEVAL)
     assert events[0].schema_version == 1  # the old RunStarted row, read through the upcaster
     resumed = [e.event for e in events if e.type == "RunResumed"]
     assert len(resumed) == 1 and resumed[0].reprepared  # no memory store was kept with the fixture

@@ -81,10 +81,10 @@ def test_a_later_migration_is_applied_by_the_first_write_and_never_by_a_read(tmp
     monkeypatch.setattr(migrations, "MIGRATIONS", (*migrations.MIGRATIONS, added))
     before = path.read_bytes()
     with Ledger.open(path) as ledger:
-        assert ledger.verify().ok and ledger.runs() == []
+        assert ledger.reader.verify().ok and ledger.reader.runs() == []
     assert path.read_bytes() == before and "notes" not in schema(path)["table"]
     with Ledger.open(path) as ledger:
-        ledger.put_blob(b"a write")
+        ledger.writer.put_blob(b"a write")
     assert "notes" in schema(path)["table"]
     conn = sqlite3.connect(path)
     assert [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY number")] == [

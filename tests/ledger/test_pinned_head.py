@@ -31,21 +31,21 @@ def finished(tmp_path) -> tuple[Path, str, str, float]:
     report = json.loads(Path("r.json").read_text())
     path = tmp_path / "ledger.db"
     with Ledger.open(path) as ledger:
-        head = ledger.head(report["run_id"])
+        head = ledger.reader.head(report["run_id"])
     assert report["score"] < 1.0  # the offline run gets some wrong: a rescore would show
     return path, report["run_id"], head, report["score"]
 
 
 def _all_correct(ledger: Ledger, run_id: str, scorer_id: str) -> list[Judged]:
-    answered = [q for q, s in fold_run(run_id, ledger.events(run_id)).questions.items() if s.answered]
+    answered = [q for q, s in fold_run(run_id, ledger.reader.events(run_id)).questions.items() if s.answered]
     return [Judged(question_id=q, scorer_id=scorer_id, verdict="correct", model="rule") for q in answered]
 
 
 def test_show_and_verify_pinned_at_a_head_report_the_run_as_published(finished):
     path, run_id, head, score = finished
     with Ledger.open(path) as ledger:
-        ledger.append(run_id, [ScorerStarted(scorer_id="s2", judge_model="rule", protocol="typed", model_free=True,
-                                             official=True), *_all_correct(ledger, run_id, "s2")])
+        ledger.writer.append(run_id, [ScorerStarted(scorer_id="s2", judge_model="rule", protocol="typed", model_free=True,
+                                                    official=True), *_all_correct(ledger, run_id, "s2")])
     now = json.loads(invoke("show", run_id, "--json").stdout)
     assert (now["scorer_id"], now["score"]) == ("s2", 1.0)  # the newest complete official scorer
     pinned = invoke("show", run_id, "--json", "--expect-head", head)
@@ -76,13 +76,13 @@ def test_finding_1_a_silent_rescore_of_a_finished_run_is_refused_and_a_forged_on
     with Ledger.open(path) as ledger:
         forged = [Rescored(**verdict.model_dump()) for verdict in _all_correct(ledger, run_id, "s1")]
         with pytest.raises(BadInput, match="Rescored is not an event type the ledger records"):
-            ledger.append(run_id, forged)
-        first = next(iter(fold_run(run_id, ledger.events(run_id)).questions))
+            ledger.writer.append(run_id, forged)
+        first = next(iter(fold_run(run_id, ledger.reader.events(run_id)).questions))
         # after the finish, under the run's own scorer: a verdict's retry that no segment opened
         with pytest.raises(RunSealed, match="after it finished joins no segment"):
-            ledger.append(run_id, [Failed(stage="judge", question_id=first, scorer_id="s1", error_class="E",
-                                          message="m", attempt=9)])
-        assert ledger.head(run_id) == head
+            ledger.writer.append(run_id, [Failed(stage="judge", question_id=first, scorer_id="s1", error_class="E",
+                                                 message="m", attempt=9)])
+        assert ledger.reader.head(run_id) == head
     assert json.loads(invoke("show", run_id, "--json").stdout)["score"] == score
     assert invoke("verify", run_id, "--expect-head", head).exit_code == 0
 

@@ -35,10 +35,10 @@ def ledger_url(postgres_server) -> str:
     """A ledger holding two runs, a blob and a cached response: the writer's URL."""
     url = postgres_server.new_ledger()
     with Ledger.open(url) as ledger:
-        ledger.append("run-a", [failed("q1"), failed("q2")])
-        ledger.append("run-b", [answered("q1", "Final: Paris", REQUEST)], blobs=[b"Final: Paris"],
-                      cache=[reply_entry("q1", "Final: Paris", REQUEST)])
-        assert ledger.verify().ok
+        ledger.writer.append("run-a", [failed("q1"), failed("q2")])
+        ledger.writer.append("run-b", [answered("q1", "Final: Paris", REQUEST)], blobs=[b"Final: Paris"],
+                             cache=[reply_entry("q1", "Final: Paris", REQUEST)])
+        assert ledger.reader.verify().ok
     return url
 
 
@@ -74,7 +74,7 @@ def refused_by_psycopg(url: str, statement: str) -> str:
 
 def verify(url: str, run_id: str | None = None):
     with Ledger.open(url) as ledger:
-        return ledger.verify(run_id)
+        return ledger.reader.verify(run_id)
 
 
 # -- the writer role --------------------------------------------------------------------------
@@ -200,7 +200,7 @@ def test_opening_never_creates_and_init_is_idempotent(postgres_server):
     assert init_ledger(owner, writers=(WRITER,)) == ["p001_ledger", "p002_writer_identities"]
     assert init_ledger(owner, writers=(WRITER,)) == []
     with Ledger.open(url) as ledger:
-        assert ledger.runs() == [] and ledger.verify().ok
+        assert ledger.reader.runs() == [] and ledger.reader.verify().ok
 
 
 def test_a_schema_holding_something_else_is_not_a_ledger(postgres_server):

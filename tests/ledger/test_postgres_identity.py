@@ -69,7 +69,7 @@ def shared(roles) -> Shared:
 @pytest.fixture
 def alices_run(shared) -> Shared:
     with Ledger.open(shared.url("alice")) as ledger:
-        ledger.append(RUN, [failed("q1"), failed("q2")])
+        ledger.writer.append(RUN, [failed("q1"), failed("q2")])
     return shared
 
 
@@ -113,16 +113,16 @@ def test_each_row_records_the_role_that_wrote_it_set_by_the_server(alices_run):
     insert(alices_run, "alice", row)
     assert alices_run.writers(RUN)[-1] == (3, "alice")
     with Ledger.open(alices_run.url("alice")) as ledger:
-        assert ledger.verify().ok and ledger.verify(RUN).ok
+        assert ledger.reader.verify().ok and ledger.reader.verify(RUN).ok
 
 
 def test_another_writer_cannot_add_to_a_run_it_does_not_own(alices_run):
     with Ledger.open(alices_run.url("alice")) as ledger:
-        head = ledger.head(RUN)
+        head = ledger.reader.head(RUN)
     with Ledger.open(alices_run.url("mallory")) as ledger:
         with pytest.raises(LedgerWriteFailed, match=f"run {RUN} belongs to role alice, which has not granted "
                                                      "role mallory to add to it"):
-            ledger.append(RUN, [failed("q3")])
+            ledger.writer.append(RUN, [failed("q3")])
     row = next_row(alices_run, "mallory", RUN, failed("q3"))  # an honest-looking row, by hand
     assert "belongs to role alice" in refused(alices_run, "mallory", row)
     request = "d" * 64
@@ -132,8 +132,8 @@ def test_another_writer_cannot_add_to_a_run_it_does_not_own(alices_run):
     with pytest.raises(psycopg.Error, match="belongs to role alice"):
         alices_run.sql("mallory", "INSERT INTO views VALUES (%s, 'tally', 1, 2, '{}')", (RUN,))
     with Ledger.open(alices_run.url("alice")) as ledger:
-        assert ledger.head(RUN) == head and ledger.verify(RUN).ok and ledger.verify().ok
-        ledger.append(RUN, [failed("q3")])  # its owner still adds to it
+        assert ledger.reader.head(RUN) == head and ledger.reader.verify(RUN).ok and ledger.reader.verify().ok
+        ledger.writer.append(RUN, [failed("q3")])  # its owner still adds to it
     assert alices_run.writers(RUN)[-1] == (3, "alice")
 
 
@@ -150,11 +150,11 @@ def test_the_owner_alone_grants_another_role_to_add_to_its_run(alices_run):
 
     reply = b"Final: Correct"
     with Ledger.open(alices_run.url("mallory")) as ledger:  # a segment of her own: a scorer she opens
-        ledger.append(RUN, [ScorerStarted(scorer_id="s9", judge_model="j", protocol="typed"),
-                            Judged(question_id="q1", scorer_id="s9", verdict="correct", model="j",
-                                   raw_hash=hashlib.sha256(reply).hexdigest(), request_digest="r" * 64)],
-                      blobs=[reply])
-        assert ledger.verify(RUN).ok
+        ledger.writer.append(RUN, [ScorerStarted(scorer_id="s9", judge_model="j", protocol="typed"),
+                                   Judged(question_id="q1", scorer_id="s9", verdict="correct", model="j",
+                                          raw_hash=hashlib.sha256(reply).hexdigest(), request_digest="r" * 64)],
+                             blobs=[reply])
+        assert ledger.reader.verify(RUN).ok
     assert alices_run.writers(RUN) == [(1, "alice"), (2, "alice"), (3, "mallory"), (4, "mallory")]
 
 
@@ -176,14 +176,14 @@ def test_the_server_refuses_a_row_that_breaks_the_chain(alices_run, forgery):
     assert "refused" in message and RUN in message
     insert(alices_run, "alice", next_row(alices_run, "alice", RUN, failed("q3")))  # the honest row goes in
     with Ledger.open(alices_run.url("alice")) as ledger:
-        assert ledger.verify(RUN).ok and ledger.verify().ok
+        assert ledger.reader.verify(RUN).ok and ledger.reader.verify().ok
 
 
 def test_a_junk_row_after_a_run_cannot_be_inserted_so_the_run_stays_readable(alices_run):
     junk = next_row(alices_run, "mallory", "JUNK", failed("x"), link="0" * 64)  # breaks alice's bound to the ledger
     assert "does not continue the ledger's chain" in refused(alices_run, "mallory", junk)
     with Ledger.open(alices_run.url("alice")) as ledger:
-        assert ledger.verify(RUN).ok and [e.position for e in ledger.verified_events(RUN)] == [1, 2]
+        assert ledger.reader.verify(RUN).ok and [e.position for e in ledger.reader.verified_events(RUN)] == [1, 2]
 
 
 def test_the_server_re_hashes_a_blob_at_insert(alices_run):
@@ -194,8 +194,8 @@ def test_the_server_re_hashes_a_blob_at_insert(alices_run):
         with pytest.raises(psycopg.Error, match="blobs_body_check"):
             alices_run.sql("mallory", "INSERT INTO blobs VALUES (%s, %s, %s, %s)", (digest, size, encoding, body))
     with Ledger.open(alices_run.url("alice")) as ledger:  # so alice's later run stores its true body
-        ledger.append(RUN, [answered("q9", prompt.decode(), "r" * 64)], blobs=[prompt])
-        assert ledger.get_blob(digest) == prompt and ledger.verify().ok
+        ledger.writer.append(RUN, [answered("q9", prompt.decode(), "r" * 64)], blobs=[prompt])
+        assert ledger.reader.get_blob(digest) == prompt and ledger.reader.verify().ok
 
 
 # -- the tail lock ----------------------------------------------------------------------------
@@ -211,7 +211,7 @@ def test_a_role_that_may_not_insert_cannot_take_the_tail_lock(alices_run, role):
         # what the tail lock was: an advisory lock anyone may take; holding it now stops nobody
         conn.execute("SELECT pg_advisory_lock(%s)", (lock_key(f"benchledger:tail:{alices_run.schema}"),))
         with Ledger.open(alices_run.url("alice", lock_timeout="2s")) as ledger:
-            ledger.append(RUN, [failed("q3")])
+            ledger.writer.append(RUN, [failed("q3")])
     assert alices_run.writers(RUN)[-1] == (3, "alice")
 
 
@@ -230,7 +230,7 @@ def test_waiting_for_the_tail_lock_ends_in_one_line(alices_run):
         assert holding.wait(30)
         with Ledger.open(alices_run.url("alice", lock_timeout="1s")) as ledger:
             with pytest.raises(LedgerWriteFailed) as caught:
-                ledger.append(RUN, [failed("q3")])
+                ledger.writer.append(RUN, [failed("q3")])
         message = str(caught.value)
         assert "\n" not in message and "another writer held the ledger's tail" in message
         assert "lock_timeout" in message
@@ -238,7 +238,7 @@ def test_waiting_for_the_tail_lock_ends_in_one_line(alices_run):
         done.set()
         holder.join()
     with Ledger.open(alices_run.url("alice")) as ledger:
-        ledger.append(RUN, [failed("q3")])  # free again once the holder is done
+        ledger.writer.append(RUN, [failed("q3")])  # free again once the holder is done
 
 
 # -- verify and pull --------------------------------------------------------------------------
@@ -246,7 +246,7 @@ def test_waiting_for_the_tail_lock_ends_in_one_line(alices_run):
 def test_verify_names_a_checking_trigger_the_owner_disabled(alices_run):
     alices_run.sql(OWNER, "ALTER TABLE events DISABLE TRIGGER events_check_insert")
     with Ledger.open(alices_run.url("alice")) as ledger:
-        result = ledger.verify(RUN)
+        result = ledger.reader.verify(RUN)
     assert not result.ok and result.problem.startswith("checking trigger events_check_insert is disabled")
 
 
@@ -256,14 +256,14 @@ def test_pull_does_not_copy_a_run_someone_forged_with_the_checks_off(alices_run,
     alices_run.sql(OWNER, "ALTER TABLE events ENABLE TRIGGER events_check_insert")
     assert alices_run.writers(RUN)[-1] == (3, None)  # no trigger: nobody recorded who wrote it
     with Ledger.open(alices_run.url("alice")) as source:
-        result = source.verify(RUN)
+        result = source.reader.verify(RUN)
         assert not result.ok and f"seq 3 of run {RUN} was written by no role" in result.problem
         with Ledger.open(tmp_path / "alice.db") as mine:
             with pytest.raises(VerificationFailed, match="written by no role"):
                 from benchledger.ledger.transfer import copy_run
 
                 copy_run(source, mine, RUN)
-            assert mine.runs() == []
+            assert mine.reader.runs() == []
 
 
 # -- migrating a ledger from p001 ---------------------------------------------------------------
@@ -294,8 +294,8 @@ def test_a_ledger_from_before_p002_migrates_and_keeps_its_runs_readable(roles):
     finally:
         conn.close()
     with Ledger.open(old.url("mallory")) as ledger:
-        assert ledger.verify().ok and ledger.verify("OLD").ok
-        ledger.append(RUN, [failed("q1")])
+        assert ledger.reader.verify().ok and ledger.reader.verify("OLD").ok
+        ledger.writer.append(RUN, [failed("q1")])
     assert old.writers("OLD") == [(1, None)] and old.writers(RUN) == [(1, "mallory")]
 
 
@@ -303,7 +303,7 @@ def test_the_server_refuses_a_run_id_carrying_a_terminal_escape(alices_run):
     row = next_row(alices_run, "mallory", "01J\x1b]0;pwned\x07", failed("q1"))
     assert "run id is refused" in refused(alices_run, "mallory", row)
     with Ledger.open(alices_run.url("eve")) as ledger:
-        assert [run.run_id for run in ledger.runs()] == [RUN]
+        assert [run.run_id for run in ledger.reader.runs()] == [RUN]
 
 
 # -- the CLI: a run, someone else's rejudge, a grant, and show -----------------------------------
@@ -323,22 +323,22 @@ def test_a_rejudge_by_another_role_needs_the_owners_grant_and_show_names_each_wr
 
     cli(shared.url("alice"), "run", "groupmem", str(REPO / "examples" / "groupmem-mini"), "--domain", "Demo")
     with Ledger.open(shared.url("eve")) as ledger:
-        run_id = ledger.resolve_run("latest")
-        count = len(ledger.events(run_id))
+        run_id = ledger.reader.resolve_run("latest")
+        count = len(ledger.reader.events(run_id))
     refused = cli(shared.url("mallory"), "rejudge", run_id, code=1)
     assert refused.stderr.strip().count("\n") == 0
     assert f"run {run_id} belongs to role alice, which has not granted role mallory" in refused.stderr
     assert "its owner can let this role add to it with `benchledger ledger grant URL RUN ROLE`" in refused.stderr
     with Ledger.open(shared.url("eve")) as ledger:
-        assert len(ledger.events(run_id)) == count and ledger.verify(run_id).ok
+        assert len(ledger.reader.events(run_id)) == count and ledger.reader.verify(run_id).ok
     cli(shared.url("mallory"), "ledger", "grant", shared.url("mallory"), run_id, "mallory", code=1)
     granted = cli(shared.url("alice"), "ledger", "grant", shared.url("alice"), run_id[:8], "mallory")
     assert granted.output.startswith(f"run {run_id} at ") and granted.output.strip().endswith(
         ": role mallory may now add to it")
     cli(shared.url("mallory"), "rejudge", run_id)
     with Ledger.open(shared.url("eve")) as ledger:
-        total = len(ledger.events(run_id))
-        assert total > count and ledger.verify(run_id).ok and ledger.verify().ok
+        total = len(ledger.reader.events(run_id))
+        assert total > count and ledger.reader.verify(run_id).ok and ledger.reader.verify().ok
     shown = cli(shared.url("eve"), "show", run_id).output.strip().splitlines()
     assert shown[-1] == f"owner alice; written by alice (1-{count}), mallory ({count + 1}-{total}) (event positions)"
 
@@ -354,9 +354,9 @@ def test_only_a_writer_can_name_a_runs_writer_lock(alices_run):
     with psycopg.connect(alices_run.server.url("nobody", alices_run.schema), autocommit=True) as conn:
         # the key anyone could compute before: holding it now stops nobody
         conn.execute("SELECT pg_advisory_lock(%s)", (lock_key(f"benchledger:run:{alices_run.schema}:{RUN}"),))
-        with Ledger.open(alices_run.url("alice")) as ledger, ledger.run_writer(RUN):
+        with Ledger.open(alices_run.url("alice")) as ledger, ledger.writer.run_writer(RUN):
             with Ledger.open(alices_run.url("mallory")) as other, pytest.raises(RunBusy):
-                with other.run_writer(RUN):  # between writers the lock is still exclusive
+                with other.writer.run_writer(RUN):  # between writers the lock is still exclusive
                     pass
 
 
@@ -368,5 +368,5 @@ def test_a_granted_role_adds_only_a_segment_of_its_own(alices_run):
     assert "only inside a segment of its own" in refused(alices_run, "mallory", inside)
     with Ledger.open(alices_run.url("mallory")) as ledger:  # the library path: the same refusal
         with pytest.raises(LedgerWriteFailed, match="only inside a segment of its own"):
-            ledger.append(RUN, [failed("q3")])
+            ledger.writer.append(RUN, [failed("q3")])
     assert alices_run.writers(RUN) == [(1, "alice"), (2, "alice")]

@@ -76,7 +76,7 @@ def test_a_run_refuses_a_foreign_file_as_its_memory_store(tmp_path, foreign_sqli
     ledger = tmp_path / "ledger.db"
     if ledger.exists():
         with Ledger.open(ledger) as store:
-            assert store.runs() == [], "a refused memory store must not leave a run behind"
+            assert store.reader.runs() == [], "a refused memory store must not leave a run behind"
 
 
 # -- tampering ------------------------------------------------------------------------------
@@ -175,7 +175,7 @@ from benchledger.ledger.store import Ledger
 
 ledger = Ledger.open(sys.argv[1])
 def commit(n):
-    ledger.append("probe", [Failed(stage="run", error_class="Probe", message=str(n), attempt=n)])
+    ledger.writer.append("probe", [Failed(stage="run", error_class="Probe", message=str(n), attempt=n)])
 commit(1)
 print("ready", flush=True)
 sys.stdin.readline()
@@ -205,4 +205,4 @@ def test_committed_events_survive_sigkill_after_another_process_read_the_ledger(
             writer.kill()
             writer.wait()
     with Ledger.open(ledger) as store:
-        assert [e.event.message for e in store.events("probe")] == ["1", "2", "3"]
+        assert [e.event.message for e in store.reader.events("probe")] == ["1", "2", "3"]

@@ -20,19 +20,19 @@ from benchledger.ledger.store import Ledger
 
 def test_the_lock_is_exclusive_and_released_when_the_holder_exits(tmp_path):
     with Ledger.open(tmp_path / "l.db") as ledger:
-        with ledger.run_writer("RUN1"):
+        with ledger.writer.run_writer("RUN1"):
             with pytest.raises(RunBusy, match="being written"):
-                with ledger.run_writer("RUN1"):
+                with ledger.writer.run_writer("RUN1"):
                     pass
-            with ledger.run_writer("RUN2"):  # other runs are not affected
+            with ledger.writer.run_writer("RUN2"):  # other runs are not affected
                 pass
         holder = subprocess.run(
             [sys.executable, "-c", "import sys;"
              "from benchledger.ledger.store import Ledger;"
-             "l = Ledger.open(sys.argv[1]); ctx = l.run_writer('RUN1'); ctx.__enter__(); import os; os._exit(0)",
+             "l = Ledger.open(sys.argv[1]); ctx = l.writer.run_writer('RUN1'); ctx.__enter__(); import os; os._exit(0)",
              str(tmp_path / "l.db")], check=True)
         assert holder.returncode == 0
-        with ledger.run_writer("RUN1"):  # a holder that died (without unlocking) left no lock behind
+        with ledger.writer.run_writer("RUN1"):  # a holder that died (without unlocking) left no lock behind
             pass
 
 
@@ -40,8 +40,8 @@ def test_resume_refuses_a_run_another_process_is_writing(tmp_path):
     runner = CliRunner()
     assert runner.invoke(cli, ["run", "groupmem", str(MINI), "--domain", "Demo"], catch_exceptions=False).exit_code == 0
     with Ledger.open(tmp_path / "ledger.db") as ledger:
-        run_id = ledger.runs()[0].run_id
-        with ledger.run_writer(run_id):
+        run_id = ledger.reader.runs()[0].run_id
+        with ledger.writer.run_writer(run_id):
             for args in (["resume", run_id], ["rejudge", run_id], ["purge", run_id]):
                 result = runner.invoke(cli, args, catch_exceptions=False)
                 assert result.exit_code == 1 and "is being written by" in result.output, args
@@ -52,7 +52,7 @@ _HOLDER = r"""
 import sys, time
 from benchledger.ledger.store import Ledger
 ledger = Ledger.open(sys.argv[1], create=False)
-with ledger.run_writer(sys.argv[2]):
+with ledger.writer.run_writer(sys.argv[2]):
     print("held", flush=True)
     time.sleep(600)
 """
@@ -64,7 +64,7 @@ from benchledger.ledger.events import Failed
 from benchledger.ledger.store import Ledger
 with Ledger.open(sys.argv[1], create=False) as ledger:
     try:
-        with ledger.run_writer(sys.argv[2]):
+        with ledger.writer.run_writer(sys.argv[2]):
             print("acquired")
     except RunBusy as busy:
         print("busy:", busy)
@@ -94,7 +94,7 @@ def test_one_writer_per_run_whatever_the_path_and_nothing_left_behind(tmp_path):
         assert _attempt(tmp_path / "via-hardlink.db", "RUN2") == "acquired"  # other runs are free
         with Ledger.open(tmp_path / "via-hardlink.db") as ledger:
             with pytest.raises(RunBusy):
-                with ledger.run_writer("RUN1"):
+                with ledger.writer.run_writer("RUN1"):
                     pass
     finally:
         holder.send_signal(signal.SIGKILL)
@@ -108,13 +108,13 @@ def test_one_writer_per_run_whatever_the_path_and_nothing_left_behind(tmp_path):
 def test_a_hard_linked_ledger_is_never_written(tmp_path):
     real = tmp_path / "ledger.db"
     with Ledger.open(real) as ledger:
-        ledger.append("run", [Failed(stage="run", error_class="E", message="m")])
+        ledger.writer.append("run", [Failed(stage="run", error_class="E", message="m")])
     os.link(real, tmp_path / "other-name.db")
     for name in ("ledger.db", "other-name.db"):
         with Ledger.open(tmp_path / name) as ledger:
-            assert len(ledger.events("run")) == 1  # reading is fine
+            assert len(ledger.reader.events("run")) == 1  # reading is fine
             with pytest.raises(BadInput, match="2 hard links"):
-                ledger.append("run", [Failed(stage="run", error_class="E", message="again")])
+                ledger.writer.append("run", [Failed(stage="run", error_class="E", message="again")])
 
 
 def test_the_lock_is_a_byte_of_the_ledger_file_far_from_sqlites(tmp_path):
@@ -122,7 +122,7 @@ def test_the_lock_is_a_byte_of_the_ledger_file_far_from_sqlites(tmp_path):
 
     offsets = {lock_offset(f"run-{i}") for i in range(1000)}
     assert len(offsets) == 1000 and min(offsets) >= 2 ** 62 and max(offsets) < 2 ** 63
-    with Ledger.open(tmp_path / "l.db") as ledger, ledger.run_writer("RUN1"):
+    with Ledger.open(tmp_path / "l.db") as ledger, ledger.writer.run_writer("RUN1"):
         assert not (tmp_path / "l.db.locks").exists()
         locks = Path("/proc/locks").read_text()
         inode = os.stat(tmp_path / "l.db").st_ino

@@ -33,9 +33,9 @@ def ledger(tmp_path):
 
 
 def test_append_returns_rows_with_positions_seqs_and_a_linked_chain(ledger):
-    first = ledger.append("run-a", [failed("q1"), failed("q2")])
-    other = ledger.append("run-b", [failed("q1")])
-    more = ledger.append("run-a", [failed("q3")])
+    first = ledger.writer.append("run-a", [failed("q1"), failed("q2")])
+    other = ledger.writer.append("run-b", [failed("q1")])
+    more = ledger.writer.append("run-a", [failed("q3")])
     assert [(e.seq, e.position) for e in first + other + more] == [(1, 1), (2, 2), (3, 1), (4, 3)]
     assert first[0].prev_hash == other[0].prev_hash == GENESIS  # each run's chain is its own
     assert first[1].prev_hash == first[0].hash and more[0].prev_hash == first[1].hash
@@ -43,17 +43,17 @@ def test_append_returns_rows_with_positions_seqs_and_a_linked_chain(ledger):
 
 
 def test_events_read_back_typed_and_equal_to_what_append_returned(ledger):
-    written = ledger.append("run-a", [started(), failed("q1"), RunFinished(status="completed")])
-    read = ledger.events("run-a")
+    written = ledger.writer.append("run-a", [started(), failed("q1"), RunFinished(status="completed")])
+    read = ledger.reader.events("run-a")
     assert read == written
     assert isinstance(read[0].event, RunStarted) and read[0].event.config.settings.k == 10
-    assert [e.position for e in ledger.events("run-a", types=["Failed", "RunFinished"])] == [2, 3]
-    assert [e.seq for e in ledger.events("run-a", until_seq=2)] == [1, 2]
-    assert ledger.events("run-missing") == []
+    assert [e.position for e in ledger.reader.events("run-a", types=["Failed", "RunFinished"])] == [2, 3]
+    assert [e.seq for e in ledger.reader.events("run-a", until_seq=2)] == [1, 2]
+    assert ledger.reader.events("run-missing") == []
 
 
 def test_payload_column_holds_the_exact_hashed_json(ledger, tmp_path):
-    (row,) = ledger.append("run-a", [failed("q1")])
+    (row,) = ledger.writer.append("run-a", [failed("q1")])
     conn = sqlite3.connect(tmp_path / "ledger.db")
     payload, recorded_at = conn.execute("SELECT payload, recorded_at FROM events").fetchone()
     assert payload == failed("q1").model_dump_json()
@@ -62,15 +62,15 @@ def test_payload_column_holds_the_exact_hashed_json(ledger, tmp_path):
 
 
 def test_recorded_idempotency_keys_are_skipped_within_and_across_batches(ledger):
-    ledger.append("run-a", [failed("q1")])
-    written = ledger.append("run-a", [failed("q1"), failed("q2"), failed("q2"), failed("q1", 2)])
+    ledger.writer.append("run-a", [failed("q1")])
+    written = ledger.writer.append("run-a", [failed("q1"), failed("q2"), failed("q2"), failed("q1", 2)])
     assert [(e.position, e.idempotency_key) for e in written] == [
         (2, "failed:answer:-:q2:1"), (3, "failed:answer:-:q1:2")]
-    assert ledger.append("run-a", [failed("q2")]) == []
-    assert ledger.recorded_keys("run-a") == {
+    assert ledger.writer.append("run-a", [failed("q2")]) == []
+    assert ledger.reader.recorded_keys("run-a") == {
         "failed:answer:-:q1:1", "failed:answer:-:q2:1", "failed:answer:-:q1:2"}
     # the same key in another run is another event
-    assert len(ledger.append("run-b", [failed("q1")])) == 1
+    assert len(ledger.writer.append("run-b", [failed("q1")])) == 1
 
 
 def test_recorded_keys_are_found_past_one_in_list_of_keys(ledger):
@@ -78,27 +78,27 @@ def test_recorded_keys_are_found_past_one_in_list_of_keys(ledger):
     from benchledger.ledger.backend import KEY_CHUNK
 
     count = 2 * KEY_CHUNK + 7
-    ledger.append("run-a", [failed(f"q{i}") for i in range(count)])
+    ledger.writer.append("run-a", [failed(f"q{i}") for i in range(count)])
     again = [failed(f"q{i}") for i in range(count)] + [failed("new")]
-    assert [e.idempotency_key for e in ledger.append("run-a", again)] == ["failed:answer:-:new:1"]
+    assert [e.idempotency_key for e in ledger.writer.append("run-a", again)] == ["failed:answer:-:new:1"]
 
 
 def test_recorded_at_comes_from_the_frozen_clock(ledger):
     with freeze_time("2025-03-04T05:06:07.123456Z"):
-        (row,) = ledger.append("run-a", [failed("q1")])
+        (row,) = ledger.writer.append("run-a", [failed("q1")])
     assert row.recorded_at == "2025-03-04T05:06:07.123456Z"
-    assert ledger.events("run-a")[0].recorded_at == "2025-03-04T05:06:07.123456Z"
+    assert ledger.reader.events("run-a")[0].recorded_at == "2025-03-04T05:06:07.123456Z"
 
 
 def test_blobs_are_content_addressed_and_stored_once(ledger, tmp_path):
-    digest = ledger.put_blob("packed context ü")
-    assert digest == ledger.put_blob("packed context ü".encode())
-    assert ledger.get_blob(digest) == "packed context ü".encode()
-    ledger.append("run-a", [failed("q1")], blobs=[b"raw output", "packed context ü"])
+    digest = ledger.writer.put_blob("packed context ü")
+    assert digest == ledger.writer.put_blob("packed context ü".encode())
+    assert ledger.reader.get_blob(digest) == "packed context ü".encode()
+    ledger.writer.append("run-a", [failed("q1")], blobs=[b"raw output", "packed context ü"])
     conn = sqlite3.connect(tmp_path / "ledger.db")
     assert conn.execute("SELECT COUNT(*) FROM blobs").fetchone()[0] == 2
     with pytest.raises(LedgerError, match="no blob"):
-        ledger.get_blob("0" * 64)
+        ledger.reader.get_blob("0" * 64)
 
 
 def test_a_response_is_cached_only_with_the_event_that_names_it(ledger):
@@ -106,23 +106,23 @@ def test_a_response_is_cached_only_with_the_event_that_names_it(ledger):
     an event that names no request caches nothing, and the store has no other way in."""
     assert not hasattr(ledger, "cache_put")
     raw_hash = hashlib.sha256(b"Final: Correct").hexdigest()
-    (stored,) = ledger.append("run", [Judged(question_id="q1", scorer_id="s1", verdict="correct", model="j",
-                                             raw_hash=raw_hash)], blobs=[b"Final: Correct"])
-    assert stored.event.request_digest == "" and ledger.cache_get("k1", runs=("run",)) is None
+    (stored,) = ledger.writer.append("run", [Judged(question_id="q1", scorer_id="s1", verdict="correct", model="j",
+                                                    raw_hash=raw_hash)], blobs=[b"Final: Correct"])
+    assert stored.event.request_digest == "" and ledger.cache.cache_get("k1", runs=("run",)) is None
     reply = {"text": "Final: Correct", "model": "j", "usage": {}}
-    ledger.append("run", [Judged(question_id="q2", scorer_id="s1", verdict="correct", model="j",
-                                 raw_hash=raw_hash, request_digest="k1")],
-                  cache=[CacheEntry(request_digest="k1", response=reply, model="j",
-                                    idempotency_key="judge:s1:q2")])
-    assert ledger.cache_get("k1", runs=("run",)) == reply and ledger.verify().ok
+    ledger.writer.append("run", [Judged(question_id="q2", scorer_id="s1", verdict="correct", model="j",
+                                        raw_hash=raw_hash, request_digest="k1")],
+                         cache=[CacheEntry(request_digest="k1", response=reply, model="j",
+                                           idempotency_key="judge:s1:q2")])
+    assert ledger.cache.cache_get("k1", runs=("run",)) == reply and ledger.reader.verify().ok
 
 
 def test_views_are_saved_at_the_runs_position_with_the_append(ledger):
-    ledger.append("run-a", [failed("q1")], views=[("tally", 1, {"failed": 1})])
-    ledger.append("run-a", [failed("q2"), failed("q3")], views=[("tally", 1, {"failed": (3,)})])
-    ledger.append("run-b", [failed("q1")], views=[("tally", 2, [1])])
-    assert ledger.stored_views("run-a") == [("tally", 1, 3, {"failed": [3]})]
-    assert ledger.stored_views("run-b") == [("tally", 2, 1, [1])]
+    ledger.writer.append("run-a", [failed("q1")], views=[("tally", 1, {"failed": 1})])
+    ledger.writer.append("run-a", [failed("q2"), failed("q3")], views=[("tally", 1, {"failed": (3,)})])
+    ledger.writer.append("run-b", [failed("q1")], views=[("tally", 2, [1])])
+    assert ledger.reader.stored_views("run-a") == [("tally", 1, 3, {"failed": [3]})]
+    assert ledger.reader.stored_views("run-b") == [("tally", 2, 1, [1])]
 
 
 def test_a_failure_inside_the_transaction_rolls_back_events_blobs_and_views(ledger, tmp_path):
@@ -131,22 +131,22 @@ def test_a_failure_inside_the_transaction_rolls_back_events_blobs_and_views(ledg
                  "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
     conn.commit()
     with pytest.raises(ConcurrencyConflict, match="refused by the test"):
-        ledger.append("run-a", [failed("q1")], blobs=[b"x"], views=[("v", 1, 1)])
-    assert ledger.events("run-a") == [] and ledger.stored_views("run-a") == []
+        ledger.writer.append("run-a", [failed("q1")], blobs=[b"x"], views=[("v", 1, 1)])
+    assert ledger.reader.events("run-a") == [] and ledger.reader.stored_views("run-a") == []
     assert conn.execute("SELECT COUNT(*) FROM blobs").fetchone()[0] == 0
 
 
 def test_runs_are_listed_newest_first_with_their_start_and_finish(ledger):
     with freeze_time("2025-01-01T00:00:00Z"):
-        ledger.append("01AAA", [started("LoCoMo"), failed("q1")])
+        ledger.writer.append("01AAA", [started("LoCoMo"), failed("q1")])
     with freeze_time("2025-01-02T00:00:00Z"):
-        ledger.append("01BBB", [started(), RunFinished(status="aborted", reason="x")])
+        ledger.writer.append("01BBB", [started(), RunFinished(status="aborted", reason="x")])
         # a finished run is sealed: its second finish comes inside the resume that opened it
-        ledger.append("01BBB", [RunResumed(attempt=2, fingerprint_on_disk="f", reprepared=False, pending_questions=0),
-                                RunFinished(status="completed", attempt=2)])
-    ledger.append("01CCC", [failed("q1")])
-    assert ledger.runs() == [
-        RunSummary(run_id="01CCC", started_at=ledger.events("01CCC")[0].recorded_at,
+        ledger.writer.append("01BBB", [RunResumed(attempt=2, fingerprint_on_disk="f", reprepared=False, pending_questions=0),
+                                       RunFinished(status="completed", attempt=2)])
+    ledger.writer.append("01CCC", [failed("q1")])
+    assert ledger.reader.runs() == [
+        RunSummary(run_id="01CCC", started_at=ledger.reader.events("01CCC")[0].recorded_at,
                    benchmark=None, subset=None, memory=None, events=1, finished=None),
         RunSummary(run_id="01BBB", started_at="2025-01-02T00:00:00.000000Z",
                    benchmark="GroupMemBench", subset="Finance", memory="sqlite", events=4,
@@ -158,41 +158,41 @@ def test_runs_are_listed_newest_first_with_their_start_and_finish(ledger):
 
 def test_resolve_run_takes_full_ids_unique_prefixes_and_latest(ledger):
     with pytest.raises(RunNotFound, match="no runs yet"):
-        ledger.resolve_run("latest")
-    ledger.append("01ABC", [failed("q1")])
-    ledger.append("01ABD", [failed("q1")])
-    ledger.append("01AB", [failed("q1")])
-    ledger.append("01ABC", [failed("q2")])
-    assert ledger.resolve_run("01ABC") == "01ABC"
-    assert ledger.resolve_run("01ABD") == "01ABD"
+        ledger.reader.resolve_run("latest")
+    ledger.writer.append("01ABC", [failed("q1")])
+    ledger.writer.append("01ABD", [failed("q1")])
+    ledger.writer.append("01AB", [failed("q1")])
+    ledger.writer.append("01ABC", [failed("q2")])
+    assert ledger.reader.resolve_run("01ABC") == "01ABC"
+    assert ledger.reader.resolve_run("01ABD") == "01ABD"
     with pytest.raises(AmbiguousRun, match="'01AB' matches 3 runs \\(01AB, 01ABC, 01ABD\\)"):
-        ledger.resolve_run("01AB")  # an id that is a prefix of others is not a full ULID: no silent pick
-    assert ledger.resolve_run("latest") == "01AB"  # started last, though 01ABC wrote last
-    assert ledger.runs()[0].run_id == "01AB"
+        ledger.reader.resolve_run("01AB")  # an id that is a prefix of others is not a full ULID: no silent pick
+    assert ledger.reader.resolve_run("latest") == "01AB"  # started last, though 01ABC wrote last
+    assert ledger.reader.runs()[0].run_id == "01AB"
     with pytest.raises(AmbiguousRun, match="more characters"):
-        ledger.resolve_run("01A")
+        ledger.reader.resolve_run("01A")
     with pytest.raises(RunNotFound, match="benchledger runs"):
-        ledger.resolve_run("01Z")
+        ledger.reader.resolve_run("01Z")
     with pytest.raises(RunNotFound):
-        ledger.resolve_run("%")
+        ledger.reader.resolve_run("%")
     with pytest.raises(RunNotFound, match="no run id given"):
-        ledger.resolve_run("")
+        ledger.reader.resolve_run("")
 
 
 def test_head_is_the_hash_of_the_runs_last_event(ledger):
-    assert ledger.head("run-a") is None
-    ledger.append("run-a", [failed("q1")])
-    (last,) = ledger.append("run-a", [failed("q2")])
-    ledger.append("run-b", [failed("q1")])
-    assert ledger.head("run-a") == last.hash
+    assert ledger.reader.head("run-a") is None
+    ledger.writer.append("run-a", [failed("q1")])
+    (last,) = ledger.writer.append("run-a", [failed("q2")])
+    ledger.writer.append("run-b", [failed("q1")])
+    assert ledger.reader.head("run-a") == last.hash
 
 
 def test_iter_all_pages_through_every_event_in_seq_order(ledger, monkeypatch):
     monkeypatch.setattr("benchledger.ledger.reader._PAGE", 3)
     for index in range(7):
-        ledger.append("run-a" if index % 2 else "run-b", [failed(f"q{index}")])
-    assert [e.seq for e in ledger.iter_all()] == list(range(1, 8))
-    assert [e.position for e in ledger.iter_all("run-a")] == [1, 2, 3]
+        ledger.writer.append("run-a" if index % 2 else "run-b", [failed(f"q{index}")])
+    assert [e.seq for e in ledger.reader.iter_all()] == list(range(1, 8))
+    assert [e.position for e in ledger.reader.iter_all("run-a")] == [1, 2, 3]
 
 
 def test_an_old_schema_version_is_upcast_on_read_and_the_row_kept(ledger, tmp_path, monkeypatch):
@@ -207,11 +207,11 @@ def test_an_old_schema_version_is_upcast_on_read_and_the_row_kept(ledger, tmp_pa
                  "idempotency_key, payload, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?)",
                  ("run-old", 1, "Judged", 0, at, "judge:s:q1", payload, GENESIS, row_hash))
     conn.commit()
-    (stored,) = ledger.events("run-old")
+    (stored,) = ledger.reader.events("run-old")
     assert stored.schema_version == 0 and isinstance(stored.event, Judged)
     assert stored.event.verdict == "correct"
     assert conn.execute("SELECT payload FROM events").fetchone()[0] == payload
-    assert ledger.verify().ok
+    assert ledger.reader.verify().ok
 
 
 def test_a_missing_upcaster_is_a_clear_error(ledger, tmp_path):
@@ -220,15 +220,15 @@ def test_a_missing_upcaster_is_a_clear_error(ledger, tmp_path):
                  "payload, prev_hash, hash) VALUES ('r', 1, 'Judged', 0, 'a', '{}', 'p', 'h')")
     conn.commit()
     with pytest.raises(LedgerError, match="no upcaster registered for Judged schema_version 0"):
-        ledger.events("r")
+        ledger.reader.events("r")
 
 
 def test_a_new_path_is_created_and_reopened(tmp_path):
     path = tmp_path / "fresh.db"
     with Ledger.open(path) as ledger:
-        ledger.append("run-a", [failed("q1")])
+        ledger.writer.append("run-a", [failed("q1")])
     with Ledger.open(path, create=False) as ledger:
-        assert len(ledger.events("run-a")) == 1
+        assert len(ledger.reader.events("run-a")) == 1
         assert ledger.path == path
 
 
@@ -271,8 +271,8 @@ def test_a_directory_is_not_a_ledger(tmp_path):
 
 
 def test_rows_built_on_the_fast_path_equal_validated_rows(ledger):
-    (appended,) = ledger.append("run-a", [started()])
-    (read,) = ledger.events("run-a")
+    (appended,) = ledger.writer.append("run-a", [started()])
+    (read,) = ledger.reader.events("run-a")
     for row in (appended, read):
         validated = StoredEvent.model_validate(row.model_dump())
         assert row == validated
@@ -283,29 +283,29 @@ def test_rows_built_on_the_fast_path_equal_validated_rows(ledger):
 
 
 def test_reads_see_events_another_writer_appended_after_a_cached_read(ledger, tmp_path):
-    ledger.append("run-a", [failed("q1")])
-    assert [e.position for e in ledger.events("run-a")] == [1]  # now cached
+    ledger.writer.append("run-a", [failed("q1")])
+    assert [e.position for e in ledger.reader.events("run-a")] == [1]  # now cached
     with Ledger.open(tmp_path / "ledger.db") as other:
-        other.append("run-a", [failed("q2")])
-    ledger.append("run-a", [failed("q3")])  # does not follow the cached position 1
-    assert [e.event.question_id for e in ledger.events("run-a")] == ["q1", "q2", "q3"]
-    ledger.append("run-a", [failed("q4")])  # follows the cache
-    assert [e.position for e in ledger.events("run-a", types=["Failed"])] == [1, 2, 3, 4]
-    assert ledger.events("run-a") == list(ledger.iter_all("run-a"))
+        other.writer.append("run-a", [failed("q2")])
+    ledger.writer.append("run-a", [failed("q3")])  # does not follow the cached position 1
+    assert [e.event.question_id for e in ledger.reader.events("run-a")] == ["q1", "q2", "q3"]
+    ledger.writer.append("run-a", [failed("q4")])  # follows the cache
+    assert [e.position for e in ledger.reader.events("run-a", types=["Failed"])] == [1, 2, 3, 4]
+    assert ledger.reader.events("run-a") == list(ledger.reader.iter_all("run-a"))
 
 
 def test_returned_event_lists_are_the_callers_own(ledger):
-    ledger.append("run-a", [failed("q1")])
-    ledger.events("run-a").clear()
-    assert len(ledger.events("run-a")) == 1
+    ledger.writer.append("run-a", [failed("q1")])
+    ledger.reader.events("run-a").clear()
+    assert len(ledger.reader.events("run-a")) == 1
 
 
 def test_expected_position_refuses_an_append_after_another_writer(ledger):
-    ledger.append("run-a", [failed("q1")], expected_position=0)
-    ledger.append("run-a", [failed("q2")])
+    ledger.writer.append("run-a", [failed("q1")], expected_position=0)
+    ledger.writer.append("run-a", [failed("q2")])
     with pytest.raises(ConcurrencyConflict, match="at position 2, not 1"):
-        ledger.append("run-a", [failed("q3")], views=[("v", 1, 1)], expected_position=1)
-    assert len(ledger.events("run-a")) == 2 and ledger.stored_views("run-a") == []
-    (row,) = ledger.append("run-a", [failed("q3")], views=[("v", 1, 3)], expected_position=2)
-    assert row.position == 3 and ledger.stored_views("run-a") == [("v", 1, 3, 3)]
+        ledger.writer.append("run-a", [failed("q3")], views=[("v", 1, 1)], expected_position=1)
+    assert len(ledger.reader.events("run-a")) == 2 and ledger.reader.stored_views("run-a") == []
+    (row,) = ledger.writer.append("run-a", [failed("q3")], views=[("v", 1, 3)], expected_position=2)
+    assert row.position == 3 and ledger.reader.stored_views("run-a") == [("v", 1, 3, 3)]
 

@@ -82,10 +82,10 @@ def test_a_run_holding_a_row_the_store_never_wrote_is_not_copied(tmp_path):
     # Finding 2 of issue 19 ended with the owner's own `pull` copying a forgery into her file.
     run_id = "01JSEA1ED000000000000000RV"
     with Ledger.open(tmp_path / "shared.db") as shared, Ledger.open(tmp_path / "mine.db") as mine:
-        shared.append(run_id, [Judged(question_id="q1", scorer_id="s1", verdict="incorrect", model="j"),
-                               RunFinished(status="completed")])
+        shared.writer.append(run_id, [Judged(question_id="q1", scorer_id="s1", verdict="incorrect", model="j"),
+                                      RunFinished(status="completed")])
         seq = forge(shared, run_id, Judged(question_id="q2", scorer_id="s1", verdict="correct", model="j"),
                     "judge:s1:q2")
         with pytest.raises(VerificationFailed, match=f"at seq {seq}.*after it finished.*it is not copied"):
             copy_run(shared, mine, run_id)
-        assert mine.runs() == []
+        assert mine.reader.runs() == []

@@ -66,18 +66,18 @@ def local_run(tmp_path) -> tuple[Path, str]:
     path = tmp_path / "local.db"
     invoke("--ledger", str(path), "run", "groupmem", str(MINI), "--domain", "Demo")
     with Ledger.open(path, create=False) as ledger:
-        return path, ledger.resolve_run("latest")
+        return path, ledger.reader.resolve_run("latest")
 
 
 def test_a_run_round_trips_through_a_shared_ledger_byte_for_byte(postgres_server, local_run, tmp_path):
     path, run_id = local_run
     shared = postgres_server.new_ledger()
     with Ledger.open(shared) as ledger:  # the shared ledger holds another team member's run already
-        ledger.append("someone-else", [failed("q1"), failed("q2")])
+        ledger.writer.append("someone-else", [failed("q1"), failed("q2")])
     pushed = invoke("--ledger", str(path), "push", run_id[:8], "--to", shared)
     with Ledger.open(path, create=False) as ledger:
-        head = ledger.head(run_id)
-        count = len(ledger.events(run_id))
+        head = ledger.reader.head(run_id)
+        count = len(ledger.reader.events(run_id))
     assert pushed.output.strip() == (f"run {run_id} from {path} to {display_target(shared)}: copied {count} "
                                      f"of its {count} events; verified in both, head {head}")
     assert "bl_writer" not in pushed.output
@@ -90,13 +90,13 @@ def test_a_run_round_trips_through_a_shared_ledger_byte_for_byte(postgres_server
     assert set(original[1]) <= set(in_shared[1]) and original[1] == in_back[1]  # the blobs' bodies
     for target in (path, shared, back):
         with Ledger.open(target) as ledger:
-            assert ledger.head(run_id) == head and ledger.verify().ok and ledger.verify(run_id).ok
+            assert ledger.reader.head(run_id) == head and ledger.reader.verify().ok and ledger.reader.verify(run_id).ok
     reports = [json.loads(invoke("--ledger", str(target), "show", run_id, "--json").stdout)
                for target in (path, shared, back)]
     assert [report.pop("last_seq") for report in reports] == [129, 131, 129]  # where it stands in each
     assert reports[0] == reports[1] == reports[2]  # the same report, the same ledger head
     with Ledger.open(shared) as ledger:
-        assert [e.seq for e in ledger.events(run_id)][0] == 3  # its own seqs and links there
+        assert [e.seq for e in ledger.reader.events(run_id)][0] == 3  # its own seqs and links there
 
 
 def test_pushing_the_same_run_twice_changes_nothing(postgres_server, local_run):
@@ -116,16 +116,16 @@ def test_pushing_the_same_run_twice_changes_nothing(postgres_server, local_run):
 def test_a_run_that_grew_is_pushed_again_with_only_its_new_events(tmp_path, postgres_server):
     local, shared = tmp_path / "grow.db", postgres_server.new_ledger()
     with Ledger.open(local) as source, Ledger.open(shared) as target:
-        source.append(RUN, [answered("q1", "Final: Paris", REQUEST)], blobs=[b"Final: Paris"],
-                      cache=[reply_entry("q1", "Final: Paris", REQUEST)])
+        source.writer.append(RUN, [answered("q1", "Final: Paris", REQUEST)], blobs=[b"Final: Paris"],
+                             cache=[reply_entry("q1", "Final: Paris", REQUEST)])
         first = copy_run(source, target, RUN)
-        target.append("other", [failed("x")])  # the shared ledger moves on meanwhile
-        source.append(RUN, [failed("q2"), failed("q3")])
+        target.writer.append("other", [failed("x")])  # the shared ledger moves on meanwhile
+        source.writer.append(RUN, [failed("q2"), failed("q3")])
         second = copy_run(source, target, RUN)
         assert (first.copied, second.copied, second.events) == (1, 2, 3)
-        assert target.head(RUN) == source.head(RUN) == second.head
-        assert target.cache_get(REQUEST, runs=(RUN,))["text"] == "Final: Paris"
-        assert target.verify().ok and [e.seq for e in target.events(RUN)] == [1, 3, 4]
+        assert target.reader.head(RUN) == source.reader.head(RUN) == second.head
+        assert target.cache.cache_get(REQUEST, runs=(RUN,))["text"] == "Final: Paris"
+        assert target.reader.verify().ok and [e.seq for e in target.reader.events(RUN)] == [1, 3, 4]
     assert stored(local, RUN)[2] == stored(shared, RUN)[2] != []  # the cached response, as stored
 
 
@@ -136,11 +136,11 @@ def test_any_two_ledgers_will_do(tmp_path, postgres_server, kind):
     else:
         source, target = postgres_server.new_ledger(), postgres_server.new_ledger()
     with Ledger.open(source) as ledger:
-        ledger.append(RUN, [failed("q1"), failed("q2")])
-        head = ledger.head(RUN)
+        ledger.writer.append(RUN, [failed("q1"), failed("q2")])
+        head = ledger.reader.head(RUN)
     invoke("--ledger", source, "push", RUN, "--to", target)
     with Ledger.open(target) as ledger:
-        assert ledger.head(RUN) == head and ledger.verify().ok
+        assert ledger.reader.head(RUN) == head and ledger.reader.verify().ok
 
 
 def test_a_run_that_does_not_verify_is_refused_with_one_line(tmp_path, postgres_server):
@@ -149,7 +149,7 @@ def test_a_run_that_does_not_verify_is_refused_with_one_line(tmp_path, postgres_
 
     path, shared = tmp_path / "bad.db", postgres_server.new_ledger()
     with Ledger.open(path) as ledger:
-        ledger.append(RUN, [failed("q1"), failed("q2")])
+        ledger.writer.append(RUN, [failed("q1"), failed("q2")])
     conn = raw(path)
     conn.execute("DROP TRIGGER events_no_update")
     conn.execute("UPDATE events SET payload = replace(payload, 'slow', 'fast') WHERE seq = 2")
@@ -159,7 +159,7 @@ def test_a_run_that_does_not_verify_is_refused_with_one_line(tmp_path, postgres_
     assert result.stderr.strip().count("\n") == 0
     assert f"run {RUN} does not verify at seq 2" in result.stderr and "it is not copied" in result.stderr
     with Ledger.open(shared) as ledger:
-        assert ledger.runs() == []
+        assert ledger.reader.runs() == []
 
 
 def test_a_legacy_run_that_links_through_other_runs_is_refused_with_one_line_saying_why(tmp_path, postgres_server):
@@ -176,7 +176,7 @@ def test_a_legacy_run_that_links_through_other_runs_is_refused_with_one_line_say
     refused = invoke("--ledger", str(path), "push", THIRD, "--to", shared, expect=2)
     assert "position 1 (seq 5)" in refused.stderr
     with Ledger.open(shared) as ledger:
-        assert ledger.runs() == []
+        assert ledger.reader.runs() == []
     with Ledger.open(path) as legacy, Ledger.open(tmp_path / "copy.db") as copy:  # second never shared
         with pytest.raises(BadInput, match="chain version 1"):
             copy_run(legacy, copy, SECOND)
@@ -187,55 +187,55 @@ def test_a_legacy_run_with_a_chain_of_its_own_keeps_its_hashes_elsewhere(tmp_pat
     Ledger.open(path).close()
     append_legacy(path, ALONE, [failed("q1"), failed("q2")])
     with Ledger.open(path) as legacy, Ledger.open(shared) as target:
-        legacy.append(ALONE, [failed("q3")])  # resumed after m003: its next row links to its own last
+        legacy.writer.append(ALONE, [failed("q3")])  # resumed after m003: its next row links to its own last
         result = copy_run(legacy, target, ALONE)
-        assert result.copied == 3 and result.head == legacy.head(ALONE)
+        assert result.copied == 3 and result.head == legacy.reader.head(ALONE)
     assert stored(path, ALONE)[0] == stored(shared, ALONE)[0]
 
 
 def test_a_diverged_run_is_refused_and_nothing_is_written(tmp_path):
     with Ledger.open(tmp_path / "a.db") as a, Ledger.open(tmp_path / "b.db") as b, \
             Ledger.open(tmp_path / "c.db") as c:
-        a.append(RUN, [failed("q1"), failed("q2")])
-        b.append(RUN, [failed("q1"), failed("q9")])
+        a.writer.append(RUN, [failed("q1"), failed("q2")])
+        b.writer.append(RUN, [failed("q1"), failed("q9")])
         with pytest.raises(LedgerError, match="differs at position 1 between the two ledgers"):
             copy_run(a, b, RUN)
-        assert [e.event.question_id for e in b.events(RUN)] == ["q1", "q9"]
+        assert [e.event.question_id for e in b.reader.events(RUN)] == ["q1", "q9"]
         copy_run(a, c, RUN)
-        c.append(RUN, [failed("q3")])  # c's copy of the run went on without a
+        c.writer.append(RUN, [failed("q3")])  # c's copy of the run went on without a
         with pytest.raises(LedgerError, match="has 3 events where it is copied to, more than the 2"):
             copy_run(a, c, RUN)
-        assert len(c.events(RUN)) == 3 and c.verify().ok
+        assert len(c.reader.events(RUN)) == 3 and c.reader.verify().ok
 
 
 def test_the_target_being_written_is_refused(tmp_path):
     from benchledger.errors import RunBusy
 
     with Ledger.open(tmp_path / "a.db") as a, Ledger.open(tmp_path / "b.db") as b:
-        a.append(RUN, [failed("q1")])
-        with b.run_writer(RUN), Ledger.open(tmp_path / "b.db") as other_handle:
+        a.writer.append(RUN, [failed("q1")])
+        with b.writer.run_writer(RUN), Ledger.open(tmp_path / "b.db") as other_handle:
             with pytest.raises(RunBusy):
                 copy_run(a, other_handle, RUN)
 
 
 def test_a_target_whose_guards_were_dropped_takes_nothing(tmp_path):
     with Ledger.open(tmp_path / "a.db") as a, Ledger.open(tmp_path / "b.db") as b:
-        a.append(RUN, [failed("q1")])
-        b.append("other", [failed("q0")])
+        a.writer.append(RUN, [failed("q1")])
+        b.writer.append("other", [failed("q0")])
     conn = sqlite3.connect(tmp_path / "b.db", isolation_level=None)
     conn.execute("DROP TRIGGER events_no_update")
     conn.close()
     with Ledger.open(tmp_path / "a.db") as a, Ledger.open(tmp_path / "b.db") as b:
         with pytest.raises(LedgerError, match="guard trigger events_no_update is missing"):
             copy_run(a, b, RUN)
-        assert [r.run_id for r in b.runs()] == ["other"]
+        assert [r.run_id for r in b.reader.runs()] == ["other"]
 
 
 def test_pull_from_a_missing_ledger_or_run_is_one_line(tmp_path):
     result = invoke("pull", "latest", "--from", str(tmp_path / "nowhere.db"), expect=2)
     assert "no ledger at" in result.stderr
     with Ledger.open(tmp_path / "a.db") as a:
-        a.append(RUN, [failed("q1")])
+        a.writer.append(RUN, [failed("q1")])
     result = invoke("--ledger", str(tmp_path / "a.db"), "push", "zzz", "--to", str(tmp_path / "b.db"), expect=2)
     assert "no run matches 'zzz'" in result.stderr
 
@@ -243,20 +243,20 @@ def test_pull_from_a_missing_ledger_or_run_is_one_line(tmp_path):
 def test_only_a_run_named_by_a_ulid_is_copied(tmp_path):
     path = tmp_path / "a.db"
     with Ledger.open(path) as ledger:
-        ledger.append("by-hand", [failed("q1")])
+        ledger.writer.append("by-hand", [failed("q1")])
     result = invoke("--ledger", str(path), "push", "by-hand", "--to", str(tmp_path / "b.db"), expect=2)
     assert result.stderr.strip().count("\n") == 0 and "run id by-hand is not a ULID" in result.stderr
     result = invoke("--ledger", str(tmp_path / "c.db"), "pull", "by-hand", "--from", str(path), expect=2)
     assert "is not a ULID" in result.stderr
     with Ledger.open(tmp_path / "c.db") as ledger:
-        assert ledger.runs() == []
+        assert ledger.reader.runs() == []
 
 
 def test_a_run_pushed_under_a_prefix_of_another_id_cannot_stand_in_for_it(tmp_path):
     real, path = RUN, tmp_path / "shared.db"
     with Ledger.open(path) as ledger:
-        ledger.append(real, [failed("q1")])
-        ledger.append(real[:12], [failed("q9")])  # the forgery, under a prefix people type
+        ledger.writer.append(real, [failed("q1")])
+        ledger.writer.append(real[:12], [failed("q9")])  # the forgery, under a prefix people type
     result = invoke("--ledger", str(path), "events", real[:12], expect=2)
     assert result.stderr.strip() == (f"Error: '{real[:12]}' matches 2 runs ({real[:12]}, {real}); give more "
                                      "characters of the run id (its full ULID names one run)")
@@ -266,7 +266,7 @@ def test_a_run_pushed_under_a_prefix_of_another_id_cannot_stand_in_for_it(tmp_pa
 def test_a_run_id_written_by_hand_with_a_terminal_escape_is_refused_on_read(tmp_path):
     path = tmp_path / "hand.db"
     with Ledger.open(path) as ledger:
-        ledger.append(RUN, [failed("q1")])
+        ledger.writer.append(RUN, [failed("q1")])
     conn = sqlite3.connect(path, isolation_level=None)  # a row put in by hand, with the next seq
     conn.execute("INSERT INTO events (seq, run_id, position, type, schema_version, recorded_at, payload, "
                  "prev_hash, hash, chain, link) SELECT 2, ?, 1, type, schema_version, recorded_at, payload, "

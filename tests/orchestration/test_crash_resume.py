@@ -40,14 +40,14 @@ def report_of(ledger: Path, run_id: str = "latest") -> dict:
 
 def verdicts(ledger: Path) -> dict[str, str]:
     with Ledger.open(ledger) as store:
-        run_id = store.runs()[0].run_id
-        return {e.event.question_id: e.event.verdict for e in store.events(run_id, types=["Judged"])}
+        run_id = store.reader.runs()[0].run_id
+        return {e.event.question_id: e.event.verdict for e in store.reader.events(run_id, types=["Judged"])}
 
 
 def stage_counts(ledger: Path) -> Counter:
     with Ledger.open(ledger) as store:
-        run_id = store.runs()[0].run_id
-        return Counter((e.type, e.event.question_id) for e in store.events(run_id)
+        run_id = store.reader.runs()[0].run_id
+        return Counter((e.type, e.event.question_id) for e in store.reader.events(run_id)
                        if e.type in ("ContextRecalled", "QuestionAnswered", "Judged"))
 
 
@@ -90,9 +90,9 @@ def test_resume_after_the_memory_store_is_deleted_reprepares(release, baseline, 
         path.unlink()
     assert invoke("resume", "latest", ledger=ledger).exit_code == 0
     with Ledger.open(ledger) as ledger_store:
-        run_id = ledger_store.runs()[0].run_id
-        resumed = [e.event for e in ledger_store.events(run_id, types=["RunResumed"])]
-        checks = [e.event for e in ledger_store.events(run_id, types=["ScopeVerified"])]
+        run_id = ledger_store.reader.runs()[0].run_id
+        resumed = [e.event for e in ledger_store.reader.events(run_id, types=["RunResumed"])]
+        checks = [e.event for e in ledger_store.reader.events(run_id, types=["ScopeVerified"])]
     assert resumed and resumed[0].reprepared
     assert checks[-1].ok and checks[-1].documents == checks[-1].expected_documents
     assert normalised(report_of(ledger)) == expected

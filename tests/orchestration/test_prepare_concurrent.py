@@ -48,7 +48,7 @@ def _dataset(scopes: int = 3, per_scope: int = 5) -> Dataset:
 
 
 def _events(ledger: Ledger, run_id: str) -> list:
-    return [stored.event for stored in ledger.events(run_id)]
+    return [stored.event for stored in ledger.reader.events(run_id)]
 
 
 @pytest.fixture
@@ -80,7 +80,7 @@ def test_two_scopes_extract_at_the_same_time_only_with_concurrency(tmp_path, mem
             assert scope_workers(memory, concurrency) == concurrency
             with Ledger.open(tmp_path / "l.db") as ledger:
                 try:
-                    prepare_scopes(ledger, "r", dataset, memory, preparation=1, batch_size=1000,
+                    prepare_scopes(ledger.writer, "r", dataset, memory, preparation=1, batch_size=1000,
                                    concurrency=concurrency)
                 except ScopesFailed:
                     assert concurrency == 1  # the lone call at the barrier was refused, its scope failed
@@ -112,12 +112,12 @@ def test_a_failing_scope_is_its_failed_and_the_others_keep_their_work(tmp_path, 
         try:
             with Ledger.open(tmp_path / "l.db") as ledger:
                 with pytest.raises(ScopesFailed, match="1 of 3 scope"):
-                    prepare_scopes(ledger, "r", dataset, memory, preparation=1, batch_size=1000, concurrency=4)
+                    prepare_scopes(ledger.writer, "r", dataset, memory, preparation=1, batch_size=1000, concurrency=4)
                 events = _events(ledger, "r")
                 names = scope_names(dataset)
                 assert [memory.state(names[k]).pending_chunks for k in ("s0", "s1", "s2")] == [0, 5, 0]
                 upstream.faults.clear()  # the endpoint recovers: preparing again finishes s1 only
-                prepare_scopes(ledger, "r", dataset, memory, preparation=2, batch_size=1000, concurrency=4)
+                prepare_scopes(ledger.writer, "r", dataset, memory, preparation=2, batch_size=1000, concurrency=4)
                 again = _events(ledger, "r")[len(events):]
                 assert all(memory.state(names[k]).pending_chunks == 0 for k in dataset.scopes)
         finally:
@@ -160,7 +160,7 @@ def test_graphiti_builds_two_scopes_at_the_same_time(tmp_path, memory_key) -> No
         memory = open_memory("graphiti", tmp_path / "g.sqlite", base_url=upstream.base_url, key_env=KEY_ENV)
         try:
             with Ledger.open(tmp_path / "l.db") as ledger:
-                prepare_scopes(ledger, "r", dataset, memory, preparation=1, batch_size=1000, concurrency=2)
+                prepare_scopes(ledger.writer, "r", dataset, memory, preparation=1, batch_size=1000, concurrency=2)
                 events = _events(ledger, "r")
                 names = scope_names(dataset)
                 hits = {k: memory.recall(names[k], f"the {_WORDS[n]} plan", asking_user=None, k=3, token_budget=None)
@@ -183,7 +183,7 @@ def test_progress_shows_documents_scopes_and_the_memorys_calls(tmp_path, memory_
         memory = _mem0(tmp_path, upstream)
         try:
             with Ledger.open(tmp_path / "l.db") as ledger:
-                prepare_scopes(ledger, "r", dataset, memory, preparation=1, batch_size=2, concurrency=2,
+                prepare_scopes(ledger.writer, "r", dataset, memory, preparation=1, batch_size=2, concurrency=2,
                                progress=lambda stage, done, total, **detail: seen.append((stage, done, total, detail)))
                 calls = len([e for e in _events(ledger, "r") if isinstance(e, MemoryModelCalled)])
         finally:
@@ -225,8 +225,8 @@ def test_a_run_killed_mid_preparation_resumes_to_the_same_recall(shared_data, tm
                          catch_exceptions=False).exit_code == 0
     assert run_and_kill_at(cut / "l.db", [*common, "--memory-store", str(cut / "m.sqlite")], 8)
     with Ledger.open(cut / "l.db") as ledger:
-        (run_id,) = [r.run_id for r in ledger.runs()]
-        before = fold_run(run_id, ledger.events(run_id))
+        (run_id,) = [r.run_id for r in ledger.reader.runs()]
+        before = fold_run(run_id, ledger.reader.events(run_id))
     assert before.finished is None and sum(before.ingested.values()) > 0  # killed with preparation under way
     result = runner.invoke(cli, ["--ledger", str(cut / "l.db"), "resume", run_id], catch_exceptions=False)
     assert result.exit_code == 0, result.output
@@ -246,5 +246,5 @@ def test_retrieval_takes_concurrency_and_records_it(shared_data, tmp_path) -> No
         catch_exceptions=False)
     assert result.exit_code == 0, result.output
     with Ledger.open(tmp_path / "l.db") as ledger:
-        (run_id,) = [r.run_id for r in ledger.runs()]
-        assert fold_run(run_id, ledger.events(run_id)).started.config.settings.concurrency == 2
+        (run_id,) = [r.run_id for r in ledger.reader.runs()]
+        assert fold_run(run_id, ledger.reader.events(run_id)).started.config.settings.concurrency == 2

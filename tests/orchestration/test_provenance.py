@@ -29,7 +29,7 @@ from ledger_cli import invoke_expecting as invoke
 
 def events_of(tmp_path: Path, run_id: str) -> list:
     with Ledger.open(tmp_path / "ledger.db", create=False) as ledger:
-        return [stored.event for stored in ledger.events(run_id)]
+        return [stored.event for stored in ledger.reader.events(run_id)]
 
 
 def closed_port() -> int:

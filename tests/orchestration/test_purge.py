@@ -26,7 +26,7 @@ def test_purge_removes_a_kept_scope_and_records_it(tmp_path):
     assert memory.state(scope).documents == 0
     memory.close()
     with Ledger.open(tmp_path / "ledger.db") as ledger:
-        purged = [e.event for e in ledger.events(report["run_id"], types=["ScopePurged"])]
+        purged = [e.event for e in ledger.reader.events(report["run_id"], types=["ScopePurged"])]
     assert [p.documents_removed for p in purged] == [228]
     assert "already purged" in invoke("purge", "latest").output
     assert invoke("verify").exit_code == 0
@@ -44,9 +44,9 @@ def test_a_resume_that_prepares_again_purges_again_and_records_it(tmp_path, monk
         server.faults.clear()
         invoke("resume", "latest")
     with Ledger.open(tmp_path / "ledger.db") as ledger:
-        run_id = ledger.runs()[0].run_id
-        purged = [e.event for e in ledger.events(run_id, types=["ScopePurged"])]
-        resumed = [e.event for e in ledger.events(run_id, types=["RunResumed"])]
+        run_id = ledger.reader.runs()[0].run_id
+        purged = [e.event for e in ledger.reader.events(run_id, types=["ScopePurged"])]
+        resumed = [e.event for e in ledger.reader.events(run_id, types=["RunResumed"])]
     assert resumed[0].reprepared
     assert [(p.preparation, p.documents_removed) for p in purged] == [(1, 228), (2, 228)]
     assert json.loads(invoke("show", "latest", "--json").stdout)["failed"] == 0

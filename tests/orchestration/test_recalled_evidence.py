@@ -92,22 +92,21 @@ def test_text_the_memory_invented_is_recorded_as_returned_and_counted(remote, tm
     # resume answered from the candidates as the memory returned them, not from a rebuilt context
     assert answered and invented in json.dumps(answered[0])
     with Ledger.open(tmp_path / "ledger.db", create=False) as ledger:
-        state = fold_run(report["run_id"], ledger.events(report["run_id"]))
+        state = fold_run(report["run_id"], ledger.reader.events(report["run_id"]))
         recalled = state.questions[VICTIM.question_id].recalled
-        returned = json.loads(ledger.get_blob(recalled.candidates_hash))
+        returned = json.loads(ledger.reader.get_blob(recalled.candidates_hash))
     assert returned[0]["document"]["text"] == invented
     assert [item.verbatim for item in recalled.items][0] is False and all(i.verbatim for i in recalled.items[1:])
 
 
-class _RacingLedger:
-    """A ledger on which another writer records a different answer to one question just before ours."""
+class _RacingWriter:
+    """A ledger's writer on which another writer records a different answer to one question just before ours."""
 
-    def __init__(self, ledger: Ledger, question_id: str) -> None:
-        self._ledger, self._question_id, self.raced = ledger, question_id, False
-        self.path = ledger.path
+    def __init__(self, writer, question_id: str) -> None:
+        self._writer, self._question_id, self.raced = writer, question_id, False
 
     def __getattr__(self, name: str):
-        return getattr(self._ledger, name)
+        return getattr(self._writer, name)
 
     def append(self, run_id, events, **kwargs):
         if not self.raced and any(isinstance(e, QuestionAnswered) and e.question_id == self._question_id
@@ -116,8 +115,20 @@ class _RacingLedger:
             raw = b"Final: the other writer's answer"
             other = QuestionAnswered(question_id=self._question_id, answer="the other writer's answer",
                                      abstained=False, model="other", raw_hash=hashlib.sha256(raw).hexdigest())
-            self._ledger.append(run_id, [other], blobs=[raw])
-        return self._ledger.append(run_id, events, **kwargs)
+            self._writer.append(run_id, [other], blobs=[raw])
+        return self._writer.append(run_id, events, **kwargs)
+
+
+class _RacingLedger:
+    """A ledger whose writer is a `_RacingWriter`; its reader and cache are the ledger's."""
+
+    def __init__(self, ledger: Ledger, question_id: str) -> None:
+        self.path, self.where, self.reader, self.cache = ledger.path, ledger.where, ledger.reader, ledger.cache
+        self.writer = _RacingWriter(ledger.writer, question_id)
+
+    @property
+    def raced(self) -> bool:
+        return self.writer.raced
 
 
 def test_a_writer_that_loses_the_race_to_record_an_answer_judges_the_recorded_one(tmp_path):
@@ -130,7 +141,7 @@ def test_a_writer_that_loses_the_race_to_record_an_answer_judges_the_recorded_on
         finally:
             memory.close()
         assert racing.raced
-        state = fold_run(run_id, ledger.events(run_id))
+        state = fold_run(run_id, ledger.reader.events(run_id))
     victim = state.questions[VICTIM.question_id]
     assert victim.answered.answer == "the other writer's answer"
     verdict = victim.judged["s1"]

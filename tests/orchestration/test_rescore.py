@@ -46,8 +46,8 @@ def test_replay_under_a_new_scoring_rule_calls_no_model_and_names_its_versions(l
     assert replayed["projection_versions"]["scoring_rule"] == 2
     assert "projection versions" in result.stderr and "scoring_rule=2" in result.stderr
     with Ledger.open("ledger.db") as ledger:
-        run_id = ledger.runs()[0].run_id
-        early = ledger.events(run_id)[5].seq
+        run_id = ledger.reader.runs()[0].run_id
+        early = ledger.reader.events(run_id)[5].seq
     partial = json.loads(invoke("replay", "latest", "--until", str(early), "--json").stdout)
     assert partial["run_status"] == "unfinished" and partial["last_seq"] == early
 
@@ -62,9 +62,9 @@ def test_a_repeated_run_pays_again_unless_it_names_the_run_to_reuse(loopback):
     assert loopback.count() == 2 * calls, "every call of the run that named the first is a cache hit"
     assert second["correct"] == first["correct"] == third["correct"]
     with Ledger.open("ledger.db") as ledger:
-        served = [e.event for e in ledger.events(third["run_id"], types=["QuestionAnswered", "Judged"])]
-        paid = [e.event for e in ledger.events(second["run_id"], types=["QuestionAnswered", "Judged"])]
-        (started,) = ledger.events(third["run_id"], types=["RunStarted"])
+        served = [e.event for e in ledger.reader.events(third["run_id"], types=["QuestionAnswered", "Judged"])]
+        paid = [e.event for e in ledger.reader.events(second["run_id"], types=["QuestionAnswered", "Judged"])]
+        (started,) = ledger.reader.events(third["run_id"], types=["RunStarted"])
     assert served and all(event.cache_hit for event in served)
     assert paid and not any(event.cache_hit for event in paid)
     assert started.event.config.settings.cache_from == first["run_id"], "recorded as the full id"

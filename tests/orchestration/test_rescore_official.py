@@ -76,7 +76,7 @@ def test_a_typed_longmemeval_run_is_rescored_by_the_official_judge_prompts(share
     rescored = json.loads(result.stdout)
     events = events_of(typed["run_id"])
     with Ledger.open(Path("ledger.db")) as ledger:
-        labels = {e.question_id: judge_label(ledger.get_blob(e.raw_hash).decode())
+        labels = {e.question_id: judge_label(ledger.reader.get_blob(e.raw_hash).decode())
                   for e in events if e.type == "Judged" and e.scorer_id == "s2"}
     verdicts = {e.question_id: e.verdict == "correct" for e in events if e.type == "Judged" and e.scorer_id == "s2"}
     assert labels == verdicts and len(labels) == 3

@@ -30,7 +30,7 @@ def remote(tmp_path: Path):
 
 def _events(tmp_path: Path, run_id: str):
     with Ledger.open(tmp_path / "ledger.db") as ledger:
-        return [e.event for e in ledger.events(run_id)]
+        return [e.event for e in ledger.reader.events(run_id)]
 
 
 def test_resume_retries_a_failed_purge_of_a_completed_run(remote: Remote, tmp_path: Path) -> None:

@@ -87,7 +87,7 @@ def run_retrieval(ledger: Ledger, dataset, memory, *, k: int) -> tuple[str, dict
     """A retrieval run (the run pipeline in retrieval mode) on a memory object this test holds."""
     settings = RunSettings(mode="retrieval", k=k, memory_store=ledger.path.with_suffix(".memory"))
     run_id = run_with(ledger, dataset, settings, memory)
-    return run_id, retrieval_metrics(ledger.events(run_id))
+    return run_id, retrieval_metrics(ledger.reader.events(run_id))
 
 
 def _received(memory: RecordingMemory) -> str:
@@ -207,7 +207,7 @@ def test_run_records_every_stage_and_metrics_fold_from_the_events(tmp_path) -> N
             run_id, metrics = run_retrieval(ledger, dataset, memory, k=2)
         finally:
             memory.close()
-        stored = ledger.events(run_id)
+        stored = ledger.reader.events(run_id)
         types = [s.event.type for s in stored]
         assert types[:3] == ["RunStarted", "QuestionsPlanned", "CorpusFingerprinted"]
         assert types[-1] == "RunFinished" and stored[-1].event.status == "completed"
@@ -220,11 +220,11 @@ def test_run_records_every_stage_and_metrics_fold_from_the_events(tmp_path) -> N
         assert config.settings.mode == "retrieval" and config.evidence_level == "session"
         planned = {q.question_id: q for q in stored[1].event.questions}
         assert planned["lme-fx-02"].evidence == ("session_0", "session_2")
-        assert ledger.verify(run_id).ok
+        assert ledger.reader.verify(run_id).ok
         recalls = [s.event for s in stored if s.event.type == "ContextRecalled"]
-        assert all(ledger.get_blob(r.context_hash) for r in recalls)
+        assert all(ledger.reader.get_blob(r.context_hash) for r in recalls)
         # the metrics equal a fold of the stored events, and a hand recomputation from them
-        assert metrics == retrieval_metrics(ledger.events(run_id))
+        assert metrics == retrieval_metrics(ledger.reader.events(run_id))
         by_question = {r.question_id: r for r in recalls}
         expected = [score_question(planned[qid].evidence, [i.channel for i in r.items], 2)
                     for qid, r in by_question.items()]
@@ -240,7 +240,7 @@ def test_a_failed_recall_is_recorded_and_not_scored(tmp_path) -> None:
     memory = RecordingMemory(fail_recall_for="half marathons")
     with Ledger.open(tmp_path / "ledger.db") as ledger:
         run_id, metrics = run_retrieval(ledger, load_longmemeval(LME), memory, k=5)
-        failed = [s.event for s in ledger.events(run_id) if s.event.type == "Failed"]
+        failed = [s.event for s in ledger.reader.events(run_id) if s.event.type == "Failed"]
     assert [(f.stage, f.question_id, f.error_class) for f in failed] == [
         ("recall", "lme-fx-02", "ConnectionError")]
     assert metrics["not_recalled"] == 1 and metrics["n"] == 2
@@ -251,7 +251,7 @@ def test_a_memory_that_loses_documents_aborts_before_any_recall(tmp_path) -> Non
     with Ledger.open(tmp_path / "ledger.db") as ledger:
         with pytest.raises(RunAborted) as err:
             run_retrieval(ledger, load_longmemeval(LME), memory, k=5)
-        events = [s.event for s in ledger.events(err.value.run_id)]
+        events = [s.event for s in ledger.reader.events(err.value.run_id)]
     assert not any(call == "recall" for call, _ in memory.calls)
     assert events[-1].type == "RunFinished" and events[-1].status == "aborted"
     assert any(e.type == "Failed" and e.stage == "verify" for e in events)
@@ -277,7 +277,7 @@ def test_a_locomo_selection_is_recorded_so_the_dataset_can_be_reloaded(shared_da
     dataset = load_locomo(path, categories=["temporal"], question_limit=4, conversation_ids=["conv-30"])
     with Ledger.open(tmp_path / "ledger.db") as ledger:
         run_id, _ = run_retrieval(ledger, dataset, RecordingMemory(), k=3)
-        config = ledger.events(run_id)[0].event.config
+        config = ledger.reader.events(run_id)[0].event.config
     assert config.selection.kinds == ("temporal",)
     assert benchmark_named("locomo").selection_of(config.selection).conversation_ids == ("conv-30",)
     reloaded = benchmark_named(config.benchmark).load(Path(config.corpus_path), config.selection)

@@ -60,7 +60,7 @@ def test_pulling_someone_elses_run_puts_none_of_its_responses_in_play(tmp_path: 
         poisoned = poisoned_run(theirs, server)
         invoke("pull", poisoned["run_id"], "--from", str(theirs), ledger=mine)
         with Ledger.open(mine, create=False) as opened:
-            assert opened.cache_get(next(e.event.request_digest for e in opened.events(
+            assert opened.cache.cache_get(next(e.event.request_digest for e in opened.reader.events(
                 poisoned["run_id"], types=["QuestionAnswered"])), runs=(poisoned["run_id"],)) is not None
         calls = server.count()
         report = run(mine, server)
@@ -76,13 +76,13 @@ def test_a_run_is_served_its_own_responses_and_cache_from_must_name_a_run(tmp_pa
         invoke("rejudge", report["run_id"], "--judge-model", "gpt-5", "--base-url", server.base_url, ledger=ledger)
         assert server.count() == calls, "the same judge requests are answered from the run's own responses"
         with Ledger.open(ledger, create=False) as opened:
-            rejudged = [e.event for e in opened.events(report["run_id"], types=["Judged"]) if e.event.scorer_id == "s2"]
+            rejudged = [e.event for e in opened.reader.events(report["run_id"], types=["Judged"]) if e.event.scorer_id == "s2"]
         assert len(rejudged) == report["total"] and all(v.cache_hit for v in rejudged)
         refused = invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--agent-model", "gpt-5",
                          "--base-url", server.base_url, "--cache-from", "01ZZZZZZZZZZ", expect=2, ledger=ledger)
         assert "01ZZZZZZZZZZ" in refused.output and server.count() == calls  # no model was asked
     with Ledger.open(ledger, create=False) as opened:
-        assert len(opened.runs()) == 1
+        assert len(opened.reader.runs()) == 1
 
 
 def test_cache_from_is_diagnostic_unless_its_source_met_the_protocol(shared_data) -> None:

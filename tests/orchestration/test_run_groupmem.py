@@ -30,10 +30,10 @@ def test_readme_main_job_prints_diagnostic_scorecard_for_all_kinds(tmp_path):
     assert report["status"] == "diagnostic" and report["agent_model"].startswith("offline-")
     assert report["total"] == sum(k["planned"] for k in report["by_kind"].values())
     with Ledger.open(tmp_path / "ledger.db") as ledger:
-        types = [e.type for e in ledger.events(report["run_id"])]
+        types = [e.type for e in ledger.reader.events(report["run_id"])]
         assert types[:3] == ["RunStarted", "QuestionsPlanned", "CorpusFingerprinted"]
         assert types.count("Judged") == report["total"] and types[-2:] == ["ScopePurged", "RunFinished"]
-        assert ledger.head(report["run_id"]) == report["ledger_head"]
+        assert ledger.reader.head(report["run_id"]) == report["ledger_head"]
     assert invoke("verify").exit_code == 0
 
 
@@ -42,8 +42,8 @@ def test_scoring_is_refused_when_the_memory_does_not_hold_the_corpus(tmp_path):
     assert result.exit_code == 1
     assert "aborted at verify" in result.output
     with Ledger.open(tmp_path / "ledger.db") as ledger:
-        run_id = ledger.runs()[0].run_id
-        events = ledger.events(run_id)
+        run_id = ledger.reader.runs()[0].run_id
+        events = ledger.reader.events(run_id)
     types = [e.type for e in events]
     assert "Judged" not in types and "ContextRecalled" not in types
     failed = [e.event for e in events if e.type == "Failed"]

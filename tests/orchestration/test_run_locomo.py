@@ -23,7 +23,7 @@ def conditions(report: dict) -> dict[str, bool]:
 
 def events_of(run_id: str) -> list:
     with Ledger.open(Path("ledger.db")) as ledger:
-        return [stored.event for stored in ledger.events(run_id)]
+        return [stored.event for stored in ledger.reader.events(run_id)]
 
 
 @pytest.fixture

@@ -151,7 +151,7 @@ def test_templates_are_pinned_recorded_and_enough_to_resume(dev_file, shared_dat
         for name in ("qa_prompt.txt", "qa_prompt_cat5.txt", "cat5_question_suffix.txt"):
             digest = started.config.prompt_hashes[name]
             text = (shared_data / "locomo" / "prompts" / name).read_bytes()
-            assert digest == hashlib.sha256(text).hexdigest() and ledger.get_blob(digest) == text
+            assert digest == hashlib.sha256(text).hexdigest() and ledger.reader.get_blob(digest) == text
 
 
 def test_missing_or_changed_templates_exit_2_naming_the_file_before_anything_is_written(dev_file, shared_data,

@@ -20,7 +20,7 @@ KAYAK = "What colour is the kayak I bought last summer?"
 
 def events_of(run_id: str) -> list:
     with Ledger.open(Path("ledger.db")) as ledger:
-        return [stored.event for stored in ledger.events(run_id)]
+        return [stored.event for stored in ledger.reader.events(run_id)]
 
 
 def conditions(report: dict) -> dict[str, bool]:
@@ -79,7 +79,7 @@ def test_a_question_that_failed_permanently_is_judged_on_resume(monkeypatch):
     assert resumed.pending_questions == 1 and resumed.reprepared is True
     assert [e.attempt for e in events if e.type == "RunFinished"] == [1, 2]
     with Ledger.open(Path("ledger.db")) as ledger:
-        after = report_of(fold_run(first["run_id"], ledger.events(first["run_id"]))).model_dump(mode="json")
+        after = report_of(fold_run(first["run_id"], ledger.reader.events(first["run_id"]))).model_dump(mode="json")
     assert after["failed"] == 0 and after["judged"] == 3 and after["failures_retried"] == 1
     assert conditions(after)["zero_operational_failures"] is True and conditions(after)["real_models"] is True
     assert invoke("verify").exit_code == 0

@@ -58,7 +58,7 @@ def test_reader_and_judge_requests_are_the_official_ones(prompts, monkeypatch):
         assert judge in [b for b in bodies if b["model"] == "gpt-4o-2024-08-06"]  # the official judge by default
     with Ledger.open(Path("ledger.db")) as ledger:
         labels = [QaLabel(e.question_id, released[e.question_id]["question_type"],
-                          judge_label(ledger.get_blob(e.raw_hash).decode()), "gpt-4o-2024-08-06")
+                          judge_label(ledger.reader.get_blob(e.raw_hash).decode()), "gpt-4o-2024-08-06")
                   for e in events if e.type == "Judged"]
     section = next(s for s in report["sections"] if s["name"] == "longmemeval.qa")
     printed = print_qa_metrics(qa_metrics(labels)).strip("\n").split("\n")

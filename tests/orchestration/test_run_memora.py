@@ -20,7 +20,7 @@ FIXTURE = REPO / "tests" / "fixtures" / "memora"
 
 def events_of(run_id: str) -> list:
     with Ledger.open(Path("ledger.db")) as ledger:
-        return [stored.event for stored in ledger.events(run_id)]
+        return [stored.event for stored in ledger.reader.events(run_id)]
 
 
 def _criterion(cid: str, question: str, expected: str, kind: str) -> dict:
@@ -155,7 +155,7 @@ def test_typed_run_and_reference_rejudge_ask_one_judge_call_per_criterion(tmp_pa
     by_scorer = {s: {e.question_id: e.criteria for e in judged if e.scorer_id == s} for s in ("s1", "s2")}
     assert by_scorer["s1"] == by_scorer["s2"] and len(by_scorer["s2"]) == 3
     with Ledger.open(Path("ledger.db")) as ledger:
-        rejudged = report_of(fold_run(offline["run_id"], ledger.events(offline["run_id"])))
+        rejudged = report_of(fold_run(offline["run_id"], ledger.reader.events(offline["run_id"])))
     assert rejudged.scorer_id == "s2" and rejudged.fama["questions"] == offline["fama"]["questions"]
 
 

@@ -43,7 +43,7 @@ def _run(store: Path, out: str) -> dict:
 
 def _purged(tmp_path: Path, run_id: str):
     with Ledger.open(tmp_path / "ledger.db") as ledger:
-        return [e.event for e in ledger.events(run_id, types=["ScopePurged"])]
+        return [e.event for e in ledger.reader.events(run_id, types=["ScopePurged"])]
 
 
 def test_a_run_leaves_a_scope_another_live_run_holds(tmp_path):

@@ -1,4 +1,4 @@
-"""Judge agreement: a real run gets a second scorer appended by hand through `Ledger.append`."""
+"""Judge agreement: a real run gets a second scorer appended by hand through `Ledger.writer.append`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from test_diff import append_run, fold, invoke, real_run
 
 
 def add_scorer(ledger: Ledger, run_id: str, scorer_id: str, verdicts: dict[str, str]) -> None:
-    ledger.append(run_id, [ScorerStarted(scorer_id=scorer_id, judge_model="second-judge", protocol="typed")] + [
+    ledger.writer.append(run_id, [ScorerStarted(scorer_id=scorer_id, judge_model="second-judge", protocol="typed")] + [
         Judged(question_id=qid, scorer_id=scorer_id, verdict=verdict, reason=f"{scorer_id} says {verdict}",
                model="second-judge") for qid, verdict in verdicts.items()])
 
@@ -31,7 +31,7 @@ def test_agreement_of_two_scorers_on_a_real_run(tmp_path):
     assert invoke("synth", "groupmem", "rel", "--messages", "400", "--seed", "1").exit_code == 0
     run_id = real_run("rel", "bm25-reference")
     with Ledger.open(tmp_path / "ledger.db") as ledger:
-        judged = {e.event.question_id: e.event.verdict for e in ledger.events(run_id, types=["Judged"])}
+        judged = {e.event.question_id: e.event.verdict for e in ledger.reader.events(run_id, types=["Judged"])}
         first = {qid: judged[qid] for qid in fold(ledger, run_id).questions}  # plan order
         correct = [q for q, v in first.items() if v == "correct"]
         wrong = [q for q, v in first.items() if v == "incorrect"]

@@ -141,8 +141,8 @@ def test_other_questions_and_another_context_format_are_named(shared_data):
     refused = invoke("compare", full, limited)
     assert refused.exit_code == 2 and "questions: " in refused.output and "questions, digest" in refused.output
     with Ledger.open(Path("ledger.db")) as ledger:
-        states = [fold_run(run_id, ledger.events(run_id)) for run_id in (full, _run(dev, "bm25-reference"))]
-        measured = [context_format(ledger, state) for state in states]
+        states = [fold_run(run_id, ledger.reader.events(run_id)) for run_id in (full, _run(dev, "bm25-reference"))]
+        measured = [context_format(ledger.reader, state) for state in states]
     assert measured == ["timestamps", "timestamps"]  # LoCoMo turns carry their session's date-time
     inputs = [CompareInput(states[0], report_of(states[0]), measured[0]),
               CompareInput(states[1], report_of(states[1]), "no timestamps")]

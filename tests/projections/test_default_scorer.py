@@ -23,12 +23,12 @@ from ledger_cli import invoke
 
 def _scorer(ledger: Ledger, run_id: str, scorer_id: str, *, official: bool, judge: int | None = None) -> None:
     """Start `scorer_id` and judge the first `judge` answers (all when None) incorrect."""
-    answered = [q for q, s in fold_run(run_id, ledger.events(run_id)).questions.items() if s.answered]
+    answered = [q for q, s in fold_run(run_id, ledger.reader.events(run_id)).questions.items() if s.answered]
     verdicts = [Judged(question_id=q, scorer_id=scorer_id, verdict="incorrect", model="rule")
                 for q in answered[:judge]]
-    ledger.append(run_id, [ScorerStarted(scorer_id=scorer_id, judge_model="rule", protocol="official",
-                                         method="official-rule" if official else "companion-rule",
-                                         official=official, model_free=True), *verdicts])
+    ledger.writer.append(run_id, [ScorerStarted(scorer_id=scorer_id, judge_model="rule", protocol="official",
+                                                method="official-rule" if official else "companion-rule",
+                                                official=official, model_free=True), *verdicts])
 
 
 def _picks(path: Path, run_id: str) -> tuple[str, str, str]:
@@ -59,10 +59,10 @@ def test_the_official_complete_scorer_is_shown_and_everything_agrees(tmp_path):
         _scorer(ledger, run_id, "s4", official=True, judge=1)
     assert _picks(path, run_id) == ("s2", "s2", "s2")  # a partial official one does not either
     with Ledger.open(path) as ledger:
-        state = fold_run(run_id, ledger.events(run_id))
+        state = fold_run(run_id, ledger.reader.events(run_id))
         missing = [q for q, s in state.questions.items() if s.answered and "s4" not in s.judged]
-        ledger.append(run_id, [Judged(question_id=q, scorer_id="s4", verdict="correct", model="rule")
-                               for q in missing])
+        ledger.writer.append(run_id, [Judged(question_id=q, scorer_id="s4", verdict="correct", model="rule")
+                                      for q in missing])
     assert _picks(path, run_id) == ("s4", "s4", "s4")  # once complete, the newest official one
 
 

@@ -31,8 +31,8 @@ def append_run(ledger: Ledger, run_id: str, outcomes: dict[str, tuple[str, str]]
                          judge_model="offline-lexical-judge/1", offline_models=True)
     planned = tuple(Question(question_id=qid, kind=kind, text=f"{text} ({qid})", gold=gold,
                                     asking_user="User_1") for qid, (kind, _) in outcomes.items())
-    context_hash = ledger.put_blob(context)
-    raw_hash = ledger.put_blob(f"Final: {answer}")  # every digest an event names is stored
+    context_hash = ledger.writer.put_blob(context)
+    raw_hash = ledger.writer.put_blob(f"Final: {answer}")  # every digest an event names is stored
     events = [
         RunStarted(config=config, provenance=Provenance(package_version="t", python="3.11")),
         QuestionsPlanned(questions=planned, available=len(planned)),
@@ -57,11 +57,11 @@ def append_run(ledger: Ledger, run_id: str, outcomes: dict[str, tuple[str, str]]
             events.append(Judged(question_id=qid, scorer_id=scorer, verdict=outcome, reason=f"because {outcome}",
                                  model="offline-lexical-judge/1"))
     events.append(RunFinished(status="completed"))
-    ledger.append(run_id, events)
+    ledger.writer.append(run_id, events)
 
 
 def fold(ledger: Ledger, run_id: str):
-    return fold_run(run_id, ledger.events(run_id))
+    return fold_run(run_id, ledger.reader.events(run_id))
 
 
 def real_run(release: str, memory: str, *extra: str) -> str:
@@ -186,7 +186,7 @@ def test_scorer_options_pick_the_verdicts_and_unknown_scorer_exits_2(tmp_path):
     a, b = six_flips()
     with Ledger.open(tmp_path / "ledger.db") as ledger:
         append_run(ledger, "RUNA", a)
-        ledger.append("RUNA", [ScorerStarted(scorer_id="s2", judge_model="other", protocol="typed")] + [
+        ledger.writer.append("RUNA", [ScorerStarted(scorer_id="s2", judge_model="other", protocol="typed")] + [
             Judged(question_id=qid, scorer_id="s2", verdict=verdict, model="other") for qid, (_, verdict) in b.items()])
     same = json.loads(invoke("diff", "RUNA", "RUNA", "--scorer-a", "s1", "--scorer-b", "s1", "--json").output)
     assert same["overall"]["wrong_to_correct"] == [] and same["overall"]["mcnemar_p"] == 1.0
@@ -207,7 +207,7 @@ def test_real_runs_flips_match_the_recorded_verdicts_and_a_message_limit_is_refu
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     with Ledger.open(tmp_path / "ledger.db") as ledger:
-        verdicts = {run: {e.event.question_id: e.event.verdict for e in ledger.events(run, types=["Judged"])}
+        verdicts = {run: {e.event.question_id: e.event.verdict for e in ledger.reader.events(run, types=["Judged"])}
                     for run in (run_a, run_b)}
         plan_order = list(fold(ledger, run_a).questions)
     expected_up = [q for q in plan_order if verdicts[run_a][q] != "correct" and verdicts[run_b][q] == "correct"]

@@ -50,7 +50,7 @@ def test_csv_has_one_row_per_planned_question_and_parses_back(tmp_path):
     rows = list(csv.DictReader(io.StringIO(Path("out/q.csv").read_text(encoding="utf-8"))))
     with Ledger.open(tmp_path / "ledger.db") as ledger:
         state = fold(ledger, run_id)
-        recalled = {e.event.question_id: e.event for e in ledger.events(run_id, types=["ContextRecalled"])}
+        recalled = {e.event.question_id: e.event for e in ledger.reader.events(run_id, types=["ContextRecalled"])}
     assert [r["question_id"] for r in rows] == list(state.questions)
     assert tuple(rows[0]) == CSV_FIELDS
     for row in rows:
@@ -77,7 +77,7 @@ def test_csv_keeps_failed_and_pending_questions_as_rows(tmp_path):
 def _read_events(ledger: Ledger, run_id: str) -> dict[str, dict]:
     """What each planned question's events say, read straight from the stored events (no fold, no export
     code): the plan, its recall and context, answer, verdict, and a failure nothing later overcame."""
-    events = [stored.event for stored in ledger.events(run_id)]
+    events = [stored.event for stored in ledger.reader.events(run_id)]
     plan = next(e for e in events if e.type == "QuestionsPlanned")
     seen: dict[str, dict] = {q.question_id: {"question_id": q.question_id, "kind": q.kind, "question": q.text,
                                              "gold": q.gold, "asking_user": q.asking_user, "status": "pending",
@@ -91,7 +91,7 @@ def _read_events(ledger: Ledger, run_id: str) -> dict[str, dict]:
             continue
         if event.type == "ContextRecalled":
             row.update(recalled_doc_ids=[i.doc_id for i in event.items], context_tokens=event.context_tokens,
-                       context=ledger.get_blob(event.context_hash).decode())
+                       context=ledger.reader.get_blob(event.context_hash).decode())
         elif event.type == "QuestionAnswered":
             row.update(answer=event.answer)
         elif event.type == "Judged":

@@ -34,7 +34,7 @@ def append_retrieval_run(ledger: Ledger, run_id: str, recalled: dict[str, list[s
     cfg = make_config(benchmark="LoCoMo", subset="dev", mode="retrieval", k=k, agent_model="none",
                       judge_model="none", protocol=None, offline_models=True, evidence_level="document",
                       memory=memory, prompt_hashes={})
-    context = ledger.put_blob("[D1] hello")
+    context = ledger.writer.put_blob("[D1] hello")
     planned = tuple(Question(question_id=qid, kind=kind, text=f"where is {qid}?", gold="g", evidence=evidence)
                     for qid, (kind, evidence) in EVIDENCE.items())
     events = [RunStarted(config=cfg, provenance=Provenance(package_version="t", python="3.11")),
@@ -46,7 +46,7 @@ def append_retrieval_run(ledger: Ledger, run_id: str, recalled: dict[str, list[s
         events.append(ContextRecalled(question_id=qid, query="q", k=k, items=items, context_hash=context,
                                       context_tokens=3, latency_ms=1.0))
     events.append(RunFinished(status="completed"))
-    ledger.append(run_id, events)
+    ledger.writer.append(run_id, events)
 
 
 RUN_A = {"q1": ["D1", "X", "Y"], "q2": ["X", "Y", "Z"], "q3": ["D4", "D5", "X"], "q4": ["D6", "X", "Y"],
@@ -64,7 +64,7 @@ def two_runs(tmp_path):
 
 
 def test_paired_recall_diff_lists_what_moved_and_brackets_the_difference(two_runs):
-    a, b = (fold_run(r, two_runs.events(r)) for r in ("RETA", "RETB"))
+    a, b = (fold_run(r, two_runs.reader.events(r)) for r in ("RETA", "RETB"))
     result = diff_retrieval(a, b)
     # recalls at k=3: A q1 .5, q2 0, q3 1, q4 1 -> mean .625; B q1 1, q2 1, q3 0, q4 1 -> .75
     assert result.overall.paired == 4
@@ -78,7 +78,7 @@ def test_paired_recall_diff_lists_what_moved_and_brackets_the_difference(two_run
     # the smaller k of the two: B recalled at k=3, A re-scored at k=1 only finds rank-1 evidence
     with Ledger.open(two_runs.path) as ledger:
         append_retrieval_run(ledger, "RETC", RUN_B, k=1)
-        c = fold_run("RETC", ledger.events("RETC"))
+        c = fold_run("RETC", ledger.reader.events("RETC"))
     at_one = diff_retrieval(a, c)
     assert at_one.k == 1 and at_one.overall.recall_a == pytest.approx((0.5 + 0 + 0.5 + 1) / 4)
 
@@ -105,7 +105,7 @@ def test_replay_prints_recall_metrics_and_no_scorecard(two_runs):
     assert "agent none" not in result.stdout and "complete_run" not in result.stdout
     overall = next(line for line in result.stdout.splitlines() if line.split()[:1] == ["overall"])
     assert overall.split()[:3] == ["overall", "4", "0.750"]
-    early = invoke("replay", "RETB", "--until", str(two_runs.events("RETB")[4].seq), "--json")
+    early = invoke("replay", "RETB", "--until", str(two_runs.reader.events("RETB")[4].seq), "--json")
     assert json.loads(early.stdout)["not_recalled"] == 3  # only q1 and q2 recalled by then
 
 

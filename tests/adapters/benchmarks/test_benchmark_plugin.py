@@ -120,7 +120,7 @@ def test_the_library_runs_and_reports_the_toy_under_its_own_conditions(toy_site:
     dataset = toy.load(notes, toy.selection_of({"team": "red", "question_limit": 2}))
     with Ledger.open(tmp_path / "ledger.db") as ledger:
         run_id = run_dataset(ledger, dataset, RunSettings(memory_store=tmp_path / "m.sqlite"))
-        state = fold_run(run_id, ledger.events(run_id))
+        state = fold_run(run_id, ledger.reader.events(run_id))
     config = state.started.config
     assert config.settings.protocol == "typed"  # the toy's only (so default) protocol
     assert config.selection.model_dump()["team"] == "red" and config.selection.question_limit == 2

@@ -44,8 +44,8 @@ def test_a_reference_judge_reply_is_counted_under_both_rules(monkeypatch):
     report = json.loads(Path("r.json").read_text())
     values = section_of(report, "groupmem.rules")["values"]
     with Ledger.open(Path("ledger.db")) as ledger:
-        judged = [(s.event.question_id, ledger.get_blob(s.event.raw_hash).decode())
-                  for s in ledger.events(report["run_id"], types=["Judged"])]
+        judged = [(s.event.question_id, ledger.reader.get_blob(s.event.raw_hash).decode())
+                  for s in ledger.reader.events(report["run_id"], types=["Judged"])]
     published = sum(published_is_correct(split_reasoning_and_final(raw)[1]) for _, raw in judged)
     assert values["run_time"]["correct"] == report["correct"]
     assert values["published_table"]["correct"] == published < report["correct"]

@@ -137,7 +137,7 @@ def test_a_run_records_facts_by_their_sources_and_scores_them_so(shared_data, tm
     settings = RunSettings(mode="retrieval", k=3, memory_store=tmp_path / "m.memory")
     with Ledger.open(tmp_path / "ledger.db") as ledger:
         run_id = run_with(ledger, dataset, settings, FactMemory())
-        stored = ledger.events(run_id)
+        stored = ledger.reader.events(run_id)
         state = fold_run(run_id, stored)
         metrics = retrieval_metrics(stored)
     expected = []

@@ -23,7 +23,7 @@ LME = REPO / "tests" / "fixtures" / "longmemeval" / "longmemeval_fixture.json"
 
 def _recalls(ledger_path: Path, run_id: str):
     with Ledger.open(ledger_path, create=False) as ledger:
-        return fold_run(run_id, ledger.events(run_id))
+        return fold_run(run_id, ledger.reader.events(run_id))
 
 
 def test_full_context_is_the_newest_history_within_the_budget(shared_data, tmp_path) -> None:
@@ -35,7 +35,7 @@ def test_full_context_is_the_newest_history_within_the_budget(shared_data, tmp_p
     settings = RunSettings(mode="retrieval", memory="full-context", k=100000, token_budget=budget,
                            memory_store=tmp_path / "fc.memory")
     with Ledger.open(tmp_path / "l.db") as ledger:
-        state = fold_run(run_id := run_dataset(ledger, dataset, settings), ledger.events(run_id))
+        state = fold_run(run_id := run_dataset(ledger, dataset, settings), ledger.reader.events(run_id))
     (documents,) = dataset.scopes.values()
     windows = {tuple(i.doc_id for i in sorted(q.recalled.items, key=lambda i: i.rank))
                for q in state.questions.values()}
@@ -132,6 +132,6 @@ def test_retrieval_takes_a_token_budget_so_the_full_context_floor_is_measured_by
     large = json.loads(invoke("--ledger", str(tmp_path / "b.db"), *common, "--token-budget", "20000").stdout)
     assert small["recall"] < large["recall"]  # more history in the budget, more evidence in it
     with Ledger.open(tmp_path / "a.db", create=False) as ledger:
-        state = fold_run(small["run_id"], ledger.events(small["run_id"]))
+        state = fold_run(small["run_id"], ledger.reader.events(small["run_id"]))
     assert state.started.config.settings.token_budget == 500
     assert all(q.recalled.token_budget == 500 for q in state.questions.values())

@@ -256,7 +256,7 @@ def test_a_stalled_remote_aborts_the_run_at_prepare(bare: Remote, tmp_path: Path
     result = run_mini(bare.url, tmp_path)
     assert result.exit_code == 1 and "aborted at prepare" in result.output
     with Ledger.open(tmp_path / "ledger.db") as ledger:
-        events = ledger.events(ledger.runs()[0].run_id)
+        events = ledger.reader.events(ledger.reader.runs()[0].run_id)
     failed = [e.event for e in events if e.type == "Failed"]
     assert [(f.stage, f.error_class) for f in failed] == [("prepare", "BuildStalled")]
     assert not [e for e in events if e.type in ("ContextRecalled", "Judged")]
@@ -273,7 +273,7 @@ def test_a_malformed_recall_fails_that_question_only(remote: Remote, tmp_path: P
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["failed"] == 1 and report["pending"] == 0
     with Ledger.open(tmp_path / "ledger.db") as ledger:
-        events = ledger.events(report["run_id"])
+        events = ledger.reader.events(report["run_id"])
     failed = [e.event for e in events if e.type == "Failed"]
     assert [(f.stage, f.question_id, f.error_class) for f in failed] == [
         ("recall", broken.question_id, "MalformedReply")]

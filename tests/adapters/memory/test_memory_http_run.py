@@ -53,7 +53,7 @@ def run_mini(ledger: Path, out: Path, *memory_args: str, env: dict | None = None
 
 def outcome(ledger_path: Path, run_id: str) -> tuple[dict, dict, object]:
     with Ledger.open(ledger_path) as ledger:
-        events = ledger.events(run_id)
+        events = ledger.reader.events(run_id)
     recalls = {e.event.question_id: [(i.doc_id, i.rank, i.score) for i in e.event.items]
                for e in events if e.type == "ContextRecalled"}
     verdicts = {e.event.question_id: e.event.verdict for e in events if e.type == "Judged"}

@@ -62,7 +62,7 @@ def test_a_resume_at_another_server_of_the_same_name_is_a_memory_change(tmp_path
         assert len(refused.output.strip().splitlines()) == 1
         assert served_a.url in refused.output and served_b.url in refused.output
         with Ledger.open("ledger.db", create=False) as ledger:
-            assert not ledger.events(run_id, types=["RunResumed"])
+            assert not ledger.reader.events(run_id, types=["RunResumed"])
         invoke("resume", run_id, "--memory-url", served_b.url, "--allow-memory-change")
     report = json.loads(invoke("show", run_id, "--json").output)
     provenance = conditions(report)["recorded_provenance"]
@@ -105,5 +105,5 @@ def test_a_memory_that_rewrites_document_structure_is_counted_shown_and_diagnost
     assert f"{report['recalled_items']} of {report['recalled_items']} recalled documents came back with a " \
            "structural field" in result.output
     with Ledger.open("ledger.db", create=False) as ledger:
-        (recalled, *_) = [e.event for e in ledger.events(report["run_id"], types=["ContextRecalled"])]
+        (recalled, *_) = [e.event for e in ledger.reader.events(report["run_id"], types=["ContextRecalled"])]
     assert recalled.items[0].changed_fields == ("author", "topic") and recalled.items[0].author != GOLD

@@ -79,8 +79,8 @@ def test_a_mem0_run_records_its_model_calls_per_stage_and_never_the_key(shared_d
         embeddings_seen = upstream.count(role="embed")
         named = upstream.base_url
     with Ledger.open(ledger_path, create=False) as ledger:
-        (run_id,) = [r.run_id for r in ledger.runs()]
-        events = ledger.events(run_id)
+        (run_id,) = [r.run_id for r in ledger.reader.runs()]
+        events = ledger.reader.events(run_id)
     state = fold_run(run_id, events)
     calls = state.memory_calls
     sessions = {doc.channel for doc in _conv26_documents(shared_data)}

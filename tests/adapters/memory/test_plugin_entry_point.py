@@ -126,7 +126,7 @@ def test_the_plugin_completes_a_run_in_process(toy_site: Path, tmp_path: Path) -
     report = json.loads(Path("r.json").read_text())
     assert report["failed"] == 0 and report["pending"] == 0 and report["total"] > 0
     with Ledger.open(tmp_path / "ledger.db") as ledger:
-        events = ledger.events(report["run_id"])
+        events = ledger.reader.events(report["run_id"])
     config = events[0].event.config
     assert (config.memory, config.memory_version) == ("toy-memory", "0.2.0")
     recalled = [e.event for e in events if e.type == "ContextRecalled"]

@@ -203,10 +203,10 @@ def test_the_ledger_cache_lets_a_later_session_of_the_run_rejudge_without_asking
             # a response is written only with the verdict that names its request, and served to that run
             entries = [CacheEntry(request_digest=r.request_digest, response=r.response, model=r.model,
                                   idempotency_key=f"judge:s1:{QUESTION.question_id}") for r in calls.responses]
-            ledger.append(run, [Judged(question_id=QUESTION.question_id, scorer_id="s1", verdict=verdict.verdict,
-                                       model=verdict.model, raw_hash=hashlib.sha256(verdict.raw.encode()).hexdigest(),
-                                       request_digest=entries[0].request_digest if entries else "")],
-                          blobs=[verdict.raw.encode()], cache=entries)
+            ledger.writer.append(run, [Judged(question_id=QUESTION.question_id, scorer_id="s1", verdict=verdict.verdict,
+                                              model=verdict.model, raw_hash=hashlib.sha256(verdict.raw.encode()).hexdigest(),
+                                              request_digest=entries[0].request_digest if entries else "")],
+                                 blobs=[verdict.raw.encode()], cache=entries)
             return verdict
 
     first, second = judge_once(tmp_path / "ledger.db", "run"), judge_once(tmp_path / "ledger.db", "run")

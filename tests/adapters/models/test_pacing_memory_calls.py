@@ -81,7 +81,7 @@ def test_a_mem0_run_at_one_limited_endpoint_paces_its_memory_answer_and_judge_ca
         embeddings = upstream.count(role="embed")
     run_id = json.loads((tmp_path / "r.json").read_text())["run_id"]
     with Ledger.open(ledger_path) as ledger:
-        events = [stored.event for stored in ledger.events(run_id)]
+        events = [stored.event for stored in ledger.reader.events(run_id)]
     (paced,) = [e for e in events if e.type == "EndpointPaced"]
     memory_calls = [e for e in events if e.type == "MemoryModelCalled" and e.endpoint == "chat"]
     assert memory_calls  # mem0 extracted through the limited endpoint

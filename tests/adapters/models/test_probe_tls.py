@@ -74,7 +74,7 @@ def test_a_run_over_https_records_the_certificate_and_is_diagnostic_on_loopback(
     assert result.exit_code == 0, result.output
     report = json.loads(Path("r.json").read_text())
     with Ledger.open(Path("ledger.db")) as ledger:
-        started = next(s.event for s in ledger.events(report["run_id"]) if s.event.type == "RunStarted")
+        started = next(s.event for s in ledger.reader.events(report["run_id"]) if s.event.type == "RunStarted")
     assert started.config.endpoint.base_url == https_server.base_url
     assert started.config.endpoint.certificate.sha256 == ca.server_sha256
     condition = {c["name"]: c for c in report["conditions"]}["provider_endpoint"]

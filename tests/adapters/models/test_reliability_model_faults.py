@@ -39,14 +39,14 @@ def run_args(base_url: str, protocol: str, out: Path, *extra: str) -> list[str]:
 
 def verdicts(ledger: Path) -> dict[str, str]:
     with Ledger.open(ledger) as store:
-        run_id = store.runs()[0].run_id
-        return {e.event.question_id: e.event.verdict for e in store.events(run_id, types=["Judged"])}
+        run_id = store.reader.runs()[0].run_id
+        return {e.event.question_id: e.event.verdict for e in store.reader.events(run_id, types=["Judged"])}
 
 
 def failed_events(ledger: Path) -> list:
     with Ledger.open(ledger) as store:
-        run_id = store.runs()[0].run_id
-        return [e.event for e in store.events(run_id, types=["Failed"])]
+        run_id = store.reader.runs()[0].run_id
+        return [e.event for e in store.reader.events(run_id, types=["Failed"])]
 
 
 def accuracy(verdict_of: dict[str, str]) -> float:

@@ -104,17 +104,17 @@ def test_the_store_refuses_an_append_that_holds_a_registered_secret(tmp_path: Pa
     register_secret_env("TEAM_LLM_KEY")
     with Ledger.open(tmp_path / "l.db") as ledger:
         with pytest.raises(LedgerError, match=r"refused to record the value of \$TEAM_LLM_KEY") as caught:
-            ledger.append("01HZZZZZZZZZZZZZZZZZZZZZZZ", [RunFinished(status="completed", reason=f"echo {KEY}")])
+            ledger.writer.append("01HZZZZZZZZZZZZZZZZZZZZZZZ", [RunFinished(status="completed", reason=f"echo {KEY}")])
         assert KEY not in str(caught.value)
         with pytest.raises(LedgerError, match="refused to record"):
-            ledger.append("01HZZZZZZZZZZZZZZZZZZZZZZZ", [RunFinished(status="completed")],
-                          blobs=[f"a body with {KEY} in it".encode()])
-        assert ledger.runs() == []
-        ledger.append("01HZZZZZZZZZZZZZZZZZZZZZZZ", [RunFinished(status="completed", reason="clean")])
-        assert len(ledger.events("01HZZZZZZZZZZZZZZZZZZZZZZZ")) == 1
+            ledger.writer.append("01HZZZZZZZZZZZZZZZZZZZZZZZ", [RunFinished(status="completed")],
+                                 blobs=[f"a body with {KEY} in it".encode()])
+        assert ledger.reader.runs() == []
+        ledger.writer.append("01HZZZZZZZZZZZZZZZZZZZZZZZ", [RunFinished(status="completed", reason="clean")])
+        assert len(ledger.reader.events("01HZZZZZZZZZZZZZZZZZZZZZZZ")) == 1
     monkeypatch.setenv("TEAM_LLM_KEY", "none")  # a local endpoint's placeholder key is an ordinary word
     with Ledger.open(tmp_path / "l.db") as ledger:
-        ledger.append("01HYYYYYYYYYYYYYYYYYYYYYYY", [RunFinished(status="completed", reason="none of it failed")],
-                      blobs=[b"none of the documents"])
-        assert len(ledger.events("01HYYYYYYYYYYYYYYYYYYYYYYY")) == 1
+        ledger.writer.append("01HYYYYYYYYYYYYYYYYYYYYYYY", [RunFinished(status="completed", reason="none of it failed")],
+                             blobs=[b"none of the documents"])
+        assert len(ledger.reader.events("01HYYYYYYYYYYYYYYYYYYYYYYY")) == 1
     assert redact("none of it") == "*** of it", "it is still masked where printed"
