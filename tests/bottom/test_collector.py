@@ -60,6 +60,18 @@ def test_what_the_program_froze_itself_stays_frozen() -> None:
         gc.unfreeze()
 
 
+def test_only_a_block_that_built_a_young_generation_moves_it_to_the_oldest() -> None:
+    threshold = gc.get_threshold()[0]
+    gc.collect()
+    with building_long_lived():
+        few = [Node() for _ in range(threshold // 10)]
+    assert gc.get_count()[0] >= len(few)  # left young: no move, so no walk of what a program froze
+    with building_long_lived():
+        many = [Node() for _ in range(threshold * 2)]
+    assert gc.get_count()[0] < len(few)  # moved: the young generation starts again from nothing
+    assert len(many) == threshold * 2
+
+
 def test_typing_and_folding_a_long_run_run_no_collection_while_they_build(tmp_path) -> None:
     events = run_events(6_000)
     with Ledger.open(tmp_path / "ledger.db") as ledger:
