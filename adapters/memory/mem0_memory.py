@@ -69,8 +69,9 @@ except PackageNotFoundError as exc:  # the registry lists the system with this e
     raise ImportError("mem0ai is not installed: pip install 'benchledger[mem0]'") from exc
 
 _IN_FLIGHT = "mem0_in_flight"
-_INFER_BUILD_BATCH = 100
-"""Documents per build batch with extraction (`build_batch`)."""
+_BUILD_BATCH = 100
+"""Documents per build batch (`build_batch`): an `add` costs a model call or two, so a batch of about
+a few sessions is one ChunkExtracted, one progress step and what a crash can lose, not a thousand."""
 _USER = "benchledger"
 """mem0 needs an entity id on every call; each scope has a store of its own, so one constant does."""
 
@@ -176,9 +177,7 @@ class Mem0Memory(StoredMemory):
         """The memory's own model, as a run records it (`RunConfig.memory_model`)."""
         self._clients: dict[str, Any] = {}
         self._clients_lock = threading.Lock()
-        self.build_batch = _INFER_BUILD_BATCH if self.infer else None
-        """With extraction, about a few sessions a batch: one ChunkExtracted (and a crash's loss) per
-        batch rather than per thousand documents."""
+        self.build_batch = _BUILD_BATCH
 
     @classmethod
     def planned_calls(cls, options: Mapping[str, object], scopes: Iterable[Sequence[Document]], *,
@@ -201,7 +200,7 @@ class Mem0Memory(StoredMemory):
         for documents in scopes:
             ordered = sorted(documents, key=lambda doc: doc.position)  # the build's order (stable: arrival)
             messages += len(ordered)
-            size = min(batch_size, _INFER_BUILD_BATCH) if infer else batch_size
+            size = min(batch_size, _BUILD_BATCH)
             adds += sum(len(_groups(batch, granularity)) for batch in build_batches(ordered, size, granularity))
         planned = [PlannedCalls("build", "chat", llm, adds, adds),
                    PlannedCalls("build", "embeddings", embedder, adds, None)] if infer else \
