@@ -232,8 +232,8 @@ def test_a_run_killed_mid_preparation_resumes_to_the_same_recall(shared_data, tm
     assert result.exit_code == 0, result.output
     assert runner.invoke(cli, ["--ledger", str(cut / "l.db"), "verify", run_id]).exit_code == 0
     with Ledger.open(whole / "l.db") as a, Ledger.open(cut / "l.db") as b:
-        (whole_id,) = [r.run_id for r in a.runs()]
-        first, resumed = fold_run(whole_id, a.events(whole_id)), fold_run(run_id, b.events(run_id))
+        (whole_id,) = [r.run_id for r in a.reader.runs()]
+        first, resumed = fold_run(whole_id, a.reader.events(whole_id)), fold_run(run_id, b.reader.events(run_id))
     recalled = {qid: [i.doc_id for i in q.recalled.items] for qid, q in first.questions.items() if q.recalled}
     assert recalled and recalled == {qid: [i.doc_id for i in q.recalled.items]
                                      for qid, q in resumed.questions.items() if q.recalled}
