@@ -42,7 +42,7 @@ from typing import Any
 from benchledger.adapters.benchmarks.base import Document
 from benchledger.adapters.memory.documents import pack_ranked
 from benchledger.adapters.memory.evalstore import purge_scope, require_evaluation_store
-from benchledger.adapters.memory.mem0_memory import _groups, parse_granularity, whole_groups
+from benchledger.adapters.memory.granularity import groups_of, parse_granularity, whole_groups
 from benchledger.adapters.memory.protocol import Candidate, MemorySystemError
 from benchledger.adapters.memory.recording_proxy import PLACEHOLDER_KEY, RecordingProxy
 from benchledger.adapters.memory.stored import StoredMemory
@@ -60,6 +60,33 @@ _EPISODES = "graphiti_episodes"
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
+def kuzu_problem(module_version: str, distribution_version: str | None) -> str | None:
+    """Why the `kuzu` module cannot be Graphiti's Kuzu, or None when it is the installed distribution.
+
+    Another package can ship a top-level `kuzu` of its own (cognee's wheels carry a shim that loads
+    its Ladybug fork), overwriting Kuzu's files while pip still lists Kuzu as installed; Graphiti
+    then fails deep inside with "function CREATE_FTS_INDEX is not defined".
+    """
+    if distribution_version is None:
+        return "kuzu is not installed: pip install 'benchledger[graphiti]'"
+    if module_version != distribution_version:
+        return (f"the kuzu module reports version {module_version}, not the installed Kuzu {distribution_version}: "
+                f"another package replaced its files (cognee ships a kuzu shim): "
+                f"pip install --force-reinstall --no-deps kuzu=={distribution_version}")
+    return None
+
+
+def _require_real_kuzu() -> None:
+    import kuzu
+
+    try:
+        distribution: str | None = installed_version("kuzu")
+    except PackageNotFoundError:
+        distribution = None
+    if (problem := kuzu_problem(str(getattr(kuzu, "__version__", "unknown")), distribution)) is not None:
+        raise BadInput(f"graphiti cannot run: {problem}", field="memory")
+
+
 class GraphitiMemory(StoredMemory):
     """Graphiti over one embedded Kuzu database per scope (see module docstring)."""
 
@@ -74,6 +101,7 @@ class GraphitiMemory(StoredMemory):
     def __init__(self, store_path: Path | str, *, granularity: str = "message", llm_model: str = "gpt-4.1-nano",
                  embedder_model: str = "text-embedding-3-small", embedding_dims: str | int = "256",
                  base_url: str | None = None, key_env: str = OPENAI_API_KEY_ENV) -> None:
+        _require_real_kuzu()  # before the store is made: nothing is written for a run that cannot start
         self.granularity = parse_granularity(str(granularity))
         if not str(embedding_dims).isdigit():
             raise BadInput(f"embedding_dims must be a positive integer, got {embedding_dims!r}", field="embedding_dims")
@@ -164,7 +192,7 @@ class GraphitiMemory(StoredMemory):
 
         graph = self._graph(scope)
         episodes = []
-        for group in _groups(documents, self.granularity):
+        for group in groups_of(documents, self.granularity):
             body = "\n".join(f"{doc.author or 'unknown'}: {doc.text}" for doc in group)
             try:
                 added = self._run(graph.add_episode(

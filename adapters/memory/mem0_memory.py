@@ -47,13 +47,13 @@ import shutil
 import threading
 from datetime import datetime
 from importlib.metadata import PackageNotFoundError, version as installed_version
-from itertools import groupby
 from pathlib import Path
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from benchledger.adapters.benchmarks.base import Document
 from benchledger.adapters.memory.documents import pack_ranked
+from benchledger.adapters.memory.granularity import build_batches, groups_of, parse_granularity, whole_groups
 from benchledger.adapters.memory.evalstore import purge_scope, require_evaluation_store, transaction
 from benchledger.adapters.memory.protocol import Candidate, MemorySystemError, PlannedCalls
 from benchledger.adapters.memory.recording_proxy import PLACEHOLDER_KEY, RecordingProxy
@@ -61,7 +61,7 @@ from benchledger.adapters.memory.stored import StoredMemory
 from benchledger.errors import BadInput
 from benchledger.providers import OPENAI_API_KEY_ENV
 
-__all__ = ["Mem0Memory", "MEM0_VERSION", "parse_granularity"]
+__all__ = ["Mem0Memory", "MEM0_VERSION"]
 
 try:
     MEM0_VERSION = installed_version("mem0ai")
@@ -74,16 +74,6 @@ _BUILD_BATCH = 100
 a few sessions is one ChunkExtracted, one progress step and what a crash can lose, not a thousand."""
 _USER = "benchledger"
 """mem0 needs an entity id on every call; each scope has a store of its own, so one constant does."""
-
-
-def parse_granularity(value: str) -> int | str:
-    """'message', 'session' or a positive integer N (messages per extraction call)."""
-    if value in ("message", "session"):
-        return value
-    if value.isdigit() and int(value) >= 1:
-        return int(value)
-    raise BadInput(f"granularity must be 'message', 'session' or a positive integer, got {value!r}",
-                   field="granularity")
 
 
 def _flag(name: str, value: str | bool) -> bool:
@@ -99,42 +89,6 @@ def _flag(name: str, value: str | bool) -> bool:
 def _option_default(name: str) -> str:
     """A constructor option's default, read from the signature (one place for it)."""
     return str(inspect.signature(Mem0Memory.__init__).parameters[name].default)
-
-
-def whole_groups(documents: list[Document], granularity: int | str) -> int:
-    """How many leading documents end on a group's edge: a full batch leaves its last channel run
-    (session or N-message groups) for the next batch, which may continue it (0: one run fills it)."""
-    if granularity == "message" or not documents:
-        return len(documents)
-    last = documents[-1].channel
-    keep = len(documents)
-    while keep and documents[keep - 1].channel == last:
-        keep -= 1
-    return keep
-
-
-def build_batches(documents: Sequence[Document], batch_size: int, granularity: int | str) -> list[list[Document]]:
-    """The batches `StoredMemory.build` makes of a scope's pending documents: `batch_size` at a time,
-    a full one cut back to its last whole group (`whole_groups`)."""
-    batches, start = [], 0
-    while start < len(documents):
-        batch = list(documents[start:start + batch_size])
-        if len(batch) == batch_size:
-            batch = batch[:whole_groups(batch, granularity) or len(batch)]
-        batches.append(batch)
-        start += len(batch)
-    return batches
-
-
-def _groups(batch: list[Document], granularity: int | str) -> list[list[Document]]:
-    if granularity == "message":
-        return [[doc] for doc in batch]
-    groups: list[list[Document]] = []
-    for _, run in groupby(batch, key=lambda doc: doc.channel):
-        run_docs = list(run)
-        size = len(run_docs) if granularity == "session" else int(granularity)
-        groups += [run_docs[i:i + size] for i in range(0, len(run_docs), size)]
-    return groups
 
 
 class Mem0Memory(StoredMemory):
@@ -201,7 +155,7 @@ class Mem0Memory(StoredMemory):
             ordered = sorted(documents, key=lambda doc: doc.position)  # the build's order (stable: arrival)
             messages += len(ordered)
             size = min(batch_size, _BUILD_BATCH)
-            adds += sum(len(_groups(batch, granularity)) for batch in build_batches(ordered, size, granularity))
+            adds += sum(len(groups_of(batch, granularity)) for batch in build_batches(ordered, size, granularity))
         planned = [PlannedCalls("build", "chat", llm, adds, adds),
                    PlannedCalls("build", "embeddings", embedder, adds, None)] if infer else \
             [PlannedCalls("build", "embeddings", embedder, messages, messages)]
@@ -267,7 +221,7 @@ class Mem0Memory(StoredMemory):
                 for doc in documents:
                     client.add([_message(doc)], user_id=_USER, infer=False, metadata={"doc_ids": [doc.doc_id]})
                 return
-            for group in _groups(documents, self.granularity):
+            for group in groups_of(documents, self.granularity):
                 client.add([_message(doc) for doc in group], user_id=_USER, infer=True,
                            metadata={"doc_ids": [doc.doc_id for doc in group]})
         except (MemorySystemError, BadInput):

@@ -17,11 +17,22 @@ from conftest import REPO
 
 HIDDEN = ("mem0", "graphiti_core")
 """The packages only an extra (mem0, graphiti) installs, hidden from the child."""
+DISTRIBUTIONS = {"mem0": "mem0ai", "graphiti_core": "graphiti-core"}
+"""Their distributions, whose metadata is hidden too (the adapters read their versions from it)."""
 
 _HIDE = """
-import sys
+import importlib.metadata as metadata, sys
 for name in {hidden!r}:
     sys.modules[name] = None  # import fails and find_spec says absent, as on a machine without the extra
+_gone = {dists!r}
+_version, _distribution = metadata.version, metadata.distribution
+def _hidden(real):
+    def look(name):
+        if name.lower().replace("_", "-") in _gone:
+            raise metadata.PackageNotFoundError(name)
+        return real(name)
+    return look
+metadata.version, metadata.distribution = _hidden(_version), _hidden(_distribution)
 """
 
 
@@ -31,8 +42,9 @@ def _modules_needing_extras() -> list[str]:
                   if re.search(r"requires_extra\(\"(?:%s)\"" % "|".join(HIDDEN), path.read_text()))
 
 
-def _child(tmp_path, *args: str) -> subprocess.CompletedProcess[str]:
-    (tmp_path / "sitecustomize.py").write_text(_HIDE.format(hidden=set(HIDDEN)))
+def _child(tmp_path, *args: str, hidden: tuple[str, ...] = HIDDEN) -> subprocess.CompletedProcess[str]:
+    dists = {DISTRIBUTIONS[name] for name in hidden}
+    (tmp_path / "sitecustomize.py").write_text(_HIDE.format(hidden=set(hidden), dists=dists))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))}
     env.pop("BENCHLEDGER_NO_SKIPS", None)
     return subprocess.run([sys.executable, *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
@@ -52,3 +64,13 @@ def test_every_module_testing_an_extra_collects_without_it(tmp_path):
     assert not re.search(r"\berror", collected.stdout.splitlines()[-1]), collected.stdout[-2000:]
     for module in modules:
         assert f"{module}::" in collected.stdout, module
+
+
+def test_each_memory_extra_works_without_the_other(tmp_path):
+    """`benchledger[graphiti]` alone must load graphiti (it once imported helpers from mem0's adapter)."""
+    graphiti = _child(tmp_path, "-c", "import benchledger.adapters.memory.graphiti_memory", hidden=("mem0",))
+    assert graphiti.returncode == 0, graphiti.stderr[-2000:]
+    mem0 = _child(tmp_path, "-c", "import benchledger.adapters.memory.mem0_memory", hidden=("graphiti_core",))
+    assert mem0.returncode == 0 or "mem0ai is not installed" in mem0.stderr, mem0.stderr[-2000:]
+    hidden = _child(tmp_path, "-c", "import benchledger.adapters.memory.mem0_memory", hidden=("mem0",))
+    assert hidden.returncode != 0 and "mem0ai is not installed" in hidden.stderr  # the hiding itself works
