@@ -15,7 +15,6 @@ import shlex
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -23,7 +22,7 @@ import pytest
 from benchledger.adapters.models.loopback import LoopbackOpenAI
 from benchledger.errors import NotALedger
 from benchledger.ledger.store import Ledger
-from conftest import MINI
+from conftest import MINI, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -53,12 +52,16 @@ def _as_at_a_terminal() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def _interrupt_when(process: subprocess.Popen, ledger: Path, event_type: str, at_least: int) -> tuple[int, str]:
-    deadline = time.monotonic() + 120
-    while _count(ledger, event_type) < at_least:
+def _wait_while_alive(process: subprocess.Popen, condition, what: str) -> None:
+    """Wait until `condition` holds, failing at once (with its output) if `process` ends first."""
+    def check() -> bool:
         assert process.poll() is None, process.communicate()
-        assert time.monotonic() < deadline, "the process never got that far"
-        time.sleep(0.1)
+        return condition()
+    wait_until(check, within=120, what=what)
+
+
+def _interrupt_when(process: subprocess.Popen, ledger: Path, event_type: str, at_least: int) -> tuple[int, str]:
+    _wait_while_alive(process, lambda: _count(ledger, event_type) >= at_least, f"{at_least} {event_type} events")
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=120)
     return process.returncode, stderr
@@ -221,11 +224,7 @@ def test_ctrl_c_during_any_other_long_command_exits_130_saying_it_can_be_run_aga
         fetch = subprocess.Popen(_cli("fetch", "locomo", "--to", str(tmp_path / "data"), "--github-raw", url),
                                  env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
                                  preexec_fn=_as_at_a_terminal)
-        deadline = time.monotonic() + 120
-        while not held:
-            assert fetch.poll() is None, fetch.communicate()
-            assert time.monotonic() < deadline, "fetch never connected"
-            time.sleep(0.1)
+        _wait_while_alive(fetch, lambda: bool(held), "fetch to connect")
         fetch.send_signal(signal.SIGINT)
         _, stderr = fetch.communicate(timeout=120)
     finally:
