@@ -191,8 +191,9 @@ def test_a_run_s_answer_and_judge_tokens_are_priced_and_the_table_is_never_recor
     assert invoke("verify", run_id).exit_code == 0
 
 
-@needs_mem0
-def test_the_memory_s_own_calls_are_priced_per_stage_and_an_unpriced_embedder_is_named(endpoint, tmp_path):
+def _priced_mem0_run(endpoint, tmp_path):
+    """A one-question GroupMemBench mini run with mem0 (inference on, per session) through the
+    loopback, priced at TABLE: the CLI result and its report."""
     prices = tmp_path / "prices.json"
     prices.write_text(TABLE)
     run = invoke_expecting("run", "groupmem", str(MINI), "--domain", "Demo", "--question-limit", "1",
@@ -200,7 +201,12 @@ def test_the_memory_s_own_calls_are_priced_per_stage_and_an_unpriced_embedder_is
                            "granularity=session", "--memory-base-url", endpoint.base_url, "--memory-key-env",
                            "MEMORY_KEY", "--agent-model", "gpt-5", "--judge-model", "gpt-5", "--base-url",
                            endpoint.base_url, "--prices", str(prices), "--out", "r.json")
-    report = json.loads(Path("r.json").read_text())
+    return run, json.loads(Path("r.json").read_text())
+
+
+@needs_mem0
+def test_the_memory_s_own_calls_are_priced_per_stage_and_an_unpriced_embedder_is_named(endpoint, tmp_path):
+    run, report = _priced_mem0_run(endpoint, tmp_path)
     calls = [e for e in events_of(report["run_id"]) if e.type == "MemoryModelCalled"]
     chat = [c for c in calls if c.stage == "build" and c.endpoint == "chat"]
     assert chat and {c.model_asked for c in chat} == {"gpt-4.1-nano"}
@@ -289,14 +295,7 @@ def test_compare_prices_each_run_and_its_memory_s_own_calls(endpoint, tmp_path):
 @needs_mem0
 def test_a_memory_endpoint_claiming_negative_tokens_is_left_out_not_subtracted(endpoint, tmp_path):
     endpoint.faults.always("usage", role="other", text="-50000000,0")  # every chat call of mem0's claims -50M
-    prices = tmp_path / "prices.json"
-    prices.write_text(TABLE)
-    run = invoke_expecting("run", "groupmem", str(MINI), "--domain", "Demo", "--question-limit", "1",
-                           "--memory", "mem0", "--memory-option", "infer=true", "--memory-option",
-                           "granularity=session", "--memory-base-url", endpoint.base_url, "--memory-key-env",
-                           "MEMORY_KEY", "--agent-model", "gpt-5", "--judge-model", "gpt-5", "--base-url",
-                           endpoint.base_url, "--prices", str(prices), "--out", "r.json")
-    report = json.loads(Path("r.json").read_text())
+    run, report = _priced_mem0_run(endpoint, tmp_path)
     chat = [e for e in events_of(report["run_id"]) if e.type == "MemoryModelCalled" and e.endpoint == "chat"]
     assert chat and all(c.usage.prompt_tokens == -50_000_000 for c in chat)  # recorded as the endpoint said
     rows = {(r["stage"], r["model"]): r for r in report["costs"]["rows"]}
