@@ -13,7 +13,7 @@ import re
 import subprocess
 import sys
 
-from conftest import REPO
+from conftest import REPO, requires_extra
 
 HIDDEN = ("mem0", "graphiti_core")
 """The packages only an extra (mem0, graphiti) installs, hidden from the child."""
@@ -66,6 +66,7 @@ def test_every_module_testing_an_extra_collects_without_it(tmp_path):
         assert f"{module}::" in collected.stdout, module
 
 
+@requires_extra("graphiti_core", "graphiti")
 def test_each_memory_extra_works_without_the_other(tmp_path):
     """`benchledger[graphiti]` alone must load graphiti (it once imported helpers from mem0's adapter)."""
     graphiti = _child(tmp_path, "-c", "import benchledger.adapters.memory.graphiti_memory", hidden=("mem0",))
