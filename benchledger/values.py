@@ -7,7 +7,18 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Usage", "Criterion", "Question", "OFFLINE_MODEL_PREFIX", "is_offline_model"]
+__all__ = ["Usage", "Criterion", "Question", "OFFLINE_MODEL_PREFIX", "is_offline_model", "BenchmarkKind",
+           "BENCHMARK_KINDS"]
+
+BenchmarkKind = Literal["recall", "answer", "action"]
+"""What a benchmark scores, as its adapter declares it (`Benchmark.kind`)."""
+BENCHMARK_KINDS: dict[str, str] = {
+    "recall": "evidence retrieval: did the memory bring back what the release labels as evidence",
+    "answer": "a free-text or typed answer from the recalled memory, judged against gold",
+    "action": "the answer is a tool call, scored as an action (tool selected, arguments grounded); "
+              "a retrieval figure is never its score",
+}
+"""Each benchmark kind and what it scores, in one place (messages and docs read it)."""
 
 OFFLINE_MODEL_PREFIX = "offline-"
 """How the deterministic offline models' names begin, as runs record them."""

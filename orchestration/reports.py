@@ -37,7 +37,7 @@ def report_of(state: RunState, *, scorer_id: str | None = None,
     """The report of a folded run, under its benchmark's conditions, with its benchmark's sections."""
     folds = folds_of(state)
     return report_from_state(state, conditions=folds.conditions, scorer_id=scorer_id,
-                             scoring_rule=scoring_rule, sections=folds.sections)
+                             scoring_rule=scoring_rule, sections=folds.sections, kind=folds.kind)
 
 
 def retrieval_of(stored_events: Sequence, *, k: int | None = None) -> dict:
@@ -51,7 +51,7 @@ def refold_views(run_id: str, stored_events: Sequence) -> dict[str, tuple[int, o
     """What `Ledger.reader.verify(refold=...)` compares each stored view with."""
     folds = folds_of(fold_run(run_id, stored_events))
     return run_views(run_id, stored_events, folds.conditions, sections=folds.sections,
-                     retrieval_official=folds.retrieval_official, benchmark_version=folds.version)
+                     retrieval_official=folds.retrieval_official, benchmark_version=folds.version, kind=folds.kind)
 
 
 def combined_report(states: Sequence[RunState]) -> tuple[Section, list[Report]]:

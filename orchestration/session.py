@@ -16,7 +16,7 @@ from pathlib import Path
 
 from benchledger.adapters.benchmarks.base import Dataset
 from benchledger.adapters.benchmarks.official import OfficialProtocol
-from benchledger.adapters.benchmarks.registry import Benchmark, benchmark_named
+from benchledger.adapters.benchmarks.registry import Benchmark, benchmark_named, retrieval_refusal
 from benchledger.adapters.memory.evalstore import check_store_path
 from benchledger.adapters.memory.protocol import MemorySystem
 from benchledger.adapters.memory.oracle import EvidenceLabels
@@ -74,8 +74,9 @@ def resolved_settings(benchmark: Benchmark, settings: RunSettings, *,
     if settings.memory != "http":  # a remote system keeps its data on its own side
         check_store_path(settings.memory_store)
     if settings.mode == "retrieval":
-        if not benchmark.retrieval:
-            raise BadInput(f"{benchmark.name} labels no evidence, so it has no retrieval run", field="benchmark")
+        refusal = retrieval_refusal(benchmark)
+        if refusal is not None:
+            raise BadInput(refusal, field="benchmark")
         return _resolved(settings, protocol=None, agent_model=None, judge_model=None, judge_models=(),
                          prompts_dir=None)
     protocol = benchmark.check_protocol(settings.protocol)

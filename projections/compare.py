@@ -14,7 +14,8 @@ Per run: accuracy per kind and overall (over judged questions, 95% Wilson interv
 benchmark's own number (LoCoMo's token F1...), tokens per question (answer and judge calls) and
 latency per question (recall + answer), and with a price table the reader gives (`projections.prices`:
 never recorded) the dollars of its answer and judge calls and of the memory's own calls. The best run is the system (not floor or ceiling) with the
-highest overall accuracy; every other run is tested against it over the questions both judged:
+highest overall accuracy (for an action benchmark, its report's own number, the action score such as
+argument F1: a retrieval figure never ranks an action benchmark's runs); every other run is tested against it over the questions both judged:
 a seeded paired bootstrap interval of the difference (of the per-answer score where both scorers
 give one, as LoCoMo's token F1 does, else of correctness) and an exact McNemar p-value over the
 verdicts, the p-values Holm-corrected over the comparisons (family-wise 5%).
@@ -137,6 +138,10 @@ class Comparison(BaseModel):
     bootstrap_seed: int
     bootstrap_resamples: int
     compare_version: int
+    kind: str | None = None
+    """What the benchmark scores (recall, answer, action), as its adapter declares it."""
+    ranked_by: str = "accuracy"
+    """What chose the best run: "accuracy", or an action benchmark's own number (its metric's name)."""
     price_table: dict[str, str] | None = None
     """The reader's price table (path, sha256) the dollars were priced with; None: no dollars."""
 
@@ -278,7 +283,13 @@ def compare_runs(runs: Sequence[CompareInput], *, allow_differences: bool = Fals
                        "anyway (the table is then labelled)", field="runs")
     columns = [_column(run, prices) for run in runs]
     systems = [c for c in columns if c.role == "system"] or columns
-    best = max(systems, key=lambda c: (c.overall.accuracy if c.overall.accuracy is not None else -1.0))
+    kind = runs[0].report.kind
+    headline = {run.state.run_id: -1.0 if run.report.score is None else run.report.score for run in runs}
+    ranked_by = runs[0].report.metric if kind == "action" else "accuracy"
+    if ranked_by != "accuracy":
+        best = max(systems, key=lambda c: headline[c.run_id])
+    else:
+        best = max(systems, key=lambda c: (c.overall.accuracy if c.overall.accuracy is not None else -1.0))
     best_run = next(run for run in runs if run.state.run_id == best.run_id)
     raw = [(run.state.run_id, _paired(best_run, run)) for run in runs if run.state.run_id != best.run_id]
     adjusted = holm([t[4] if t[4] is not None else 1.0 for _, t in raw])
@@ -292,4 +303,4 @@ def compare_runs(runs: Sequence[CompareInput], *, allow_differences: bool = Fals
         benchmark=facts[runs[0].state.run_id]["benchmark"], like_for_like=not differences, label=label,
         differences=differences, kinds=sorted({k for c in columns for k in c.by_kind}), runs=columns,
         best=best.run_id, tests=tests, bootstrap_seed=BOOTSTRAP_SEED, bootstrap_resamples=BOOTSTRAP_RESAMPLES,
-        compare_version=COMPARE_VERSION, price_table=prices.source() if prices is not None else None)
+        compare_version=COMPARE_VERSION, kind=kind, ranked_by=ranked_by, price_table=prices.source() if prices is not None else None)

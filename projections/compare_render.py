@@ -80,6 +80,9 @@ def _usd(value: float | None, not_priced: list[str]) -> str:
 
 def _notes(comparison: Comparison) -> list[str]:
     notes = [f"{comparison.benchmark}: {comparison.label}"]
+    if comparison.ranked_by != "accuracy":
+        notes.append(f"- an {comparison.kind} benchmark: the best system is the one with the highest "
+                     f"{comparison.ranked_by}, never a retrieval figure")
     notes += [f"- {d.fact}: " + "; ".join(f"{rid} {value}" for rid, value in d.values.items())
               for d in comparison.differences]
     notes.append(f"Accuracy over judged questions with 95% Wilson intervals; paired tests against the best system "

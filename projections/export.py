@@ -24,6 +24,7 @@ from benchledger.projections.export_retrieval import export_retrieval
 from benchledger.projections.publishable import Check
 from benchledger.projections.report import Report, SectionFold, report_from_state
 from benchledger.projections.state import QuestionState, RunState
+from benchledger.values import BenchmarkKind
 
 __all__ = [
     "EXPORT_VERSION", "FORMATS", "ROW_FIELDS", "CSV_FIELDS", "export_rows", "export_json", "export_csv",
@@ -117,7 +118,8 @@ FORMATS = ("json", "csv", "html")
 
 
 def export_run(state: RunState, get_blob: Callable[[str], bytes], fmt: str, *, conditions: Sequence[Check],
-               scorer_id: str | None = None, sections: Sequence[SectionFold] = ()) -> str:
+               scorer_id: str | None = None, sections: Sequence[SectionFold] = (),
+               kind: BenchmarkKind | None = None) -> str:
     """A run exported in one of FORMATS, for one scorer (default: the run's default scorer). Pure but for get_blob.
 
     `conditions` are the run's benchmark's publishable conditions (the report's verdict), `sections`
@@ -132,5 +134,5 @@ def export_run(state: RunState, get_blob: Callable[[str], bytes], fmt: str, *, c
     rows = export_rows(state, get_blob, scorer_id=scorer)
     if fmt == "csv":
         return export_csv(rows)
-    report = report_from_state(state, conditions=conditions, scorer_id=scorer, sections=sections)
+    report = report_from_state(state, conditions=conditions, scorer_id=scorer, sections=sections, kind=kind)
     return export_json(report, rows) if fmt == "json" else export_html(report, rows)

@@ -30,13 +30,13 @@ from benchledger.projections.judge_audit import JUDGE_AUDIT_VERSION, JudgeAudit,
 from benchledger.projections.publishable import PUBLISHABLE_VERSION, Check, Condition, evaluate_conditions
 from benchledger.projections.releases import release_line
 from benchledger.projections.state import FOLD_VERSION, RunState, Segment, fold_run
-from benchledger.values import Usage
+from benchledger.values import BenchmarkKind, Usage
 from benchledger.projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES, KindTally, tally
 
 __all__ = ["PROJECTION_VERSIONS", "REPORT_VERSION", "FailureRow", "SegmentRow", "Report", "Section", "SectionFold",
            "build_report", "report_from_state"]
 
-REPORT_VERSION = 10
+REPORT_VERSION = 11
 """The core report's version: bump it whenever the core of a saved scorecard would read differently. What a
 benchmark's own conditions and sections say is versioned by its `report_version`; a saved view carries both
 (`projections.views.scorecard_version`), and verify compares a view only under the version this code folds."""
@@ -109,6 +109,9 @@ class Report(BaseModel):
     """The run's id."""
     benchmark: str | None
     """The benchmark's name as the run recorded it ("GroupMemBench"); None without a RunStarted."""
+    kind: BenchmarkKind | None = None
+    """What the benchmark scores, as its adapter declares it (recall, answer, action); None when no adapter
+    is installed. An action benchmark's score is never a retrieval figure."""
     subset: str | None
     """GroupMemBench domain, LoCoMo or LongMemEval file stem, Memora split."""
     fingerprint: str | None
@@ -272,16 +275,17 @@ def _token_sums(used: list[Usage]) -> dict[str, int]:
 
 def build_report(run_id: str, stored_events: Iterable[Any], *, conditions: Sequence[Check],
                  scorer_id: str | None = None, scoring_rule: int = CURRENT_SCORING_RULE,
-                 sections: Sequence[SectionFold] = ()) -> Report:
+                 sections: Sequence[SectionFold] = (), kind: BenchmarkKind | None = None) -> Report:
     """Fold a run's stored events into its report under its benchmark's conditions. Pure."""
     return report_from_state(fold_run(run_id, stored_events), conditions=conditions, scorer_id=scorer_id,
-                             scoring_rule=scoring_rule, sections=sections)
+                             scoring_rule=scoring_rule, sections=sections, kind=kind)
 
 
 def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id: str | None = None,
-                      scoring_rule: int = CURRENT_SCORING_RULE, sections: Sequence[SectionFold] = ()) -> Report:
-    """The report of a folded run (under `state.default_scorer` unless one is asked for); `conditions`
-    and `sections` are its benchmark's declarations. `UnknownScorer` / `UnknownScoringRule` (exit 2,
+                      scoring_rule: int = CURRENT_SCORING_RULE, sections: Sequence[SectionFold] = (),
+                      kind: BenchmarkKind | None = None) -> Report:
+    """The report of a folded run (under `state.default_scorer` unless one is asked for); `conditions`,
+    `sections` and `kind` are its benchmark's declarations. `UnknownScorer` / `UnknownScoringRule` (exit 2,
     translated by the CLI like every BadInput) when the run has no such scorer or the rule is unknown."""
     if scoring_rule not in SCORING_RULES:
         raise UnknownScoringRule(scoring_rule, known=tuple(sorted(SCORING_RULES)))
@@ -305,6 +309,7 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
     return Report(
         run_id=state.run_id,
         benchmark=cfg.benchmark if cfg else None,
+        kind=kind,
         subset=cfg.subset if cfg else None,
         fingerprint=state.corpus.fingerprint if state.corpus else None,
         status="publishable" if publishable else "diagnostic",

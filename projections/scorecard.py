@@ -56,6 +56,9 @@ def render_scorecard(report: Report) -> str:
     offline = "  (offline deterministic baseline)" if report.offline_models else ""
     lines.append(f"  agent {report.agent_model}  judge {report.judge_model}  scorer {report.scorer_id or '-'}"
                  f"{offline}")
+    if report.kind == "action":
+        lines.append("  an action benchmark: scored by the tool call the agent made; any evidence recall shown is a "
+                     "diagnostic of the memory, never the score")
     lines += _segment_lines(report)
     lines += _pacing_lines(report)
     if report.tokens_by_stage:

@@ -23,6 +23,7 @@ from benchledger.projections.publishable import Check
 from benchledger.projections.report import REPORT_VERSION, SectionFold, build_report
 from benchledger.projections.retrieval import RETRIEVAL_VERSION, RetrievalFold, retrieval_metrics
 from benchledger.projections.state import fold_run
+from benchledger.values import BenchmarkKind
 
 __all__ = ["SCORECARD_VIEW", "RETRIEVAL_VIEW", "scorecard_value", "scorecard_version", "run_views", "views_after"]
 
@@ -41,29 +42,29 @@ def scorecard_version(benchmark_version: int) -> int:
 
 
 def scorecard_value(run_id: str, stored_events: Iterable[Any], conditions: Sequence[Check],
-                    sections: Sequence[SectionFold] = ()) -> dict[str, Any]:
-    report = build_report(run_id, stored_events, conditions=conditions, sections=sections)
+                    sections: Sequence[SectionFold] = (), kind: BenchmarkKind | None = None) -> dict[str, Any]:
+    report = build_report(run_id, stored_events, conditions=conditions, sections=sections, kind=kind)
     return report.model_dump(mode="json", exclude=_POSITIONAL)
 
 
 def run_views(run_id: str, stored_events: Sequence[Any], conditions: Sequence[Check], *,
               sections: Sequence[SectionFold] = (), retrieval_official: RetrievalFold | None = None,
-              benchmark_version: int = 0) -> dict[str, tuple[int, object]]:
+              benchmark_version: int = 0, kind: BenchmarkKind | None = None) -> dict[str, tuple[int, object]]:
     """name -> (version, value) of the views of a run as its events stand (what `verify` compares);
-    `benchmark_version` is the run's benchmark's declared report version."""
+    `benchmark_version` and `kind` are the run's benchmark's declared report version and kind."""
     events = list(stored_events)
     if fold_run(run_id, events).mode == "retrieval":
         return {RETRIEVAL_VIEW: (RETRIEVAL_VERSION, retrieval_metrics(events, official=retrieval_official))}
     return {SCORECARD_VIEW: (scorecard_version(benchmark_version),
-                             scorecard_value(run_id, events, conditions, sections))}
+                             scorecard_value(run_id, events, conditions, sections, kind))}
 
 
 def views_after(run_id: str, stored_events: Sequence[Any], new_events: Sequence[Any],
                 conditions: Sequence[Check], *, sections: Sequence[SectionFold] = (),
                 retrieval_official: RetrievalFold | None = None,
-                benchmark_version: int = 0) -> list[tuple[str, int, object]]:
+                benchmark_version: int = 0, kind: BenchmarkKind | None = None) -> list[tuple[str, int, object]]:
     """The views as they will stand once `new_events` are appended (for `Ledger.writer.append(views=...)`)."""
     pending = [SimpleNamespace(event=e, hash=None, seq=0, run_id=run_id) for e in new_events]
     views = run_views(run_id, [*stored_events, *pending], conditions, sections=sections,
-                      retrieval_official=retrieval_official, benchmark_version=benchmark_version)
+                      retrieval_official=retrieval_official, benchmark_version=benchmark_version, kind=kind)
     return [(name, version, value) for name, (version, value) in views.items()]

@@ -2,7 +2,8 @@
 
 A benchmark is a subclass of `Benchmark` that declares, in one place: its name (as reports show
 it) and its command (`benchledger run <command>`), what its SOURCE argument is, its selection
-model (whose fields become the run's selection options), its kinds, the protocols it can be asked
+model (whose fields become the run's selection options), its `kind` (what it scores: recall, answer
+or action; `benchledger.values.BENCHMARK_KINDS`), its question kinds, the protocols it can be asked
 under and its default, its official protocol (`official`: templates, answer model, scorers; or the
 name of the protocol that is its official one), whether it can be scored for retrieval, its
 publishable conditions, the sections it adds to reports (its official statistics), and how to load
@@ -13,6 +14,10 @@ group `benchledger.benchmarks` (see `pyproject.toml`), exactly as a third party 
     toy = "toy_benchmark:ToyBenchmark"
 
 so adding a benchmark touches one folder (and its tests). `benchledger benchmarks` lists them.
+
+The benchmark's `kind` has no default: a class that does not declare one is not loaded (its entry
+says why), so no later benchmark is an action benchmark scored by retrieval by omission. An action
+benchmark is never given a retrieval run (`retrieval_refusal`), whatever it labels.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, get_args
 
 from pydantic import ValidationError
 
@@ -37,10 +42,11 @@ from benchledger.projections.report import Section, SectionFold
 from benchledger.projections.retrieval import RetrievalFold
 from benchledger.projections.state import RunState
 from benchledger.settings import Protocol, Selection
+from benchledger.values import BENCHMARK_KINDS, BenchmarkKind
 
 __all__ = [
     "ENTRY_POINT_GROUP", "Benchmark", "BenchmarkEntry", "ReportFolds", "available_benchmarks", "benchmark_named",
-    "benchmark_for_run", "conditions_for_benchmark", "folds_for_benchmark",
+    "benchmark_for_run", "conditions_for_benchmark", "folds_for_benchmark", "retrieval_refusal",
 ]
 
 ENTRY_POINT_GROUP = "benchledger.benchmarks"
@@ -55,6 +61,10 @@ class Benchmark(ABC):
     """The subcommand of `benchledger run` and `benchledger retrieval` ("groupmem")."""
     summary: ClassVar[str]
     """One line for `benchledger benchmarks` and the command's help."""
+    kind: ClassVar[BenchmarkKind]
+    """What the benchmark scores: "recall" (evidence retrieval), "answer" (a free-text or typed answer,
+    judged) or "action" (a tool call, scored as an action). Every benchmark declares it; reports,
+    compare and `retrieval` read it (an action benchmark has no retrieval score)."""
     source_metavar: ClassVar[str] = "SOURCE"
     source_is_dir: ClassVar[bool] = False
     """True when SOURCE is a release folder, False when it is a release file."""
@@ -110,7 +120,7 @@ class Benchmark(ABC):
 
     def report_folds(self) -> ReportFolds:
         """What reports and views of this benchmark's runs fold with."""
-        return ReportFolds(self.conditions, self.sections, self.official_retrieval, self.report_version)
+        return ReportFolds(self.conditions, self.sections, self.official_retrieval, self.report_version, self.kind)
 
     def default_prompts_dir(self, source: Path) -> Path:
         """Where the official templates are looked for when no folder is given: `prompts/` inside a
@@ -166,7 +176,22 @@ def _make(loaded: object) -> Benchmark:
     benchmark = loaded() if isinstance(loaded, type) else loaded
     if not isinstance(benchmark, Benchmark):
         raise TypeError(f"{loaded!r} is not a benchledger Benchmark")
+    declared = getattr(benchmark, "kind", None)
+    if declared not in get_args(BenchmarkKind):
+        raise TypeError(f"{type(benchmark).__name__} declares kind {declared!r}: a benchmark declares what it "
+                        f"scores, one of {', '.join(get_args(BenchmarkKind))}")
     return benchmark
+
+
+def retrieval_refusal(benchmark: Benchmark) -> str | None:
+    """Why `benchmark` has no retrieval run, in one line; None when it has one."""
+    if benchmark.kind == "action":
+        return (f"{benchmark.name} is an action benchmark ({BENCHMARK_KINDS['action']}): a recalled memory "
+                f"says nothing about whether the agent then acted on it; run `benchledger run {benchmark.command}`, "
+                "whose scorecard shows evidence recall as a diagnostic of the memory")
+    if not benchmark.retrieval:
+        return f"{benchmark.name} labels no evidence, so it has no retrieval run"
+    return None
 
 
 def available_benchmarks() -> list[BenchmarkEntry]:
@@ -212,6 +237,8 @@ class ReportFolds:
     retrieval_official: RetrievalFold | None = None
     version: int = 0
     """The benchmark's `report_version` (0 for a run whose benchmark has no installed adapter)."""
+    kind: BenchmarkKind | None = None
+    """What the benchmark scores (`Benchmark.kind`); None for a run whose benchmark has no installed adapter."""
 
 
 def folds_for_benchmark(benchmark_name: str) -> ReportFolds:

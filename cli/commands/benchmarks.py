@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from tabulate import tabulate
 
-from benchledger.adapters.benchmarks.registry import BenchmarkEntry, available_benchmarks
+from benchledger.adapters.benchmarks.registry import BenchmarkEntry, available_benchmarks, retrieval_refusal
 from benchledger.cli.common import echo_json, json_option
 from benchledger.projections.publishable import condition_name
 
@@ -18,9 +18,9 @@ def _as_dict(entry: BenchmarkEntry) -> dict[str, object]:
         "command": entry.name, "qualified": entry.qualified, "shared": entry.shared, "target": entry.module,
         "distribution": entry.distribution, "error": entry.error,
         **({} if b is None else {
-            "name": b.name, "summary": b.summary, "source": b.source_metavar, "kind_label": b.kind_label,
+            "name": b.name, "kind": b.kind, "summary": b.summary, "source": b.source_metavar, "kind_label": b.kind_label,
             "kinds": list(b.kinds), "protocols": list(b.protocols), "default_protocol": b.default_protocol,
-            "retrieval": b.retrieval, "selection": list(b.selection_model.model_fields),
+            "retrieval": retrieval_refusal(b) is None, "selection": list(b.selection_model.model_fields),
             "conditions": [condition_name(c) for c in b.conditions],
         }),
     }
@@ -42,11 +42,11 @@ def benchmarks(as_json: bool) -> None:
         b = entry.loaded
         command = entry.qualified if entry.shared else entry.name
         if b is None:
-            rows.append((command, "-", "-", "-", "-", entry.distribution or "-", f"cannot load: {entry.error}"))
+            rows.append((command, "-", "-", "-", "-", "-", entry.distribution or "-", f"cannot load: {entry.error}"))
             continue
-        rows.append((command, b.name, f"{b.source_metavar}", ", ".join(b.protocols),
-                     "yes" if b.retrieval else "no", entry.distribution or "-", b.summary))
-    click.echo(tabulate(rows, headers=["command", "name", "source", "protocols", "retrieval", "distribution",
+        rows.append((command, b.name, b.kind, f"{b.source_metavar}", ", ".join(b.protocols),
+                     "yes" if retrieval_refusal(b) is None else "no", entry.distribution or "-", b.summary))
+    click.echo(tabulate(rows, headers=["command", "name", "kind", "source", "protocols", "retrieval", "distribution",
                                        "what it is"]))
 
 

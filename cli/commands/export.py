@@ -59,7 +59,7 @@ def export(app: AppContext, run_refs: tuple[str, ...], fmt: str | None, out: Pat
         state = recorded_run(ledger.reader, run_ids[0]).state
         folds = folds_of(state)
         text = export_run(state, ledger.reader.get_blob, fmt, conditions=folds.conditions, sections=folds.sections,
-                          scorer_id=scorer_id)
+                          scorer_id=scorer_id, kind=folds.kind)
     write_atomic(out, text)
     click.echo(f"wrote {fmt} export of run {run_ids[0]} to {out}")
 

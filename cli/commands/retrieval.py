@@ -1,6 +1,8 @@
 """`benchledger retrieval <benchmark> SOURCE`: evidence recall of a memory system, with no model call.
 
-One subcommand per installed benchmark that labels evidence. Each loads its release (bad input
+One subcommand per installed benchmark that labels evidence, and one per action benchmark that refuses
+in one line before it reads anything (`registry.retrieval_refusal`: a recalled memory is not an
+action, so an action benchmark has no retrieval score). Each other one loads its release (bad input
 exits 2 before anything is written), makes one library call (`run_dataset` in retrieval mode,
 which records the run on the ledger like any run) and prints recall@k, recall_all@k and NDCG@k
 overall and per category, folded back from the stored events, then the benchmark's official
@@ -14,12 +16,13 @@ from typing import Any
 
 import click
 
-from benchledger.adapters.benchmarks.registry import Benchmark
+from benchledger.adapters.benchmarks.registry import Benchmark, retrieval_refusal
 from benchledger.adapters.memory.registry import load_memory_class
 from benchledger.cli.benchmark_commands import BenchmarkGroup, add_benchmark_commands
 from benchledger.cli.commands.run import interrupted_run, source_argument, source_or_fetched
 from benchledger.clock import new_run_id
 from benchledger.cli.common import AppContext, echo_json, json_option, open_ledger, pass_app
+from benchledger.errors import BadInput
 from benchledger.cli.options import (
     concurrency_option, k_option, keep_option, memory_options, prices_option, selection_from_options, selection_options,
     settings_from_options, token_budget_option,
@@ -67,7 +70,20 @@ def _execute(app: AppContext, benchmark: Benchmark, source: Path | None, opts: d
         click.echo("\n".join(cost_lines(costs)))
 
 
+def _refusing_command(benchmark: Benchmark, refusal: str) -> click.Command:
+    def refuse(args: tuple[str, ...]) -> None:
+        raise BadInput(refusal, field="benchmark")
+
+    return click.Command(benchmark.command, callback=refuse, params=[click.Argument(["args"], nargs=-1)],
+                         help=f"Refused: {refusal}",
+                         context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+
+
 def _retrieval_command(benchmark: Benchmark) -> click.Command:
+    refusal = retrieval_refusal(benchmark)
+    if refusal is not None:
+        return _refusing_command(benchmark, refusal)
+
     def command(app: AppContext, source: Path | None, **opts: Any) -> None:
         _execute(app, benchmark, source, opts)
 
@@ -77,6 +93,7 @@ def _retrieval_command(benchmark: Benchmark) -> click.Command:
     return click.command(benchmark.command)(decorated)
 
 
-add_benchmark_commands(retrieval, _retrieval_command, offered=lambda benchmark: benchmark.retrieval)
+add_benchmark_commands(retrieval, _retrieval_command,
+                       offered=lambda benchmark: benchmark.retrieval or benchmark.kind == "action")
 
 COMMANDS = [retrieval]

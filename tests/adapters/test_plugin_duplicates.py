@@ -42,6 +42,7 @@ class Twin(Benchmark):
     name = "Twin{suffix}"
     command = "twin"
     summary = "the same command from {suffix}"
+    kind = "answer"
 
     def load(self, source, selection):
         raise NotImplementedError

@@ -30,6 +30,7 @@ class LongMemEval(Benchmark):
     name = "LongMemEval"
     command = "longmemeval"
     summary = "one haystack of chat sessions per question, six question types plus abstention"
+    kind = "answer"
     source_metavar = "FILE"
     selection_model = LongMemEvalSelection
     kind_label = "types"

@@ -26,6 +26,7 @@ class Memora(Benchmark):
     name = "Memora"
     command = "memora"
     summary = "persona histories by period, judged per criterion, scored with FAMA"
+    kind = "answer"
     source_metavar = "ROOT"
     source_is_dir = True
     selection_model = MemoraSelection

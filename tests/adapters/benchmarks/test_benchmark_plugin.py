@@ -53,6 +53,7 @@ class ToyBenchmark(Benchmark):
     name = "ToyBench"
     command = "toy"
     summary = "notes of one team"
+    kind = "answer"
     source_metavar = "NOTES"
     selection_model = ToySelection
     kinds = ("recall", "abstain")
