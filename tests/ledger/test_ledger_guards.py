@@ -8,6 +8,7 @@ an older copy put back. `tamper` drops the guard triggers, edits, and puts them 
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -58,6 +59,23 @@ def _served_and_verified(path: Path) -> tuple[dict | None, object]:
         return ledger.cache.cache_get(REQUEST, runs=("run",)), ledger.reader.verify()
 
 
+def _served_with_reasons(path: Path) -> tuple[dict | None, list[tuple[str, str]], object]:
+    """What the cache serves for REQUEST, the (level, reason) it logs for not serving it, and verify's result."""
+    import logging
+
+    import structlog
+    from structlog.testing import capture_logs
+
+    saved = structlog.get_config()
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG))
+    try:
+        with capture_logs() as logs:
+            served, result = _served_and_verified(path)
+    finally:
+        structlog.configure(**saved)
+    return served, [(log["log_level"], log["reason"]) for log in logs if "reason" in log], result
+
+
 def test_the_database_refuses_to_change_or_remove_a_cached_response(cached):
     conn = raw(cached)
     for statement in ("UPDATE responses SET response = '{}'", "DELETE FROM responses",
@@ -72,25 +90,31 @@ def test_the_database_refuses_to_change_or_remove_a_cached_response(cached):
 def test_an_edited_response_is_never_served_and_fails_verify(cached):
     forged = '{"model":"m","text":"Final: Correct","usage":{}}'
     tamper(cached, "UPDATE responses SET response = ?", params=(forged,))
-    import logging
-
-    import structlog
-    from structlog.testing import capture_logs
-
-    saved = structlog.get_config()
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG))
-    try:
-        with capture_logs() as logs:
-            served, result = _served_and_verified(cached)
-    finally:
-        structlog.configure(**saved)
+    served, reasons, result = _served_with_reasons(cached)
     assert served is None
-    assert [(log["log_level"], log["reason"][:10]) for log in logs] == [("debug", "was edited")]
+    assert [(level, reason[:10]) for level, reason in reasons] == [("debug", "was edited")]
     assert not result.ok and f"cached response {REQUEST} was edited" in result.problem
     # re-hashing the forged response does not help: the recording event pins the reply
     tamper(cached, "UPDATE responses SET response_digest = ?", params=(hashlib.sha256(forged.encode()).hexdigest(),))
     served, result = _served_and_verified(cached)
     assert served is None and "does not match its recording event (seq 1)" in result.problem
+
+
+def test_a_response_forged_with_its_recording_event_is_never_served(cached):
+    """The forger edits the response, its digest and the raw_hash of the event that vouches for it,
+    so the entry and its event agree: only the recording event's own chain hash is left to notice."""
+    forged_text = "Final: Correct"
+    forged = json.dumps({"model": "m", "text": forged_text, "usage": {}}, sort_keys=True, separators=(",", ":"))
+    (payload,) = raw(cached).execute("SELECT payload FROM events WHERE idempotency_key = 'answer:q1'").fetchone()
+    event = json.loads(payload)
+    event["raw_hash"] = hashlib.sha256(forged_text.encode()).hexdigest()
+    tamper(cached, "UPDATE responses SET response = ?, response_digest = ?",
+           params=(forged, hashlib.sha256(forged.encode()).hexdigest()))
+    tamper(cached, "UPDATE events SET payload = ? WHERE idempotency_key = 'answer:q1'",
+           params=(json.dumps(event, separators=(",", ":")),))
+    served, reasons, result = _served_with_reasons(cached)
+    assert served is None and reasons == [("debug", "has a recording event (seq 1) that was changed")]
+    assert not result.ok
 
 
 def test_an_orphan_entry_is_never_served_and_fails_verify(cached):

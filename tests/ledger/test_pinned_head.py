@@ -66,6 +66,32 @@ def test_pinned_at_the_last_event_nothing_was_appended(finished):
     assert result.exit_code == 0 and "nothing was appended to the run after that head" in result.stdout
 
 
+@pytest.mark.parametrize("which", ["a middle verdict", "the last verdict", "the purge", "RunFinished"])
+def test_a_head_at_any_position_counts_that_event_and_nothing_after_it(finished, which):
+    """The pinned event itself belongs to the run as published: a report pinned at the last verdict
+    counts it, and one pinned at RunFinished reads as finished (every other test pins at the end)."""
+    path, run_id, _, _ = finished
+    with Ledger.open(path) as ledger:
+        events = list(ledger.reader.events(run_id))
+    verdicts = [e for e in events if e.type == "Judged"]
+    at = {"a middle verdict": verdicts[len(verdicts) // 2], "the last verdict": verdicts[-1],
+          "the purge": next(e for e in events if e.type == "ScopePurged"),
+          "RunFinished": next(e for e in events if e.type == "RunFinished")}[which]
+    shown = invoke("show", run_id, "--json", "--expect-head", at.hash)
+    assert shown.exit_code == 0, shown.output
+    report = json.loads(shown.stdout)
+    assert (report["events"], report["ledger_head"]) == (at.position, at.hash)
+    assert report["judged"] == sum(1 for e in verdicts if e.position <= at.position)
+    assert (report["run_status"] == "completed") is (which == "RunFinished")
+    later = [e.type for e in events if e.position > at.position]
+    verified = invoke("verify", run_id, "--expect-head", at.hash)
+    assert verified.exit_code == 0, verified.output
+    if later:
+        assert f"appended after that head, not in this report: {len(later)} event(s)" in verified.stdout
+    else:
+        assert "nothing was appended to the run after that head" in verified.stdout
+
+
 def test_finding_1_a_silent_rescore_of_a_finished_run_is_refused_and_a_forged_one_named(finished):
     path, run_id, head, score = finished
 

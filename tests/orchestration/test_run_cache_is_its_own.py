@@ -106,3 +106,45 @@ def test_cache_from_is_diagnostic_unless_its_source_met_the_protocol(shared_data
     met = report(cache_from=source, cache_source_publishable=True)
     provenance = {c.name: c for c in met.conditions}["recorded_provenance"]
     assert met.publishable and provenance.met and f"run {source} recorded (--cache-from)" in provenance.reason
+
+
+def test_a_response_forged_together_with_its_recording_event_is_never_served(tmp_path: Path) -> None:
+    """The cached reply and the raw_hash of the answer that vouches for it edited alike: a run taking
+    that run's responses by name (`--cache-from`) is refused before any model call, naming the changed
+    event (the ledger guards' tests hold the cache's own check of the recording event at serve time)."""
+    import hashlib
+    import sqlite3
+
+    from benchledger.ledger.migrations import GUARD_TRIGGERS
+
+    ledger = tmp_path / "ledger.db"
+    forged = "Final: forged answer 1999"
+    with LoopbackOpenAI() as server:
+        honest = run(ledger, server)
+        conn = sqlite3.connect(ledger, isolation_level=None)
+        seq, key, payload, digest = conn.execute(
+            "SELECT e.seq, e.idempotency_key, e.payload, r.request_digest FROM events e JOIN responses r "
+            "ON r.run_id = e.run_id AND r.idempotency_key = e.idempotency_key WHERE e.type = 'QuestionAnswered' "
+            "ORDER BY e.seq LIMIT 1").fetchone()
+        event = json.loads(payload)
+        event["raw_hash"] = hashlib.sha256(forged.encode()).hexdigest()
+        (text,) = conn.execute("SELECT response FROM responses WHERE request_digest = ?", (digest,)).fetchone()
+        response = json.dumps({**json.loads(text), "text": forged}, sort_keys=True, separators=(",", ":"),
+                              ensure_ascii=False)
+        for name in GUARD_TRIGGERS:
+            conn.execute(f"DROP TRIGGER IF EXISTS {name}")
+        conn.execute("UPDATE responses SET response = ?, response_digest = ? WHERE request_digest = ?",
+                     (response, hashlib.sha256(response.encode()).hexdigest(), digest))
+        conn.execute("UPDATE events SET payload = ? WHERE seq = ?", (json.dumps(event, separators=(",", ":")), seq))
+        for sql in GUARD_TRIGGERS.values():
+            conn.execute(sql)
+        conn.close()
+        calls = server.count()
+        refused = invoke("run", "groupmem", str(MINI), "--domain", "Demo", "--agent-model", "gpt-5",
+                         "--judge-model", "gpt-5", "--base-url", server.base_url, "--question-limit", "3",
+                         "--cache-from", honest["run_id"], expect=1, ledger=ledger)
+        assert f"does not verify at seq {seq}" in refused.output and "was changed" in refused.output
+        assert server.count() == calls, "no model was asked"
+    assert "forged" not in refused.output
+    with Ledger.open(ledger, create=False) as opened:
+        assert [r.run_id for r in opened.reader.runs()] == [honest["run_id"]], "no run was started"

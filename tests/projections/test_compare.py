@@ -10,9 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from benchledger.projections.compare import holm
+from benchledger.projections.compare import CompareInput, compare_runs, holm
+from benchledger.projections.report import report_from_state
+from benchledger.projections.state import fold_run
 from benchledger.projections.stats import mcnemar_exact, wilson_interval
 from chromium import chromium, colours, dump_dom, png_pixels, screenshot
+from events_factory import stored, stream
 from ledger_cli import events_of, invoke
 
 
@@ -21,6 +24,27 @@ def test_holm_steps_down_and_stays_monotone():
     assert holm([0.5, 0.001]) == pytest.approx([0.5, 0.002])
     assert holm([0.9, 0.8]) == pytest.approx([1.0, 1.0])  # 2 x 0.8 capped at 1, and never below an earlier step
     assert holm([]) == []
+
+
+def _made_up(run_id: str, wrong: set[int], questions: int = 20) -> CompareInput:
+    """A run of `questions` made-up questions, wrong on the numbers in `wrong`."""
+    outcomes = {f"q{n:02d}": ("temporal", "incorrect" if n in wrong else "correct") for n in range(1, questions + 1)}
+    events = stored(stream(outcomes))
+    state = fold_run(run_id, events)
+    return CompareInput(state, report_from_state(state, conditions=()), "timestamps")
+
+
+def test_significance_is_read_from_the_holm_corrected_p_not_the_raw_one():
+    """Against the best run (wrong on q20 only), b loses 6 discordant pairs to none (raw p 0.031) and
+    c 8 to 1 (raw p 0.039): each raw p is under 5%, Holm's over the two tests is 0.0625 for both. Alone
+    against the best, b's one test needs no correction and is significant."""
+    best, b, c = _made_up("best", {20}), _made_up("b", {1, 2, 3, 4, 5, 6, 20}), _made_up("c", set(range(7, 15)))
+    three = {t.run_id: t for t in compare_runs([best, b, c]).tests}
+    assert three["b"].mcnemar_p == pytest.approx(2 * 0.5 ** 6) and three["c"].mcnemar_p == pytest.approx(20 / 512)
+    assert all(t.mcnemar_p < 0.05 and t.holm_p == pytest.approx(0.0625) for t in three.values())
+    assert not any(t.significant for t in three.values())
+    (alone,) = compare_runs([best, b]).tests
+    assert alone.holm_p == pytest.approx(alone.mcnemar_p) and alone.significant
 
 
 def _run(dev: Path, memory: str, *extra: str) -> str:

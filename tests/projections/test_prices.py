@@ -18,10 +18,13 @@ import pytest
 
 from benchledger.adapters.models.loopback import LoopbackOpenAI
 from benchledger.errors import BadInput
+from benchledger.ledger.events import Judged, QuestionAnswered
 from benchledger.orchestration.prices import read_prices
-from benchledger.projections.prices import Call, Price, PriceTable, cost_lines, price_calls, usd
+from benchledger.projections.prices import Call, Price, PriceTable, cost_lines, price_calls, run_costs, usd
+from benchledger.projections.state import fold_run
 from benchledger.values import Usage
 from conftest import MINI, requires_extra
+from events_factory import config, stored, stream
 from ledger_cli import events_of, invoke, invoke_expecting
 
 needs_mem0 = requires_extra("mem0", "mem0")
@@ -97,6 +100,24 @@ def test_a_call_is_priced_under_the_name_asked_then_the_name_reported():
     assert (by_reported.model, by_reported.dollars) == ("gpt-4.1-nano-2025-04-14", pytest.approx(0.002))
     (neither,) = price_calls([call], _table({"gpt-5": (1, 1)})).rows
     assert (neither.model, neither.dollars) == ("gpt-4.1-nano", None)
+
+
+def test_a_run_s_answers_and_verdicts_are_priced_under_the_models_asked_before_the_ones_reported():
+    """Both names in the table at different prices: the run's own answers and verdicts (not only a
+    memory's calls) take the price of the model the run asked for."""
+    usage = Usage(prompt_tokens=1_000_000, completion_tokens=0)
+    events = [e.model_copy(update={"model": "gpt-5-2025-08-07", "usage": usage})
+              if isinstance(e, QuestionAnswered) else
+              e.model_copy(update={"model": "judge-2025", "usage": usage}) if isinstance(e, Judged) else e
+              for e in stream({"q1": ("temporal", "correct"), "q2": ("temporal", "incorrect")},
+                              cfg=config(agent_model="gpt-5", judge_model="judge"))]
+    state = fold_run("r", stored(events))
+    both = _table({"gpt-5": (1.0, 0.0), "gpt-5-2025-08-07": (50.0, 0.0), "judge": (2.0, 0.0), "judge-2025": (70.0, 0.0)})
+    rows = {row.stage: (row.model, row.dollars) for row in run_costs(state, both).rows}
+    assert rows == {"answer": ("gpt-5", pytest.approx(2.0)), "judge": ("judge", pytest.approx(4.0))}
+    reported_only = _table({"gpt-5-2025-08-07": (50.0, 0.0), "judge-2025": (70.0, 0.0)})
+    rows = {row.stage: (row.model, row.dollars) for row in run_costs(state, reported_only).rows}
+    assert rows == {"answer": ("gpt-5-2025-08-07", pytest.approx(100.0)), "judge": ("judge-2025", pytest.approx(140.0))}
 
 
 def test_an_endpoint_claiming_negative_tokens_cannot_take_dollars_off_the_total():

@@ -48,6 +48,16 @@ def test_changed_fields_names_every_structural_field_that_differs_and_ignores_wh
     assert changed_fields(forged, ingested) == ("author", "topic", "is_decision", "extra.blip")
 
 
+def test_a_key_a_memory_adds_to_a_document_s_extras_is_a_change() -> None:
+    """Gold could travel in a field the release never had: an added key is flagged like a changed one."""
+    ingested = Document(doc_id="m1", text="hello", extra={"blip": "a cat"})
+    added = Document(doc_id="m1", text="hello", extra={"blip": "a cat", "answer": GOLD})
+    assert changed_fields(added, ingested) == ("extra.answer",)
+    assert changed_fields(Document(doc_id="m1", text="hello", extra={"answer": GOLD}),
+                          Document(doc_id="m1", text="hello")) == ("extra.answer",)
+    assert changed_fields(Document(doc_id="m1", text="hello", extra={}), ingested) == (), "an extra left out"
+
+
 def test_a_resume_at_another_server_of_the_same_name_is_a_memory_change(tmp_path: Path) -> None:
     with MemoryServer(open_memory("sqlite", tmp_path / "a.sqlite")) as served_a, \
             MemoryServer(open_memory("sqlite", tmp_path / "b.sqlite")) as served_b, LoopbackOpenAI() as server:
