@@ -24,7 +24,7 @@ from benchledger.adapters.benchmarks.base import Dataset
 from benchledger.adapters.benchmarks.registry import Benchmark
 from benchledger.adapters.memory.protocol import MemorySystem
 from benchledger.adapters.models.base import AnswerModel, JudgeModel
-from benchledger.adapters.models.probe import probed_certificate
+from benchledger.adapters.models.probe import probed_certificate, probed_tls
 from benchledger.adapters.models.scheduler import EndpointScheduler
 from benchledger.callbacks import Progress, Redact, no_progress, no_redaction
 from benchledger.clock import new_run_id
@@ -110,9 +110,10 @@ def recordable(settings: RunSettings) -> RunSettings:
 
 
 def model_endpoint(settings: RunSettings) -> Endpoint:
-    """Where the run's model calls go (no credentials), with the certificate the probe verified."""
+    """Where the run's model calls go (no credentials), with what the probe saw over HTTPS."""
     return Endpoint(base_url=strip_url_credentials(settings.base_url) if settings.base_url else None,
-                    api_key_env=settings.api_key_env, certificate=probed_certificate(settings.base_url))
+                    api_key_env=settings.api_key_env, certificate=probed_certificate(settings.base_url),
+                    tls=probed_tls(settings.base_url))
 
 
 def cache_source_publishable(reader: EventReader, source: str) -> bool:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from benchledger.ledger.events import RunConfig
+from benchledger.ledger.events import Endpoint, RunConfig
 from benchledger.projections.state import RunState, Segment
 from benchledger.projections.tallies import KindTally
 from benchledger.providers import OPENAI_DEFAULT_BASE_URL, provider_of
@@ -30,10 +30,10 @@ __all__ = [
     "models_reported", "unknown_benchmark", "question_set_sha256", "run_config", "judge_of",
     "official_prompts", "official_scorer", "official_judges", "is_model_or_snapshot", "ORACLE_MEMORY",
     "recalled_fields_changed",
-    "ORACLE_NOTE",
+    "ORACLE_NOTE", "ATTESTED",
 ]
 
-PUBLISHABLE_VERSION = 7
+PUBLISHABLE_VERSION = 8
 
 _DATED_SNAPSHOT = re.compile(r"-(?:\d{4}-\d{2}-\d{2}|\d{8})")
 """The suffix a provider gives a dated snapshot of a model (gpt-5-2025-08-07, claude-...-20251001)."""
@@ -53,6 +53,10 @@ class Condition(BaseModel):
     name: str
     met: bool
     reason: str
+    attested: bool = False
+    """The condition rests on evidence the runner's machine recorded (the provider's TLS chain), not on
+    what anyone can recompute offline from the run; the scorecard labels it, and a command a third
+    party runs checks it (`benchledger verify RUN --spot-check N`)."""
 
 
 Check = Callable[[RunState, KindTally, "str | None"], Condition]
@@ -194,10 +198,43 @@ def recorded_provenance(state: RunState, overall: KindTally, scorer: str | None)
     return Condition(name="recorded_provenance", met=True, reason=reason)
 
 
+ATTESTED = "evidence recorded by the runner's machine"
+"""How the scorecard labels an attested condition (`Condition.attested`)."""
+
+
+def _endpoint_problem(role: str, url: str, provider: str | None, endpoint: Endpoint) -> str | None:
+    """Why answers or verdicts from `endpoint` cannot count as a provider's, in one sentence."""
+    tls = endpoint.tls
+    seen = f" ({'; '.join(tls.problems)})" if tls is not None and tls.problems else ""
+    if provider is None:
+        return (f"{role} came from {url}, not a provider's API over verified TLS: what model answered "
+                f"cannot be known{seen}")
+    if tls is None and endpoint.certificate is None:
+        return (f"{role} came from {url} with no verified server certificate recorded: which server "
+                "answered cannot be shown")
+    if tls is None:
+        return (f"{role} came from {url} with a certificate checked against the runner's own trusted CAs, "
+                "which its environment can change (recorded before the probe checked the chain against "
+                "the shipped root store)")
+    if tls.problems or not tls.trusted:
+        return f"{role} came from {url}, and {'; '.join(tls.problems) or 'its chain did not verify'}"
+    return None
+
+
+def _evidence(provider: str, url: str, endpoint: Endpoint) -> str:
+    tls, leaf = endpoint.tls, endpoint.certificate
+    assert tls is not None
+    root = tls.chain[-1].subject if tls.chain else "?"
+    subject = leaf.subject if leaf else tls.chain[0].subject if tls.chain else "?"
+    sha = (leaf.sha256 if leaf else tls.chain[0].sha256 if tls.chain else "?")[:16]
+    return (f"{provider} at {url} (certificate {subject}, sha256 {sha}…, chain to {root} in {tls.root_store}; "
+            f"{tls.host} at {tls.address})")
+
+
 def provider_endpoint(state: RunState, overall: KindTally, scorer: str | None) -> Condition:
     """Every counted answer and verdict a model gave came from a provider's API (`benchledger.providers`)
-    over HTTPS, with the server certificate the probe verified recorded beside the endpoint."""
-    problems: list[str] = []
+    over HTTPS, at a public address, its chain verified by the probe against the shipped root store.
+    Attested: the probe ran on the runner's machine."""
     providers: set[str] = set()
     started = state.scorers.get(scorer) if scorer is not None else None
     rule_scorer = bool(started and started.model_free)
@@ -213,22 +250,14 @@ def provider_endpoint(state: RunState, overall: KindTally, scorer: str | None) -
                 continue
             url = segment.endpoint.base_url or OPENAI_DEFAULT_BASE_URL
             provider = provider_of(segment.endpoint.base_url)
-            certificate = segment.endpoint.certificate
-            if provider is None:
-                problems.append(f"{role} came from {url}, not a provider's API over verified TLS: "
-                                "what model answered cannot be known")
-            elif certificate is None:
-                problems.append(f"{role} came from {url} with no verified server certificate recorded: "
-                                "which server answered cannot be shown")
-            else:
-                providers.add(f"{provider} at {url} (certificate {certificate.subject}, "
-                              f"sha256 {certificate.sha256[:16]}…)")
-            if problems:
-                return Condition(name="provider_endpoint", met=False, reason=problems[0])
+            if problem := _endpoint_problem(role, url, provider, segment.endpoint):
+                return Condition(name="provider_endpoint", met=False, reason=problem, attested=True)
+            assert provider is not None
+            providers.add(_evidence(provider, url, segment.endpoint))
     if not providers:
         return Condition(name="provider_endpoint", met=True, reason="no counted answer or verdict asked a model endpoint")
-    return Condition(name="provider_endpoint", met=True,
-                     reason=f"counted answers and verdicts from {'; '.join(sorted(providers))}, over verified TLS")
+    return Condition(name="provider_endpoint", met=True, attested=True,
+                     reason=f"counted answers and verdicts from {'; '.join(sorted(providers))}")
 
 
 def complete_run(state: RunState, overall: KindTally, scorer: str | None) -> Condition:

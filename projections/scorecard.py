@@ -13,6 +13,7 @@ from typing import Any
 from benchledger.projections.gold_overlay import CorrectedGold, KindCorrection
 from benchledger.projections.judge_audit import JudgeAudit
 from benchledger.projections.memory_costs import memory_cost_lines
+from benchledger.projections.publishable import ATTESTED
 from benchledger.projections.report import Report
 from benchledger.projections.tallies import KindTally
 from benchledger.redaction import strip_url_credentials
@@ -96,7 +97,8 @@ def render_scorecard(report: Report) -> str:
                  ", ".join(c.name for c in report.conditions if not c.met) + " not met"))
     for cond in report.conditions:
         mark = "ok  " if cond.met else "FAIL"
-        lines.append(f"    [{mark}] {cond.name}: {cond.reason}")
+        label = f" ({ATTESTED})" if cond.attested else ""
+        lines.append(f"    [{mark}] {cond.name}{label}: {cond.reason}")
     if report.failures:
         lines.append("")
         lines.append(f"  failures: {report.failed} question(s), grouped by error:")

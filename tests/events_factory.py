@@ -6,17 +6,28 @@ from types import SimpleNamespace
 
 from benchledger.adapters.benchmarks.groupmem.source import HUB_DATASET, QUESTION_FILES
 from benchledger.ledger.events import (
-    CorpusFingerprinted, Endpoint, Failed, Judged, Provenance, QuestionAnswered, QuestionsPlanned, ReleaseFile,
+    ChainCertificate, CorpusFingerprinted, Endpoint, Failed, Judged, Provenance, QuestionAnswered, QuestionsPlanned, ReleaseFile,
     RunConfig, RunFinished, RunStarted, ScopeVerified, ScorerStarted, ServerCertificate,
+    TlsEvidence,
 )
 from benchledger.settings import RunSettings, Selection
 from benchledger.values import Question as PlannedQuestion
 
-__all__ = ["config", "stream", "stored", "groupmem_release", "PROVIDER"]
+__all__ = ["config", "stream", "stored", "groupmem_release", "PROVIDER", "OPENAI_TLS"]
 
+OPENAI_TLS = TlsEvidence(
+    host="api.openai.com", port=443, addresses=("162.159.140.245",), address="162.159.140.245",
+    chain=(ChainCertificate(sha256="ab" * 32, subject="CN=api.openai.com",
+                            issuer="C=US, O=Google Trust Services, CN=WE1"),
+           ChainCertificate(sha256="cd" * 32, subject="C=US, O=Google Trust Services, CN=WE1",
+                            issuer="C=US, O=Google Trust Services LLC, CN=GTS Root R4"),
+           ChainCertificate(sha256="ef" * 32, subject="C=US, O=Google Trust Services LLC, CN=GTS Root R4",
+                            issuer="C=US, O=Google Trust Services LLC, CN=GTS Root R4")),
+    root_store="certifi 2026.10.19", trusted=True)
+"""What a probe of OpenAI's API records: a public address, a chain ending in the shipped root store."""
 PROVIDER = Endpoint(base_url=None, api_key_env="OPENAI_API_KEY", certificate=ServerCertificate(
-    sha256="ab" * 32, subject="CN=api.openai.com", issuer="C=US, O=Google Trust Services, CN=WE1"))
-"""The openai SDK's default endpoint (OpenAI's API) with the certificate a probe verified there."""
+    sha256="ab" * 32, subject="CN=api.openai.com", issuer="C=US, O=Google Trust Services, CN=WE1"), tls=OPENAI_TLS)
+"""The openai SDK's default endpoint (OpenAI's API) with the certificate and chain a probe verified there."""
 
 HUB_SHA256 = "e" * 64
 """The SHA-256 the hub is said to publish for the fetched corpus file of a made-up stream."""

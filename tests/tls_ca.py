@@ -33,13 +33,15 @@ def _openssl(*args: str, cwd: Path) -> None:
     subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
 
 
-def make_ca(folder: Path) -> TestCA:
+def make_ca(folder: Path, *, host: str = "127.0.0.1", ca_name: str = "benchledger test CA") -> TestCA:
+    """A CA named `ca_name` and a certificate it signed for `host` (an IP address or a DNS name)."""
     folder.mkdir(parents=True, exist_ok=True)
     _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
-             "-subj", "/O=benchledger tests/CN=benchledger test CA", cwd=folder)
+             "-subj", f"/O=benchledger tests/CN={ca_name}", cwd=folder)
     _openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
-             "-subj", "/O=benchledger tests/CN=127.0.0.1", cwd=folder)
-    (folder / "san.ext").write_text("subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n")
+             "-subj", f"/O=benchledger tests/CN={host}", cwd=folder)
+    san = f"IP:{host}" if host.replace(".", "").isdigit() else f"DNS:{host}"
+    (folder / "san.ext").write_text(f"subjectAltName={san}\nbasicConstraints=CA:FALSE\n")
     _openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
              "-out", "server.pem", "-days", "2", "-extfile", "san.ext", cwd=folder)
     der = ssl.PEM_cert_to_DER_cert((folder / "server.pem").read_text())

@@ -7,75 +7,64 @@ key, stops the run with one line (exit 2) before a document is ingested or a mod
 other reply (a 404 from a server without the route, say) lets the run go on, since the route is
 optional for OpenAI-compatible servers.
 
-Over HTTPS the probe then opens one TLS connection of its own with certificate checking on (the
-trusted CAs the openai SDK's client uses: `SSL_CERT_FILE`, else certifi's bundle; host name
-checked) and records the server certificate's SHA-256, subject and issuer. Each segment's
-`Endpoint` carries it (`probed_certificate`), so a reader can see which server answered; a
-certificate that does not verify is not recorded, and the run is then never publishable.
+Over HTTPS the probe then opens one TLS connection of its own (`adapters.models.tls_evidence`):
+the addresses the host resolved to, the chain the server presented, and whether that chain ends
+in the root store the package ships (certifi; never `SSL_CERT_FILE` or any other variable). Each
+segment's `Endpoint` carries it (`probed_tls`, and the leaf as `probed_certificate` when it
+verified), whether it verified or not, with the reasons it cannot count as a provider's API:
+`provider_endpoint` reads them, labelled as evidence the runner's machine recorded.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import socket
-import ssl
-from urllib.parse import urlsplit
 
 from benchledger.adapters.models.openai_chat import DEFAULT_BASE_URL
 from benchledger.errors import BadInput
-from benchledger.ledger.events import ServerCertificate
+from benchledger.adapters.models.tls_evidence import tls_evidence
+from benchledger.ledger.events import ServerCertificate, TlsEvidence
 from benchledger.redaction import safe_message, strip_url_credentials
 
-__all__ = ["PROBE_TIMEOUT", "probe_endpoint", "server_certificate", "probed_certificate"]
+__all__ = ["PROBE_TIMEOUT", "probe_endpoint", "server_certificate", "probed_certificate", "probed_tls"]
 
 PROBE_TIMEOUT = 10.0
-_PROBED: dict[str, ServerCertificate] = {}
-"""Base URL -> the certificate its probe verified in this process (what segments record)."""
+_PROBED: dict[str, TlsEvidence] = {}
+"""Base URL -> what its probe saw over HTTPS in this process (what segments record)."""
 
 
 def _key(base_url: str | None) -> str:
     return strip_url_credentials(base_url or DEFAULT_BASE_URL).rstrip("/")
 
 
-def _name(parts: object) -> str:
-    """`subject` or `issuer` of `getpeercert()` (relative distinguished names of (key, value) pairs)."""
-    if not isinstance(parts, tuple):
-        return ""
-    return ", ".join(f"{key}={value}" for rdn in parts for key, value in rdn)
-
-
 def server_certificate(base_url: str, *, timeout: float = PROBE_TIMEOUT) -> ServerCertificate | None:
-    """The certificate an HTTPS endpoint presents, verified (chain and host name); None for plain
-    HTTP, or when it does not verify or cannot be reached."""
-    parts = urlsplit(base_url)
-    if parts.scheme != "https" or not parts.hostname:
-        return None
-    import certifi
+    """The leaf certificate of an HTTPS endpoint whose chain verified against the shipped root store
+    and names its host; None for plain HTTP, or when it does not verify or cannot be reached."""
+    evidence = tls_evidence(base_url, timeout=timeout)
+    return _leaf(evidence)
 
-    context = ssl.create_default_context(cafile=os.environ.get("SSL_CERT_FILE") or certifi.where())
-    try:
-        with socket.create_connection((parts.hostname, parts.port or 443), timeout=timeout) as raw, \
-                context.wrap_socket(raw, server_hostname=parts.hostname) as tls:
-            der = tls.getpeercert(binary_form=True)
-            info = tls.getpeercert()
-    except (OSError, ssl.SSLError):
+
+def _leaf(evidence: TlsEvidence | None) -> ServerCertificate | None:
+    if evidence is None or not evidence.trusted or not evidence.chain:
         return None
-    if not der or not info:
-        return None
-    return ServerCertificate(sha256=hashlib.sha256(der).hexdigest(), subject=_name(info.get("subject")),
-                             issuer=_name(info.get("issuer")))
+    leaf = evidence.chain[0]
+    return ServerCertificate(sha256=leaf.sha256, subject=leaf.subject, issuer=leaf.issuer)
 
 
 def probed_certificate(base_url: str | None) -> ServerCertificate | None:
-    """The certificate the probe of `base_url` verified in this process, if it did."""
+    """The leaf certificate the probe of `base_url` verified in this process, if it did."""
+    return _leaf(_PROBED.get(_key(base_url)))
+
+
+def probed_tls(base_url: str | None) -> TlsEvidence | None:
+    """What the probe of `base_url` saw over HTTPS in this process, verified or not."""
     return _PROBED.get(_key(base_url))
 
 
 def probe_endpoint(base_url: str | None, api_key_env: str, *,
                    timeout: float = PROBE_TIMEOUT) -> ServerCertificate | None:
     """BadInput (one line, exit 2) when the endpoint is unreachable or refuses the key; else the
-    server certificate it presented over HTTPS (None over plain HTTP or when it does not verify)."""
+    leaf certificate it presented over HTTPS when its chain verified against the shipped root store
+    (None over plain HTTP or when it does not verify; `probed_tls` keeps what it saw either way)."""
     import openai  # imported on first use, like the chat client
 
     api_key = os.environ.get(api_key_env, "")
@@ -97,9 +86,9 @@ def probe_endpoint(base_url: str | None, api_key_env: str, *,
         pass  # reachable and not refusing the key: a server may not offer GET /models
     finally:
         client.close()
-    certificate = server_certificate(base_url or DEFAULT_BASE_URL, timeout=timeout)
-    if certificate is None:
+    evidence = tls_evidence(base_url or DEFAULT_BASE_URL, timeout=timeout)
+    if evidence is None:
         _PROBED.pop(_key(base_url), None)
     else:
-        _PROBED[_key(base_url)] = certificate
-    return certificate
+        _PROBED[_key(base_url)] = evidence
+    return _leaf(evidence)

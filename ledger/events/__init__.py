@@ -14,7 +14,7 @@ from benchledger.ledger.events.corpus import (
 from benchledger.ledger.events.question import (
     STAGES, ContextRecalled, Stage, Failed, Judged, QuestionAnswered, RecalledItem, ScorerContinued, ScorerStarted,
 )
-from benchledger.ledger.events.endpoints import Endpoint, MemoryIdentity, ServerCertificate
+from benchledger.ledger.events.endpoints import ChainCertificate, Endpoint, MemoryIdentity, ServerCertificate, TlsEvidence
 from benchledger.ledger.events.keys import KEYS, derive_key
 from benchledger.ledger.events.memory_calls import MemoryModelCalled, MemoryStage
 from benchledger.ledger.events.pacing import EndpointPaced
@@ -45,7 +45,7 @@ __all__ = [
     "RunStarted", "RunConfig", "ReleaseFile", "Provenance", "QuestionsPlanned", "RunFinished",
     "CorpusFingerprinted", "MessagesIngested", "ChunkExtracted", "ScopeVerified", "ScopePurged",
     "RunResumed", "ContextRecalled", "RecalledItem", "QuestionAnswered", "ScorerStarted", "ScorerContinued",
-    "Judged", "Failed", "Endpoint", "ServerCertificate", "MemoryIdentity",
+    "Judged", "Failed", "Endpoint", "ServerCertificate", "ChainCertificate", "TlsEvidence", "MemoryIdentity",
     "AuditStarted", "AuditContinued", "PlantJudged", "PlantFailed",
     "MemoryModelCalled", "MemoryStage", "EndpointPaced", "RunForecast", "StageForecast",
 ]

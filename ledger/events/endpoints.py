@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["Endpoint", "ServerCertificate", "MemoryIdentity"]
+__all__ = ["Endpoint", "ServerCertificate", "ChainCertificate", "TlsEvidence", "MemoryIdentity"]
 
 
 class ServerCertificate(BaseModel):
@@ -26,6 +26,47 @@ class ServerCertificate(BaseModel):
     """Its issuer, the same way."""
 
 
+class ChainCertificate(BaseModel):
+    """One certificate of the chain an HTTPS endpoint presented."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    sha256: str
+    """SHA-256 of the certificate's DER bytes."""
+    subject: str
+    """Its subject, as `commonName=..., organizationName=...`."""
+    issuer: str
+    """Its issuer, the same way."""
+
+
+class TlsEvidence(BaseModel):
+    """What the probe saw of an HTTPS endpoint from the runner's machine: evidence that machine
+    recorded (attested), judged against the root store the package ships, never the environment's."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    host: str
+    """The host name asked for (the one the certificate must name)."""
+    port: int
+    """The TCP port."""
+    addresses: tuple[str, ...]
+    """Every address the host name resolved to on the runner's machine."""
+    address: str
+    """The address the probe connected to."""
+    chain: tuple[ChainCertificate, ...]
+    """The certificates, the server's first: the verified chain up to its root in `root_store`, or,
+    when it does not verify, the chain as the server sent it."""
+    root_store: str
+    """The root store the chain was checked against (`certifi <version>`)."""
+    trusted: bool
+    """The chain verified against `root_store` and its leaf names `host`."""
+    proxy: str | None = None
+    """A proxy the environment named for this URL (without credentials): the model calls went through
+    it, not over the connection the probe made."""
+    problems: tuple[str, ...] = ()
+    """Why this endpoint cannot count as a provider's API, one sentence each (none: it can)."""
+
+
 class Endpoint(BaseModel):
     """An OpenAI-compatible endpoint, recorded without credentials."""
 
@@ -38,6 +79,9 @@ class Endpoint(BaseModel):
     certificate: ServerCertificate | None = None
     """The server certificate the probe verified over HTTPS (None: plain HTTP, not probed, or recorded
     before certificates were)."""
+    tls: TlsEvidence | None = None
+    """What the probe saw over HTTPS, checked against the shipped root store (None: plain HTTP, not
+    probed, or recorded before the probe kept it)."""
 
 
 class MemoryIdentity(BaseModel):

@@ -1,10 +1,11 @@
 """`provider_endpoint` as the pure fold it is: counted answers and verdicts from a provider's API over
-verified TLS, on both sides of every boundary (scheme, host, port, certificate, role)."""
+verified TLS, on both sides of every boundary (scheme, host, port, certificate, the chain's root
+store, the address the host resolved to, a proxy, role), labelled as attested evidence."""
 
 from __future__ import annotations
 
 import pytest
-from events_factory import PROVIDER, config, stored, stream
+from events_factory import OPENAI_TLS, PROVIDER, config, stored, stream
 
 from benchledger.adapters.benchmarks.groupmem.publishable import CONDITIONS
 from benchledger.ledger.events import Endpoint, Judged, ScorerStarted, ServerCertificate
@@ -48,9 +49,46 @@ def test_anything_else_is_diagnostic_with_one_reason(base_url, certificate, reas
 
 
 def test_openrouter_with_its_certificate_meets_it():
-    endpoint = Endpoint(base_url="https://openrouter.ai/api/v1", api_key_env="OPENROUTER_API_KEY", certificate=CERT)
+    tls = OPENAI_TLS.model_copy(update={"host": "openrouter.ai"})
+    endpoint = Endpoint(base_url="https://openrouter.ai/api/v1", api_key_env="OPENROUTER_API_KEY", certificate=CERT,
+                        tls=tls)
     condition, _ = _condition(stream(OUTCOMES, cfg=config(base_url=endpoint.base_url, endpoint=endpoint)))
     assert condition.met and "OpenRouter at https://openrouter.ai/api/v1" in condition.reason
+    assert condition.attested and "chain to C=US, O=Google Trust Services LLC, CN=GTS Root R4 in certifi" \
+        in condition.reason
+
+
+LOOPBACK = "api.openai.com resolved to 127.0.0.1, a loopback address on the runner's machine"
+UNTRUSTED = ("its certificate chain does not verify against the shipped root store (certifi 2026.10.19): "
+             "unable to get local issuer certificate (issuer CN=Totally Trusted Root CA)")
+PROXIED = "the environment sends calls to api.openai.com through the proxy http://10.0.0.1:3128"
+
+
+@pytest.mark.parametrize("update, reason", [
+    ({"trusted": False, "problems": (UNTRUSTED,)}, UNTRUSTED),
+    ({"address": "127.0.0.1", "addresses": ("127.0.0.1",), "problems": (LOOPBACK,)}, LOOPBACK),
+    ({"proxy": "http://10.0.0.1:3128", "problems": (PROXIED,)}, PROXIED),
+    ({"trusted": False}, "its chain did not verify"),
+])
+def test_the_probes_evidence_against_openais_host_is_diagnostic_with_its_reason(update, reason):
+    endpoint = PROVIDER.model_copy(update={"tls": OPENAI_TLS.model_copy(update=update)})
+    condition, report = _condition(stream(OUTCOMES, cfg=config(endpoint=endpoint)))
+    assert not condition.met and not report.publishable and condition.attested
+    assert condition.reason == f"answers came from https://api.openai.com/v1, and {reason}"
+
+
+def test_a_certificate_recorded_before_the_chain_was_checked_is_not_enough():
+    condition, _ = _condition(stream(OUTCOMES, cfg=config(endpoint=PROVIDER.model_copy(update={"tls": None}))))
+    assert not condition.met and "the runner's own trusted CAs, which its environment can change" in condition.reason
+
+
+def test_the_scorecard_labels_the_condition_as_the_runners_evidence():
+    from benchledger.projections.scorecard import render_scorecard
+
+    _, report = _condition(stream(OUTCOMES))
+    lines = [line for line in render_scorecard(report).splitlines() if "provider_endpoint" in line]
+    assert lines == [line for line in lines if "provider_endpoint (evidence recorded by the runner's machine):" in line]
+    assert len(lines) == 1
 
 
 def test_verdicts_of_a_rejudge_on_loopback_are_named_as_verdicts():

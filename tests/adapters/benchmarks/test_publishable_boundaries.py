@@ -42,7 +42,7 @@ from benchledger.ledger.events import (
 from benchledger.projections import build_report
 from benchledger.values import Question as PlannedQuestion
 from conftest import missing_shared_data_reason, shared_data_dir
-from events_factory import config, groupmem_release, stored, stream
+from events_factory import OPENAI_TLS, PROVIDER, config, groupmem_release, stored, stream
 
 BENCHMARKS = ("GroupMemBench", "LoCoMo", "LongMemEval", "Memora")
 TRIO = tuple(OFFICIAL_JUDGES.values())
@@ -222,6 +222,12 @@ def shared_cases(run: Callable[..., list]) -> list[Case]:
                  base_url="http://127.0.0.1:8900/v1", api_key_env="OPENAI_API_KEY")})),
         Case("provider_endpoint", "OpenAI's host, no certificate recorded", False,
              lambda: run(cfg={"endpoint": Endpoint(base_url=None, api_key_env="OPENAI_API_KEY")})),
+        Case("provider_endpoint", "OpenAI's host, a certificate but no chain checked against the shipped store",
+             False, lambda: run(cfg={"endpoint": PROVIDER.model_copy(update={"tls": None})})),
+        Case("provider_endpoint", "OpenAI's host resolved to loopback, a private CA's chain", False,
+             lambda: run(cfg={"endpoint": PROVIDER.model_copy(update={"tls": OPENAI_TLS.model_copy(update={
+                 "address": "127.0.0.1", "trusted": False,
+                 "problems": ("api.openai.com resolved to 127.0.0.1, a loopback address",)})})})),
         Case("provider_endpoint", "a rejudge at a loopback server", False,
              lambda: run(edit=_rejudged_at_a_recorded_endpoint)),
         Case("complete_run", "finished, every question judged", True, lambda: run()),
