@@ -86,7 +86,8 @@ def environment_proxy(base_url: str) -> str | None:
     parts = urlsplit(base_url)
     proxies = urllib.request.getproxies_environment()
     proxy = proxies.get(parts.scheme) or proxies.get("all")
-    if not proxy or urllib.request.proxy_bypass_environment(parts.hostname or "", proxies):
+    bypass = getattr(urllib.request, "proxy_bypass_environment")  # public since Python 2, untyped in typeshed
+    if not proxy or bypass(parts.hostname or "", proxies):
         return None
     return strip_url_credentials(proxy)
 
@@ -121,7 +122,8 @@ def tls_evidence(base_url: str, *, timeout: float, root_store: Path | None = Non
     store = root_store or _shipped_store()
     store_name = root_store_name() if root_store is None else str(root_store)
     context = ssl.create_default_context(cafile=str(store))  # certifi alone: never the default paths
-    trusted, chain, reached = False, (), None
+    trusted, reached = False, None
+    chain: tuple[ChainCertificate, ...] = ()
     for address in addresses:
         try:
             chain, trusted, reached = _handshake(address, port, host, context, timeout, verified=True), True, address
