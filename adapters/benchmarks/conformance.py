@@ -29,6 +29,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from benchledger.errors import BadInput
+from benchledger.json_input import JsonTooDeep, JsonTooLarge, load_file
+
 __all__ = [
     "FLOAT_TOLERANCE", "ConformanceOptions", "FixtureCheck", "FixtureResult", "Comparison",
     "same_value", "field_pairs", "run_conformance", "all_checks", "unclaimed_files", "DOCUMENTATION",
@@ -116,11 +119,19 @@ class FixtureCheck:
             return False
         if self.requires_key is None:
             return True
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return False
+        data = _fixture_json(path)
         return isinstance(data, dict) and self.requires_key in data
+
+
+def _fixture_json(path: Path) -> Any:
+    """A fixture's JSON, or None where it is not JSON (then no check claims it); past the loader's
+    size or depth limit it is refused in one line instead, since no check could read it either."""
+    try:
+        return load_file(path)[0]
+    except (JsonTooDeep, JsonTooLarge):
+        raise
+    except BadInput:
+        return None
 
 
 def same_value(expected: Any, got: Any) -> bool:
@@ -192,10 +203,7 @@ def run_conformance(folder: Path, options: ConformanceOptions | None = None,
 
 def _named_files(path: Path) -> set[str]:
     """Top-level string values of a JSON object fixture (how a fixture names its companion file)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return set()
+    data = _fixture_json(path)
     return {value for value in data.values() if isinstance(value, str)} if isinstance(data, dict) else set()
 
 

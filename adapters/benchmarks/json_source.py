@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 import json.scanner
-import re
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -21,42 +19,17 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from benchledger.errors import BadInput
+from benchledger.json_input import FILE_LIMIT, huge_integer, load_file
 
 __all__ = ["huge_integer", "read_json", "line_of", "validate", "dotted"]
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
-def read_json(path: Path) -> tuple[Any, str]:
-    """Parse a UTF-8 JSON file; missing files, bad bytes and bad JSON raise BadInput with a line."""
-    if not path.is_file():
-        raise BadInput("file not found", file=str(path))
-    data = path.read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise BadInput(f"not UTF-8 (byte {err.start}: {err.reason})", file=str(path),
-                       line=data[: err.start].count(b"\n") + 1) from err
-    try:
-        return json.loads(text), text
-    except json.JSONDecodeError as err:
-        raise BadInput(f"not valid JSON: {err.msg} (column {err.colno})", file=str(path),
-                       line=err.lineno) from err
-    except ValueError:  # an integer longer than Python converts
-        raise huge_integer(text, path) from None
-    except RecursionError:
-        raise BadInput("JSON nested too deeply", file=str(path)) from None
-
-
-def huge_integer(text: str, path: Path, *, line: int | None = None, offset: int = 0) -> BadInput:
-    """The one-line error for JSON holding an integer longer than Python converts (its digit limit)."""
-    limit = sys.get_int_max_str_digits()
-    match = re.compile(r"\d{%d,}" % (limit + 1)).search(text, offset)
-    if match is not None and line is None:
-        line = text[:match.start()].count("\n") + 1
-    digits = f"{len(match.group())} digits" if match else f"more than {limit} digits"
-    return BadInput(f"an integer of {digits}, longer than the {limit} digits Python reads", file=str(path),
-                    line=line)
+def read_json(path: Path, *, limit: int = FILE_LIMIT) -> tuple[Any, str]:
+    """Parse a UTF-8 JSON file within the bounded loader's limits (`benchledger.json_input`): missing
+    files, bad bytes, bad JSON, too large or too deep raise BadInput with a line."""
+    return load_file(path, limit=limit)
 
 
 def _positions(text: str) -> tuple[Any, dict[int, int]]:

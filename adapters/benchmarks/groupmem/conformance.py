@@ -22,6 +22,7 @@ from typing import Any
 from benchledger.adapters.benchmarks.conformance import (
     Comparison, ConformanceOptions, FixtureCheck, FixtureResult,
 )
+from benchledger.adapters.benchmarks.json_source import read_json
 from benchledger.adapters.benchmarks.groupmem.bm25 import (
     BM25Index, IndexFields, QueryFields, author_roles, build_query, tokenize,
 )
@@ -60,7 +61,7 @@ class OfficialRetriever:
 
 
 def _load(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text(encoding="utf-8"))
+    return read_json(path)[0]
 
 
 def _corpus(fixture: Path, relative: str | None) -> list[OfficialMessage]:

@@ -6,7 +6,8 @@ question files and the prompts:
 - a domain name is one plain path segment (`^[A-Za-z0-9_-]+$`), so `..` or a separator can never
   steer a read outside the release;
 - a file (or a symlink on the way to it) must resolve inside the release root;
-- text must be UTF-8; a bad byte is reported with the line it sits on;
+- text must be UTF-8; a bad byte is reported with the line it sits on; a file is at most
+  `json_input.FILE_LIMIT` bytes;
 - the corpus JSON is walked with `json.JSONDecoder.raw_decode` one message at a time, which keeps
   the C decoder's speed and records where each message object starts, so a bad message is
   reported with its line in the file rather than only an index.
@@ -22,6 +23,7 @@ from typing import Any
 
 from benchledger.adapters.benchmarks.json_source import huge_integer
 from benchledger.errors import BadInput
+from benchledger.json_input import FILE_LIMIT, JsonTooLarge
 
 __all__ = [
     "DOMAIN_PATTERN", "check_domain", "contained_path", "read_text", "line_at",
@@ -58,7 +60,10 @@ def read_text(root: Path, path: Path) -> str:
         raise BadInput("is a symbolic link that leads nowhere (a loop, or a missing target)", file=str(path))
     if not path.is_file():
         raise BadInput("expected file is missing", file=str(path))
-    data = contained_path(root, path).read_bytes()
+    resolved = contained_path(root, path)
+    if (size := resolved.stat().st_size) > FILE_LIMIT:
+        raise JsonTooLarge(str(path), limit=FILE_LIMIT, size=size)
+    data = resolved.read_bytes()
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:

@@ -15,11 +15,11 @@ accuracy to 4 places. `printout` is what `main` prints. Everything takes texts, 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from benchledger.adapters.benchmarks.groupmem.replies import published_is_correct
+from benchledger.json_input import JsonSyntaxError, load_json
 
 __all__ = ["DEFAULT_QTYPES", "Counts", "scan_results", "format_markdown", "format_tsv", "printout"]
 
@@ -56,8 +56,8 @@ def scan_results(files: Mapping[str, str]) -> dict[tuple[str, str], Counts]:
             if not line:
                 continue
             try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
+                record = load_json(line, source=name, first_line=number)
+            except JsonSyntaxError:
                 continue
             judge = record.get("judge_answer", "") if isinstance(record, dict) else None
             judge = judge or ""

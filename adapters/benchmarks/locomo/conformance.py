@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -20,9 +19,11 @@ from typing import Any
 from benchledger.adapters.benchmarks.conformance import (
     Comparison, ConformanceOptions, FixtureCheck, FixtureResult,
 )
+from benchledger.adapters.benchmarks.json_source import read_json
 from benchledger.adapters.benchmarks.locomo.prompts import cat5_choice
 from benchledger.adapters.benchmarks.locomo.scoring import category5_score, evidence_recall, score_item
 from benchledger.adapters.benchmarks.locomo.stats import PRINT_ORDER, Aggregate, ScoredItem, aggregate
+from benchledger.json_input import load_lines, named_file
 
 __all__ = ["CHECKS", "release_answers"]
 
@@ -32,7 +33,7 @@ QAKey = tuple[str, int]
 def release_answers(path: Path) -> dict[QAKey, dict[str, Any]]:
     """(sample_id, qa index) -> the released QA item, with `answer` for category 5 taken from
     `adversarial_answer` as the conformance runs supplied it (quirk 7)."""
-    conversations = json.loads(Path(path).read_text(encoding="utf-8"))
+    conversations, _text = read_json(Path(path))
     items: dict[QAKey, dict[str, Any]] = {}
     for conversation in conversations:
         for index, qa in enumerate(conversation["qa"]):
@@ -42,7 +43,7 @@ def release_answers(path: Path) -> dict[QAKey, dict[str, Any]]:
 
 
 def _load(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text(encoding="utf-8"))
+    return read_json(path)[0]
 
 
 def _total(total) -> dict[str, Any]:
@@ -78,9 +79,8 @@ def _check_qa_scores(path: Path, options: ConformanceOptions, result: FixtureRes
     expected = _load(path)
     assert options.locomo_release is not None  # _with_release runs this only with one
     answers = release_answers(options.locomo_release)
-    predictions = [json.loads(line) for line in
-                   (path.parent / expected["predictions_file"]).read_text(encoding="utf-8").splitlines()
-                   if line.strip()]
+    named = named_file(path.parent / expected["predictions_file"], named_by=path, field="predictions_file")
+    predictions = [value for _number, value in load_lines(named)]
     compare = Comparison(result)
     compare.case("n_lines", [("n_lines", expected["n_lines"], len(predictions))])
     scored: list[tuple[int, ScoredItem]] = []

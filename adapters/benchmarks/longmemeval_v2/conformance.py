@@ -23,7 +23,6 @@ prompt texts are read from `<prompts_root>/prompts` (the conformance folder's pa
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -48,6 +47,7 @@ from benchledger.adapters.benchmarks.longmemeval_v2.reader import (
 from benchledger.adapters.benchmarks.longmemeval_v2.prompts import load_templates
 from benchledger.adapters.benchmarks.longmemeval_v2.spec import LLM_CHECKERS, eval_name, score
 from benchledger.errors import BadInput
+from benchledger.json_input import load_lines, named_file
 
 __all__ = ["CHECKS", "fixture_transport"]
 
@@ -171,14 +171,15 @@ _VOLATILE = ("timestamp_utc", "memory_query_duration_seconds", "memory_post_quer
 """Record fields the harness's clock and the fixture memory wrote; aggregates read them as recorded."""
 
 
-def _release_reader(conformance_root: Path):
-    """Reads an image the fixtures name under `<WORK>/data/` from the synthetic release beside them."""
-    release = conformance_root.parent / "synthetic"
+def _release_reader(fixture: Path):
+    """Reads an image the fixture names under `<WORK>/data/` from the synthetic release beside it; one
+    it names outside that folder, or that is missing, is one line naming the fixture and the image."""
+    release = fixture.parent.parent / "synthetic"
 
     def read(path: str) -> bytes:
         if not path.startswith(_WORK_DATA):
-            raise FileNotFoundError(path)
-        return (release / path.removeprefix(_WORK_DATA)).read_bytes()
+            raise BadInput(f"names image {path}, which is not under {_WORK_DATA}", file=str(fixture))
+        return named_file(release / path.removeprefix(_WORK_DATA), named_by=fixture).read_bytes()
     return read
 
 
@@ -187,7 +188,7 @@ def _check_reader_prompts(path: Path, options: ConformanceOptions) -> FixtureRes
     templates = _templates(options, path, result)
     if templates is None:
         return result
-    read = _release_reader(path.parent)
+    read = _release_reader(path)
     for domain, text in data["system_prompts"].items():
         compare.case(f"system prompt {domain}", [("text", text, templates[f"reader_system_{domain}.txt"])])
     for example in data["examples"]:
@@ -232,7 +233,7 @@ def _json(path: Path) -> Any:
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [value for _number, value in load_lines(path)]
 
 
 def _run_inputs(run_dir: Path) -> list[Path]:

@@ -35,6 +35,7 @@ import json
 from pathlib import Path
 
 from benchledger.adapters.benchmarks.base import Dataset, Document, Question, ReleaseFacts
+from benchledger.adapters.benchmarks.json_source import read_json
 from benchledger.adapters.benchmarks.longmemeval_v2.release import Release, Trajectory, read_release
 from benchledger.adapters.benchmarks.longmemeval_v2.selection import LongMemEvalV2Selection
 from benchledger.adapters.benchmarks.longmemeval_v2.spec import CATEGORY_MAP, eval_name
@@ -90,8 +91,8 @@ def _evidence_map(root: Path) -> dict[str, str]:
     if not path.is_file():
         return {}
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))["evidence_trajectory_by_question_id"]
-    except (ValueError, KeyError, TypeError):
+        value = read_json(path)[0]["evidence_trajectory_by_question_id"]
+    except (KeyError, TypeError):
         raise BadInput("not an evidence map {evidence_trajectory_by_question_id: {...}}", file=str(path)) from None
     return {str(k): str(v) for k, v in value.items()}
 

@@ -39,6 +39,7 @@ from benchledger.adapters.benchmarks.longmemeval_v2.errors import OfficialError
 from benchledger.adapters.benchmarks.longmemeval_v2.judging import LLM_CHECKERS
 from benchledger.adapters.benchmarks.longmemeval_v2.spec import CATEGORY_MAP, EVAL_FUNCTIONS, parse_spec
 from benchledger.errors import BadInput
+from benchledger.json_input import load_lines
 
 __all__ = ["QuestionRecord", "State", "Trajectory", "Release", "read_release", "haystack_path"]
 
@@ -103,17 +104,10 @@ def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     if not path.is_file():
         raise BadInput("release file not found (a LongMemEval-V2 release folder holds questions.jsonl, "
                        "trajectories.jsonl and haystacks/)", file=str(path))
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise BadInput(f"not JSON: {err.msg}", file=str(path), line=number) from None
-            if not isinstance(value, dict):
-                raise BadInput("each line must be a JSON object", file=str(path), line=number)
-            yield number, value
+    for number, value in load_lines(path):
+        if not isinstance(value, dict):
+            raise BadInput("each line must be a JSON object", file=str(path), line=number)
+        yield number, value
 
 
 def _string(value: Any, path: Path, line: int, field: str, *, empty: bool = False, null: bool = False) -> Any:

@@ -103,6 +103,30 @@ def test_a_run_whose_official_code_aborted_must_have_aborted(shared_data, tmp_pa
     assert "outcome: raised expected" in result.stdout
 
 
+def test_a_screenshot_a_fixture_names_and_the_release_lacks_is_one_line_naming_both(shared_data, tmp_path):
+    folder = _copy(shared_data, tmp_path)
+    shot = folder.parent / "synthetic" / "question_screenshots" / "35cad802.png"
+    shot.chmod(0o644)
+    shot.unlink()
+    result = invoke("conformance", str(folder))
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        f"Error: {folder / 'reader-prompts.json'}: names {shot}, which is missing"]
+
+
+def test_a_fixture_nested_past_the_depth_limit_is_one_line_naming_it_and_the_limit(shared_data, tmp_path):
+    folder = _copy(shared_data, tmp_path)
+    fixture = folder / "eval-cases.json"
+    fixture.chmod(0o644)
+    fixture.write_text('{"counts_by_outcome": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    result = invoke("conformance", str(folder))
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [f"Error: {fixture}:1: JSON nested deeper than the limit of 201 levels"]
+    fixture.write_text('{"counts_by_outcome": {}, "cases": [], "notes": ' + "[" * 200 + "]" * 200 + "}")
+    result = invoke("conformance", str(folder))  # 201 levels: read and checked (no case, so it fails as such)
+    assert result.exit_code == 1 and _rows(result.stdout)["eval-cases.json"][:3] == ["longmemeval_v2.eval_cases", "0", "0"]
+
+
 @pytest.mark.parametrize(("reply", "parsed"), [
     ("\\boxed{A} then \\boxed{B}", "B"), ("\\boxed{\\text{Save}}", "\\text{Save}"), ("\\boxed{  }", "\\boxed{  }"),
     ("\\boxed{open", "open"), ("\\boxed {x}", "\\boxed {x}"), ("no box", "no box"), ("\\boxed{a\\}b}", "a\\"),
