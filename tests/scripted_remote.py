@@ -13,21 +13,40 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx2
 
-__all__ = ["Remote", "Reply"]
+__all__ = ["Remote", "Reply", "Streamed"]
 
-Reply = tuple[int, bytes]
+
+class Streamed:
+    """A reply body of `total` bytes written `chunk` bytes at a time, never held whole."""
+
+    def __init__(self, total: int, *, chunk: int = 1 << 20, declare_length: bool = False) -> None:
+        self.total, self.chunk, self.declare_length = total, chunk, declare_length
+
+    def chunks(self):
+        block = b"[" + b" " * (self.chunk - 1)
+        sent = 0
+        while sent < self.total:
+            piece = block[: min(self.chunk, self.total - sent)]
+            yield piece
+            sent += len(piece)
+
+
+Reply = tuple[int, "bytes | Streamed"]
 
 
 class Remote:
     """A scripted HTTP server: `script(method, path, body)` returns a reply, or None to forward.
 
-    A reply with status 0 closes the connection without answering.
+    A reply with status 0 closes the connection without answering. A reply whose payload is a
+    `Streamed` body is written chunk by chunk (with the Content-Length it declares, if any, and the
+    connection closed after it); `streamed_bytes` counts what the server managed to write.
     """
 
     def __init__(self, upstream: str | None = None) -> None:
         self.upstream = upstream
         self.script: Callable[[str, str, bytes], Reply | None] = lambda *_: None
         self.seen: list[tuple[str, str, str | None]] = []
+        self.streamed_bytes = 0
         remote = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -43,9 +62,25 @@ class Remote:
                     self.close_connection = True
                     return
                 self.send_response(status)
+                if isinstance(payload, Streamed):
+                    self._stream(payload)
+                    return
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)
+
+            def _stream(self, body: Streamed) -> None:
+                if body.declare_length:
+                    self.send_header("Content-Length", str(body.total))
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.close_connection = True
+                try:
+                    for piece in body.chunks():
+                        self.wfile.write(piece)
+                        remote.streamed_bytes += len(piece)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client stopped reading, as it should past its limit
 
             do_GET = do_POST = do_DELETE = _any
 

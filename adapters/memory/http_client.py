@@ -13,8 +13,11 @@ replies are not. The bearer token is read from its environment variable at every
 never stored, logged or put in an error: whatever the server says is redacted before it is cut
 short or put in a message, and messages show the URL without credentials.
 
-The client does not trust the remote. A reply that is not the protocol's JSON, a recall that is
-longer than k or mis-ranked, documents that go missing after being acknowledged, and a build that
+The client does not trust the remote. A reply is read in chunks up to `max_reply_bytes` (default
+`json_input.REPLY_LIMIT`, 64 MiB; a real recall reply is a few MB at most) and refused as soon as it
+passes it, before anything more is read (`ReplyTooLarge`); the client asks for an uncompressed reply
+and refuses a compressed one, so the limit counts the bytes that are kept. A reply that is not the
+protocol's JSON, a recall that is longer than k or mis-ranked, documents that go missing after being acknowledged, and a build that
 stops making progress each raise a `RemoteMemoryError` (a `MemorySystemError`), which a run records as
 a Failed event and never as a score.
 """
@@ -38,15 +41,28 @@ from benchledger.adapters.memory.http_protocol import (
 )
 from benchledger.adapters.memory.protocol import BATCH_SIZE, Candidate, MemorySystemError, ScopeState
 from benchledger.errors import BadInput, BenchledgerError, NotAnEvaluationStore
+from benchledger.json_input import REPLY_LIMIT, JsonTooLarge, read_limited
 from benchledger.redaction import redact, strip_url_credentials
 from benchledger.retry import RetryPolicy, Transient, retry_after_seconds
 
 __all__ = [
     "HttpMemory", "RemoteMemoryError", "MemoryUnavailable", "MemoryRejected", "MemoryUnauthorized",
-    "MalformedReply", "ProtocolMismatch", "DocumentsLost", "BuildStalled",
+    "MalformedReply", "ProtocolMismatch", "DocumentsLost", "BuildStalled", "ReplyTooLarge",
 ]
 
 _Reply = TypeVar("_Reply", bound=BaseModel)
+_UNCOMPRESSED = {"Accept-Encoding": "identity"}
+
+
+def _positive_int(value: int | str, field: str) -> int:
+    """An option given as an integer or as the text `--memory-option KEY=VALUE` carries."""
+    try:
+        number = int(value)
+    except ValueError:
+        raise BadInput(f"{field} must be a whole number of bytes, got {value!r}", field=field) from None
+    if number < 1:
+        raise BadInput(f"{field} must be at least 1, got {number}", field=field)
+    return number
 
 
 class RemoteMemoryError(MemorySystemError, BenchledgerError):
@@ -71,6 +87,10 @@ class MalformedReply(RemoteMemoryError):
     """The reply is not the protocol's JSON, or breaks its rules (too many or mis-ranked candidates)."""
 
 
+class ReplyTooLarge(RemoteMemoryError):
+    """A reply longer than the client's `max_reply_bytes`; nothing past the limit was read."""
+
+
 class ProtocolMismatch(RemoteMemoryError):
     """The server speaks another protocol version."""
 
@@ -92,7 +112,7 @@ class HttpMemory:
 
     def __init__(self, store_path: Path, *, url: str | None = None, token_env: str | None = None,
                  timeout: float = 30, max_attempts: int = 4, backoff_base: float = 0.25,
-                 stall_rounds: int = 3) -> None:
+                 stall_rounds: int = 3, max_reply_bytes: int | str = REPLY_LIMIT) -> None:
         if not url:
             raise BadInput("--memory http needs --memory-url URL (start one with `benchledger "
                            "serve-memory --memory NAME`)", field="memory-url")
@@ -104,6 +124,7 @@ class HttpMemory:
             raise BadInput(f"{url!r} is not an http(s) URL", field="memory-url")
         if max_attempts < 1 or stall_rounds < 1:
             raise BadInput("max_attempts and stall_rounds must be at least 1", field="memory")
+        self.max_reply_bytes = _positive_int(max_reply_bytes, "max_reply_bytes")
         if token_env is not None and not os.environ.get(token_env):
             raise BadInput(f"set the environment variable {token_env} to the memory server's token",
                            field="memory-token-env")
@@ -222,7 +243,9 @@ class HttpMemory:
     def _attempt(self, method: str, path: str, content: bytes | None, headers: dict[str, str]) -> httpx2.Response:
         """One request; a transport error or a 5xx is a (transient) `MemoryUnavailable`."""
         try:
-            response = self._client.request(method, path, content=content, headers=headers | self._headers())
+            request = self._client.build_request(method, path, content=content,
+                                                 headers=headers | self._headers() | _UNCOMPRESSED)
+            response = self._bounded(self._client.send(request, stream=True), method, path)
         except httpx2.TransportError as err:
             raise MemoryUnavailable(f"{type(err).__name__}: {self._redact(str(err))}") from None
         if response.status_code >= 500:
@@ -230,6 +253,29 @@ class HttpMemory:
             unavailable.retry_after = retry_after_seconds(response.headers)
             raise unavailable
         return response
+
+    def _bounded(self, streamed: httpx2.Response, method: str, path: str) -> httpx2.Response:
+        """The reply with its body read whole, or ReplyTooLarge once it passes `max_reply_bytes`."""
+        try:
+            where = f"{self.shown_url}: {method} {path}"
+            encoding = streamed.headers.get("Content-Encoding", "identity").strip().lower()
+            if encoding != "identity":
+                raise MalformedReply(f"{where}: the reply is compressed ({encoding!r}) though the client "
+                                     "asked for it uncompressed, so its size cannot be bounded")
+            declared = streamed.headers.get("Content-Length", "")
+            limit = self.max_reply_bytes
+            if declared.isdigit() and int(declared) > limit:
+                raise ReplyTooLarge(f"{where}: the reply declares {int(declared):,} bytes, over the limit of "
+                                    f"{limit:,} (max_reply_bytes); none of it was read")
+            try:
+                body = read_limited(streamed.iter_raw(), limit=limit, source=where)
+            except JsonTooLarge:
+                raise ReplyTooLarge(f"{where}: the reply passed the limit of {limit:,} bytes (max_reply_bytes); "
+                                    "nothing past it was read") from None
+        finally:
+            streamed.close()
+        return httpx2.Response(streamed.status_code, headers=streamed.headers, content=body,
+                               request=streamed.request)
 
     def _parse(self, reply_model: type[_Reply], response: httpx2.Response, method: str, path: str) -> _Reply:
         try:
