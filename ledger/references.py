@@ -1,11 +1,12 @@
 """Which event fields name a blob, declared once, read from typed events or from stored JSON.
 
 An event holds the digest of a large body (a packed context, the candidates a memory returned,
-which resume answers from, a raw model output, a released prompt) and the body lives in `blobs`. Deleting bodies must not pass `verify`, so every digest
-an event names must be stored. `BLOB_FIELDS` declares them per event type as a path of field
-names, `*` meaning every value of a mapping; "" (an empty digest) means "no body", and the
-digest of the empty body (`blobs.EMPTY_DIGEST`) needs no row. A run copied to another ledger
-(`copies`) takes exactly these bodies with it.
+which resume answers from, a raw model output, a released prompt) and the body lives in `blobs`.
+Deleting bodies must not pass `verify`, so every digest an event names must be stored. Each event
+type declares its blob fields with its class (`@declare(blobs=...)`: dotted paths of field names,
+`*` meaning every value of a mapping) and `BLOB_FIELDS` collects them; "" (an empty digest) means
+"no body", and the digest of the empty body (`blobs.EMPTY_DIGEST`) needs no row. A run copied to
+another ledger (`copies`) takes exactly these bodies with it.
 
 `config.prompt_hashes` and `ScorerStarted.prompt_hash` are not declared: a run stores the
 released prompts it used (`reference_prompt_hashes`) but not the built-in prompts of the typed
@@ -19,16 +20,14 @@ from typing import Any
 
 from benchledger.ledger.backend import LedgerConnection
 from benchledger.ledger.blobs import EMPTY_DIGEST
+from benchledger.ledger.events import DECLARATIONS
 from benchledger.ledger.mapper import StoredEvent
 
 __all__ = ["BLOB_FIELDS", "blob_references", "named_digests", "missing_sql", "named_sql"]
 
 BLOB_FIELDS: dict[str, tuple[tuple[str, ...], ...]] = {
-    "ContextRecalled": (("context_hash",), ("candidates_hash",)),
-    "QuestionAnswered": (("raw_hash",),),
-    "Judged": (("raw_hash",),),
-    "RunStarted": (("config", "reference_prompt_hashes", "*"),),
-}
+    name: declaration.blobs for name, declaration in DECLARATIONS.items() if declaration.blobs}
+"""Event type -> the paths of its fields naming a blob, as its declaration says (`@declare(blobs=...)`)."""
 
 
 def _walk(value: Any, path: tuple[str, ...]) -> Iterator[Any]:

@@ -13,24 +13,34 @@ event joins it only as one of these:
 
 Anything else after a finish (a second answer, another finish, a verdict of another scorer, a run
 failure) is refused at append (`RunSealed`, nothing written) and named by seq in `verify` and in
-every checked read. `Seal` is the one rule both use: the writer replays the run's openers and
-finishes (few rows, found by their idempotency keys) and admits its batch; `ledger.rules` admits
-every row of a run in order.
+every checked read. Each event type declares its part with its class (`@declare(sealing=...)`,
+`ledger.events.declaration`: `Opens`, `Closes`, `Joins`, `Housekeeping`), and `Seal` is the one rule
+over those declarations that both use: the writer replays the run's openers and finishes (few
+rows, found by their idempotency keys) and admits its batch; `ledger.rules` admits every row of a
+run in order.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Seal", "OPENERS", "CLOSERS", "CONTROL_KEY_RANGES"]
+from benchledger.ledger.events import DECLARATIONS
+from benchledger.ledger.events.declaration import Closes, Housekeeping, Joins, Opens, SealRule
+from benchledger.ledger.events.keys import key_form
 
-OPENERS = frozenset({"RunResumed", "ScorerStarted", "ScorerContinued", "AuditStarted", "AuditContinued"})
+__all__ = ["Seal", "OPENERS", "CLOSERS", "CONTROL_KEY_RANGES", "SEALING"]
+
+SEALING: dict[str, tuple[SealRule, ...]] = {name: d.sealing for name, d in DECLARATIONS.items()}
+"""Event type -> what it may do in a finished run, as its declaration says."""
+OPENERS = frozenset(name for name, rules in SEALING.items() if any(isinstance(rule, Opens) for rule in rules))
 """Event types that open a segment of a sealed run."""
-CLOSERS = frozenset({"RunFinished"})
+CLOSERS = frozenset(name for name, rules in SEALING.items() if any(isinstance(rule, Closes) for rule in rules))
 """Event types that seal a run."""
-CONTROL_KEY_RANGES = (("run:", "run;"), ("scorer:", "scorer;"), ("audit:", "audit;"))
-"""Idempotency key ranges that hold every opener and finish (with a run's start and plan, and
-its audits' plants, which `Seal` passes over): how the writer finds them without reading the run."""
+CONTROL_KEY_RANGES = tuple((f"{family}:", f"{family};") for family in sorted(
+    {key_form(name).split(":", 1)[0] for name in OPENERS | CLOSERS}))
+"""Idempotency key ranges that hold every opener and finish (with whatever else shares their keys'
+first word, a run's start and plan, its audits' plants, which `Seal` passes over): how the writer
+finds them without reading the run."""
 
 _OPEN = "open"
 _SEALED = "sealed"
@@ -54,28 +64,18 @@ class Seal:
             if type_ in CLOSERS:
                 self.segment = (_SEALED, None)
             return None
-        if type_ == "RunResumed":
-            self.segment = (_OPEN, None)
-        elif type_ in ("ScorerStarted", "ScorerContinued"):
-            self.segment = ("scorer", event.scorer_id)
-        elif type_ in ("AuditStarted", "AuditContinued"):
-            self.segment = ("audit", event.audit_id)
-        elif not (_housekeeping(event) or self._inside(event)):
-            where = ("after it finished" if self.segment[0] == _SEALED
-                     else f"inside the segment of {self.segment[0]} {self.segment[1]}")
-            return (f"a {type_} {where} joins no segment of the run: a finished run takes only a resume, "
-                    "a scorer or an audit recorded as its own event, and what that segment records")
-        return None
-
-    def _inside(self, event: Any) -> bool:
-        kind, owner = self.segment
-        if kind == "scorer":
-            return bool((event.type == "Judged" or (event.type == "Failed" and event.stage == "judge"))
-                        and event.scorer_id == owner)
-        if kind == "audit":
-            return bool(event.type in ("PlantJudged", "PlantFailed") and event.audit_id == owner)
-        return False
-
-
-def _housekeeping(event: Any) -> bool:
-    return bool(event.type == "ScopePurged" or (event.type == "Failed" and event.stage == "purge"))
+        for rule in SEALING[type_]:
+            if isinstance(rule, Opens):
+                self.segment = ((_OPEN, None) if rule.segment == "run"
+                                else (rule.segment, getattr(event, rule.owner) if rule.owner else None))
+                return None
+            if isinstance(rule, (Joins, Housekeeping)) and rule.when and getattr(event, rule.when[0]) != rule.when[1]:
+                continue
+            if isinstance(rule, Housekeeping):
+                return None
+            if isinstance(rule, Joins) and self.segment == (rule.segment, getattr(event, rule.owner)):
+                return None
+        where = ("after it finished" if self.segment[0] == _SEALED
+                 else f"inside the segment of {self.segment[0]} {self.segment[1]}")
+        return (f"a {type_} {where} joins no segment of the run: a finished run takes only a resume, "
+                "a scorer or an audit recorded as its own event, and what that segment records")

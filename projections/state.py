@@ -5,6 +5,10 @@ plan, corpus, a question's recall or answer, or a scorer's verdict (the store ho
 idempotency key, and `verify` says so; the fold does not rely on it). What a resume does again
 under a new number (a re-preparation, a second scope check, a new finish) is a new item and
 counts; every failure is kept, so the report can say both what is unresolved and what was retried.
+
+Each event type names its handler in its declaration (`@declare(fold=...)`, `ledger.events`);
+`FOLD_HANDLERS` holds them by that name, and the module refuses to load while a declared name has
+no handler here, so no event type reaches the fold unhandled.
 """
 
 from __future__ import annotations
@@ -16,13 +20,14 @@ from typing import Any
 from benchledger.collector import building_long_lived
 from benchledger.errors import BadInput
 from benchledger.ledger.events import (
+    DECLARATIONS,
     AuditContinued, AuditStarted, PlantFailed, PlantJudged, ChunkExtracted, ContextRecalled, CorpusFingerprinted, Failed, Judged, MessagesIngested,
     Endpoint, MemoryIdentity, QuestionAnswered, QuestionsPlanned, RunFinished, RunResumed, RunStarted,
     EndpointPaced, MemoryModelCalled, RunForecast, ScopePurged, ScopeVerified, ScorerContinued, ScorerStarted,
 )
 from benchledger.values import Question, is_offline_model
 
-__all__ = ["FOLD_VERSION", "QuestionState", "RunState", "Segment", "fold_run", "QUESTION_STAGES"]
+__all__ = ["FOLD_VERSION", "FOLD_HANDLERS", "QuestionState", "RunState", "Segment", "fold_run", "QUESTION_STAGES"]
 
 FOLD_VERSION = 2
 QUESTION_STAGES = ("recall", "answer", "judge")
@@ -388,15 +393,28 @@ def _forecast(state: RunState, event: RunForecast) -> None:
         state.forecast = event
 
 
+def _not_folded(state: RunState, event: Any) -> None:
+    """An event the run's state does not hold (a projection of its own reads it from the events)."""
+
+
+FOLD_HANDLERS: dict[str, Callable[[RunState, Any], None]] = {
+    "run_started": _run_started, "questions_planned": _questions_planned, "corpus": _corpus,
+    "ingested": _ingested, "extracted": _extracted, "verified": _verified, "purged": _purged,
+    "recalled": _recalled, "answered": _answered, "scorer_segment": _scorer_segment, "verdict": _verdict,
+    "failed": _failed, "resumed": _resumed, "finished": _finished, "audited": _audited,
+    "memory_call": _memory_call, "paced": _paced, "forecast": _forecast, "not_folded": _not_folded,
+}
+"""The fold's handlers by the name an event type's declaration gives (`@declare(fold=...)`)."""
+
+
+def _dispatch() -> dict[type, Callable[[RunState, Any], None]]:
+    unknown = {name: d.fold for name, d in DECLARATIONS.items() if d.fold not in FOLD_HANDLERS}
+    if unknown:
+        raise ImportError("; ".join(f"event type {name} declares fold handler {fold!r}, which projections.state "
+                                    "does not have: add it to FOLD_HANDLERS" for name, fold in unknown.items()))
+    return {d.cls: FOLD_HANDLERS[d.fold] for d in DECLARATIONS.values()}
+
+
 # One handler per event class, looked up by the event's exact class: a run folds tens of thousands
 # of events, and the common ones would otherwise go through a chain of isinstance checks.
-_HANDLERS: dict[type, Callable[[RunState, Any], None]] = {
-    RunStarted: _run_started, QuestionsPlanned: _questions_planned, CorpusFingerprinted: _corpus,
-    MessagesIngested: _ingested, ChunkExtracted: _extracted, ScopeVerified: _verified, ScopePurged: _purged,
-    ContextRecalled: _recalled, QuestionAnswered: _answered, ScorerStarted: _scorer_segment,
-    ScorerContinued: _scorer_segment, Judged: _verdict, Failed: _failed, RunResumed: _resumed,
-    RunFinished: _finished, AuditStarted: _audited, AuditContinued: _audited, PlantJudged: _audited, PlantFailed: _audited,
-    MemoryModelCalled: _memory_call, EndpointPaced: _paced, RunForecast: _forecast,
-}
-
-
+_HANDLERS = _dispatch()

@@ -17,11 +17,13 @@ from typing import Literal
 from pydantic import Field
 
 from benchledger.ledger.events.base import Event, Usage
+from benchledger.ledger.events.declaration import Joins, Opens, declare
 from benchledger.ledger.events.endpoints import Endpoint
 
 __all__ = ["AuditStarted", "AuditContinued", "PlantJudged", "PlantFailed", "AUDIT_EVENT_TYPES"]
 
 
+@declare(key=lambda e: f"audit:{e.audit_id}", blobs=(), sealing=(Opens("audit", owner="audit_id"),), fold="audited")
 class AuditStarted(Event):
     """An audit segment begins: which scorer it asks, where its calls go, and what it asks about."""
 
@@ -74,6 +76,8 @@ class AuditStarted(Event):
     (premise_error, not_determinable, contested)."""
 
 
+@declare(key=lambda e: f"audit:{e.audit_id}:continue:{e.attempt}", blobs=(),
+         sealing=(Opens("audit", owner="audit_id"),), fold="audited")
 class AuditContinued(Event):
     """An interrupted audit is finished (`audit judge --continue`), possibly at another endpoint."""
 
@@ -87,6 +91,8 @@ class AuditContinued(Event):
     """Where its judge calls now go (None when the judge asks no model)."""
 
 
+@declare(key=lambda e: f"audit:{e.audit_id}:{e.plant_id}", blobs=(), sealing=(Joins("audit", owner="audit_id"),),
+         fold="audited")
 class PlantJudged(Event):
     """The audited judge's verdict on one planted answer (or one recorded answer against corrected gold)."""
 
@@ -125,6 +131,8 @@ class PlantJudged(Event):
     """How long the call took, in milliseconds (0 on a cache hit)."""
 
 
+@declare(key=lambda e: f"audit:{e.audit_id}:{e.plant_id}:failed:{e.attempt}", blobs=(),
+         sealing=(Joins("audit", owner="audit_id"),), fold="audited")
 class PlantFailed(Event):
     """An operational failure asking the audited judge about one item: never a verdict."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from benchledger.ledger.events.base import Event
+from benchledger.ledger.events.declaration import OPEN_RUN_ONLY, Housekeeping, Opens, declare
 from benchledger.ledger.events.endpoints import Endpoint, MemoryIdentity
 
 __all__ = [
@@ -13,6 +14,7 @@ __all__ = [
 ]
 
 
+@declare(key=lambda e: "corpus:fingerprint", blobs=(), sealing=OPEN_RUN_ONLY, fold="corpus")
 class CorpusFingerprinted(Event):
     """The exact selected corpus: its fingerprint and how many documents each scope must hold."""
 
@@ -30,6 +32,8 @@ class CorpusFingerprinted(Event):
     """Documents in the release before any limit."""
 
 
+@declare(key=lambda e: f"ingest:{e.preparation}:{e.scope_key}:{e.batch}", blobs=(), sealing=OPEN_RUN_ONLY,
+         fold="ingested")
 class MessagesIngested(Event):
     """One batch of documents handed to the memory system."""
 
@@ -51,6 +55,8 @@ class MessagesIngested(Event):
     """1 for the first preparation; resume re-prepares under a new number."""
 
 
+@declare(key=lambda e: f"build:{e.preparation}:{e.scope_key}:{e.batch}", blobs=(), sealing=OPEN_RUN_ONLY,
+         fold="extracted")
 class ChunkExtracted(Event):
     """A batch of chunks the memory system extracted during build."""
 
@@ -66,6 +72,7 @@ class ChunkExtracted(Event):
     """The preparation this build belongs to (resume re-prepares under a new number)."""
 
 
+@declare(key=lambda e: f"verify:{e.check}:{e.scope_key}", blobs=(), sealing=OPEN_RUN_ONLY, fold="verified")
 class ScopeVerified(Event):
     """The memory system's own account of a scope, checked before any question is scored."""
 
@@ -87,6 +94,8 @@ class ScopeVerified(Event):
     """1 for the first check; resume checks again under a new number."""
 
 
+@declare(key=lambda e: f"purge:{e.preparation}:{e.scope_key}", blobs=(), sealing=(Housekeeping(),),
+         fold="purged")
 class ScopePurged(Event):
     """The evaluation scope was removed from the memory store."""
 
@@ -104,6 +113,7 @@ class ScopePurged(Event):
     """The preparation this purge ends (a resume that re-prepares purges again)."""
 
 
+@declare(key=lambda e: f"run:resume:{e.attempt}", blobs=(), sealing=(Opens("run"),), fold="resumed")
 class RunResumed(Event):
     """A run is continued from its events by `resume`."""
 

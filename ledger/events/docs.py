@@ -13,7 +13,9 @@ import typing
 from collections.abc import Iterator
 from typing import Any
 
-from benchledger.ledger.events import EVENT_CLASSES, KEYS
+from benchledger.ledger.events import DECLARATIONS, EVENT_CLASSES
+from benchledger.ledger.events.declaration import Closes, Declaration, Housekeeping, Joins, Opens, SealRule
+from benchledger.ledger.events.keys import key_form
 from benchledger.ledger.events.base import fields_of, is_validated_type
 
 __all__ = ["render_events_markdown", "documented_models", "undocumented_fields", "key_form"]
@@ -23,8 +25,10 @@ _INTRO = """# Ledger events
 Generated from the event models (`python -m benchledger.ledger.events.docs > docs/events.md`);
 do not edit by hand. Each row of the `events` table holds one event: `type` names its class below,
 `schema_version` the version it was written under (older versions are upcast on read), and
-`payload` its JSON, whose fields are listed here. Nested values (config, settings, questions,
-recalled items, token usage) are described after the events.
+`payload` its JSON, whose fields are listed here. Under each event, what its declaration says
+(`@declare` in `ledger/events`): its idempotency key, the fields naming a blob body, what it may
+do once its run has finished, and the fold handler that takes it. Nested values (config,
+settings, questions, recalled items, token usage) are described after the events.
 """
 
 
@@ -63,16 +67,24 @@ def undocumented_fields() -> list[str]:
             for name, field in fields_of(model).items() if not field.description]
 
 
-class _FieldNames:
-    """Stands in for an event so its key function spells the key's form: each field as <name>."""
+def _sealing(rule: SealRule) -> str:
+    when = f" when `{rule.when[0]}` is {rule.when[1]}" if isinstance(rule, (Joins, Housekeeping)) and rule.when else ""
+    if isinstance(rule, Opens):
+        return ("opens the run again (a resume)" if rule.segment == "run"
+                else f"opens a segment of the {rule.segment} it names (`{rule.owner}`)")
+    if isinstance(rule, Closes):
+        return "seals the run"
+    if isinstance(rule, Joins):
+        return f"joins only the open segment of its own {rule.segment} (`{rule.owner}`){when}"
+    return f"admitted anywhere as housekeeping{when}"
 
-    def __getattr__(self, name: str) -> str:
-        return f"<{name}>"
 
-
-def key_form(type_name: str) -> str:
-    """The form of an event type's idempotency key, from the store's own key table."""
-    return KEYS[type_name](_FieldNames())
+def _declared(declaration: Declaration) -> list[str]:
+    """What the type's declaration says (`ledger/events/declaration.py`), as the reference prints it."""
+    blobs = ", ".join(f"`{'.'.join(path)}`" for path in declaration.blobs) or "none"
+    sealing = "; ".join(_sealing(rule) for rule in declaration.sealing) or "refused (it joins an open run only)"
+    return [f"- idempotency key (derived by the store): `{key_form(declaration.type)}`", f"- blob fields: {blobs}",
+            f"- once its run has finished: {sealing}", f"- fold handler: `{declaration.fold}`", ""]
 
 
 def _section(model: type) -> list[str]:
@@ -82,7 +94,7 @@ def _section(model: type) -> list[str]:
     heading = f"## {model.__name__}" + (f" (schema {version})" if version is not None and is_event else "")
     lines = [heading, "", doc, ""]
     if is_event:
-        lines += [f"Idempotency key (derived by the store, `ledger/events/keys.py`): `{key_form(model.__name__)}`", ""]
+        lines += _declared(DECLARATIONS[model.__name__])
     lines += ["| field | type | required | meaning |", "|---|---|---|---|"]
     for name, field in fields_of(model).items():
         description = (field.description or "").replace("\n", " ").replace("|", "\\|")

@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from benchledger.ledger.events.base import Event
+from benchledger.ledger.events.declaration import OPEN_RUN_ONLY, declare
 
 __all__ = ["RunForecast", "StageForecast"]
 
@@ -31,6 +32,7 @@ class StageForecast(BaseModel):
     """The calls' completion limits, summed: the most they can cost (0 when they set none)."""
 
 
+@declare(key=lambda e: "run:forecast", blobs=(), sealing=OPEN_RUN_ONLY, fold="forecast")
 class RunForecast(Event):
     """The calls and tokens the run's answer and judge stages were forecast to spend."""
 

@@ -1,68 +1,52 @@
 """Idempotency keys: derived by the store from a row's type and payload, never taken from a caller.
 
 One key per stage and item: a run records each at most once, resume plans "planned minus
-recorded" from them, and the fold takes the first event under each. The key of a row is
-`KEYS[type](event)` applied to the event as validated from its stored payload, so a caller
-cannot supply one or suppress it (an event subclass overriding a method changes nothing: the
-writer refuses classes that are not the registered ones and derives the key itself), and
-`verify` re-derives every row's key and compares it with the stored one.
+recorded" from them, and the fold takes the first event under each. Each event type declares its
+key rule with its class (`@declare(key=...)`, `ledger.events.declaration`); `KEYS` is the table of
+those rules. The key of a row is `KEYS[type](event)` applied to the event as validated from its
+stored payload, so a caller cannot supply one or suppress it (an event subclass overriding a
+method changes nothing: the writer refuses classes that are not the registered ones and derives
+the key itself), and `verify` re-derives every row's key and compares it with the stored one.
 
-A key function is frozen history like an upcaster: changing what a key says would make every
+A key rule is frozen history like an upcaster: changing what a key says would make every
 earlier row of that type read as tampered.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from benchledger.ledger.events.audit import AuditContinued, AuditStarted, PlantFailed, PlantJudged
-from benchledger.ledger.events.corpus import (
-    ChunkExtracted, CorpusFingerprinted, MessagesIngested, RunResumed, ScopePurged, ScopeVerified,
-)
-from benchledger.ledger.events.memory_calls import MemoryModelCalled
-from benchledger.ledger.events.pacing import EndpointPaced
-from benchledger.ledger.events.forecast import RunForecast
-from benchledger.ledger.events.question import (
-    ContextRecalled, Failed, Judged, QuestionAnswered, ScorerContinued, ScorerStarted,
-)
-from benchledger.ledger.events.run import QuestionsPlanned, RunFinished, RunStarted
+from benchledger.ledger.events.declaration import KEYS
 
-__all__ = ["KEYS", "derive_key"]
+__all__ = ["KEYS", "derive_key", "key_form", "part"]
 
 
-def _failed(event: Failed) -> str:
-    item = event.question_id or event.scope_key or "-"
-    return f"failed:{event.stage}:{event.scorer_id or '-'}:{item}:{event.attempt}"
+def part(value: str | None) -> str:
+    """One free-text value (an id a release, a user or a memory chose) as a part of a key.
 
-
-KEYS: dict[str, Callable[[Any], str]] = {
-    RunStarted.__name__: lambda e: "run:start",
-    QuestionsPlanned.__name__: lambda e: "run:plan",
-    RunFinished.__name__: lambda e: f"run:finish:{e.attempt}",
-    RunResumed.__name__: lambda e: f"run:resume:{e.attempt}",
-    CorpusFingerprinted.__name__: lambda e: "corpus:fingerprint",
-    MessagesIngested.__name__: lambda e: f"ingest:{e.preparation}:{e.scope_key}:{e.batch}",
-    ChunkExtracted.__name__: lambda e: f"build:{e.preparation}:{e.scope_key}:{e.batch}",
-    ScopeVerified.__name__: lambda e: f"verify:{e.check}:{e.scope_key}",
-    ScopePurged.__name__: lambda e: f"purge:{e.preparation}:{e.scope_key}",
-    ContextRecalled.__name__: lambda e: f"recall:{e.question_id}",
-    QuestionAnswered.__name__: lambda e: f"answer:{e.question_id}",
-    ScorerStarted.__name__: lambda e: f"scorer:{e.scorer_id}",
-    ScorerContinued.__name__: lambda e: f"scorer:{e.scorer_id}:continue:{e.attempt}",
-    Judged.__name__: lambda e: f"judge:{e.scorer_id}:{e.question_id}",
-    Failed.__name__: _failed,
-    AuditStarted.__name__: lambda e: f"audit:{e.audit_id}",
-    AuditContinued.__name__: lambda e: f"audit:{e.audit_id}:continue:{e.attempt}",
-    PlantJudged.__name__: lambda e: f"audit:{e.audit_id}:{e.plant_id}",
-    PlantFailed.__name__: lambda e: f"audit:{e.audit_id}:{e.plant_id}:failed:{e.attempt}",
-    MemoryModelCalled.__name__: lambda e: f"memory-call:{e.session}:{e.call}",
-    EndpointPaced.__name__: lambda e: f"pacing:{e.attempt}",
-    RunForecast.__name__: lambda e: "run:forecast",
-}
-"""Event type -> its key function, over the event validated as that registered type."""
+    `:` separates a key's parts, so a value holding one is quoted (`%3A`, and `%` as `%25`), and
+    None is `-` (a value that is exactly `-` is `%2D`): two different values never give one part,
+    so two subjects never share a key. Most values hold neither and come back as they are.
+    """
+    if value is None:
+        return "-"
+    if ":" in value or "%" in value:
+        return value.replace("%", "%25").replace(":", "%3A")
+    return "%2D" if value == "-" else value
 
 
 def derive_key(event: Any) -> str:
     """The idempotency key of an event of a registered type (by its `type` literal)."""
     return KEYS[event.type](event)
+
+
+class _FieldNames:
+    """Stands in for an event so its key rule spells the key's form: each field as <name>."""
+
+    def __getattr__(self, name: str) -> str:
+        return f"<{name}>"
+
+
+def key_form(type_name: str) -> str:
+    """The form of an event type's idempotency key, from its declared rule (`run:finish:<attempt>`)."""
+    return KEYS[type_name](_FieldNames())

@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import Field
 
 from benchledger.ledger.events.base import Event, Usage
+from benchledger.ledger.events.declaration import OPEN_RUN_ONLY, declare
 
 __all__ = ["MemoryModelCalled", "MemoryStage"]
 
@@ -22,6 +23,7 @@ MemoryStage = Literal["ingest", "build", "recall"]
 """The run's stage the call was made in."""
 
 
+@declare(key=lambda e: f"memory-call:{e.session}:{e.call}", blobs=(), sealing=OPEN_RUN_ONLY, fold="memory_call")
 class MemoryModelCalled(Event):
     """One model call the memory system made through benchledger's recording proxy."""
 

@@ -13,10 +13,12 @@ from __future__ import annotations
 from typing import Literal
 
 from benchledger.ledger.events.base import Event
+from benchledger.ledger.events.declaration import OPEN_RUN_ONLY, declare
 
 __all__ = ["EndpointPaced"]
 
 
+@declare(key=lambda e: f"pacing:{e.attempt}", blobs=(), sealing=OPEN_RUN_ONLY, fold="paced")
 class EndpointPaced(Event):
     """What the endpoint's scheduler decided while one segment of the run asked its questions."""
 

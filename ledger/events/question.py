@@ -8,6 +8,7 @@ from pydantic import ConfigDict, Field
 from pydantic.dataclasses import dataclass
 
 from benchledger.ledger.events.base import Event, Usage
+from benchledger.ledger.events.declaration import OPEN_RUN_ONLY, Housekeeping, Joins, Opens, declare
 from benchledger.ledger.events.endpoints import Endpoint
 
 __all__ = [
@@ -64,6 +65,8 @@ class RecalledItem:
         return ((self.channel or ""),) if self.source_channels is None else self.source_channels
 
 
+@declare(key=lambda e: f"recall:{e.question_id}", blobs=("context_hash", "candidates_hash"), sealing=OPEN_RUN_ONLY,
+         fold="recalled")
 class ContextRecalled(Event):
     """The memory system's candidates for one question, asked as its user."""
 
@@ -92,6 +95,7 @@ class ContextRecalled(Event):
     """How long the recall took, in milliseconds."""
 
 
+@declare(key=lambda e: f"answer:{e.question_id}", blobs=("raw_hash",), sealing=OPEN_RUN_ONLY, fold="answered")
 class QuestionAnswered(Event):
     """The answer model's answer from the recalled context only."""
 
@@ -117,6 +121,8 @@ class QuestionAnswered(Event):
     """Cache key (SHA-256) of the model request that produced the answer; "" when not recorded."""
 
 
+@declare(key=lambda e: f"scorer:{e.scorer_id}", blobs=(), sealing=(Opens("scorer", owner="scorer_id"),),
+         fold="scorer_segment")
 class ScorerStarted(Event):
     """A scorer (judge model, protocol, prompt) begins judging this run's answers."""
 
@@ -147,6 +153,8 @@ class ScorerStarted(Event):
     """True when `method` is the benchmark's official scoring method (reports prefer its newest complete scorer)."""
 
 
+@declare(key=lambda e: f"scorer:{e.scorer_id}:continue:{e.attempt}", blobs=(),
+         sealing=(Opens("scorer", owner="scorer_id"),), fold="scorer_segment")
 class ScorerContinued(Event):
     """An interrupted scorer is finished (`rejudge --continue`), possibly at another endpoint."""
 
@@ -160,6 +168,8 @@ class ScorerContinued(Event):
     """Where its judge calls now go (None for an offline judge)."""
 
 
+@declare(key=lambda e: f"judge:{e.scorer_id}:{e.question_id}", blobs=("raw_hash",),
+         sealing=(Joins("scorer", owner="scorer_id"),), fold="verdict")
 class Judged(Event):
     """One scorer's verdict on one answer against gold."""
 
@@ -199,6 +209,9 @@ class Judged(Event):
     """Cache key (SHA-256) of the judge request that produced the verdict; "" when not recorded."""
 
 
+@declare(key=lambda e: _failed_key(e), blobs=(),
+         sealing=(Joins("scorer", owner="scorer_id", when=("stage", "judge")), Housekeeping(when=("stage", "purge"))),
+         fold="failed")
 class Failed(Event):
     """An operational failure: never a wrong answer."""
 
@@ -218,3 +231,8 @@ class Failed(Event):
     """1 for the first run of the stage; resume retries under higher attempts."""
     scope_key: str | None = None
     """For a scope-level failure (purge), which scope of the run it concerns."""
+
+
+def _failed_key(event: Failed) -> str:
+    item = event.question_id or event.scope_key or "-"
+    return f"failed:{event.stage}:{event.scorer_id or '-'}:{item}:{event.attempt}"

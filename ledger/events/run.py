@@ -11,6 +11,7 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 
 from benchledger.ledger.events.base import Event
+from benchledger.ledger.events.declaration import OPEN_RUN_ONLY, Closes, declare
 from benchledger.ledger.events.endpoints import Endpoint
 from benchledger.settings import RunSettings, Selection
 from benchledger.values import Question
@@ -101,6 +102,8 @@ class RunConfig(BaseModel):
     recorded before releases were pinned)."""
 
 
+@declare(key=lambda e: "run:start", blobs=("config.reference_prompt_hashes.*",), sealing=OPEN_RUN_ONLY,
+         fold="run_started")
 class RunStarted(Event):
     """A run begins: everything needed to reproduce it, and nothing secret."""
 
@@ -114,6 +117,7 @@ class RunStarted(Event):
     """The code that ran."""
 
 
+@declare(key=lambda e: "run:plan", blobs=(), sealing=OPEN_RUN_ONLY, fold="questions_planned")
 class QuestionsPlanned(Event):
     """The questions this run will ask, in order, and how many the release held."""
 
@@ -128,6 +132,7 @@ class QuestionsPlanned(Event):
     """Every kind the release holds."""
 
 
+@declare(key=lambda e: f"run:finish:{e.attempt}", blobs=(), sealing=(Closes(),), fold="finished")
 class RunFinished(Event):
     """The run ended: completed (possibly with failures) or aborted, and why."""
 
