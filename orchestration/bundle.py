@@ -44,7 +44,7 @@ from benchledger.signing import SigningKey
 __all__ = ["BUNDLE_FORMAT", "Bundle", "BundleSignature", "Pin", "SegmentEvidence", "make_bundle", "statement",
            "pins_of", "pins_sha256", "release_of", "evidence_of"]
 
-BUNDLE_FORMAT = "benchledger-bundle/1"
+BUNDLE_FORMAT: Literal["benchledger-bundle/1"] = "benchledger-bundle/1"
 
 
 class Pin(BaseModel):

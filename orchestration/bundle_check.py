@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from benchledger import __version__
 from benchledger.errors import BadInput, BenchledgerError, CheckFailed
+from benchledger.json_input import GiB, load_file
 from benchledger.ledger.store import Ledger
 from benchledger.orchestration.bundle import Bundle, evidence_of, pins_of, pins_sha256, release_of, statement
 from benchledger.orchestration.recorded import recorded_run
@@ -37,7 +38,7 @@ from benchledger.signing import check_signature, fingerprint
 
 __all__ = ["CheckedBundle", "check_bundle", "read_bundle", "is_bundle", "MAX_BUNDLE_BYTES"]
 
-MAX_BUNDLE_BYTES = 2 << 30
+MAX_BUNDLE_BYTES = 2 * GiB
 """The largest bundle read (2 GiB): a whole LongMemEval-S run with its contexts is far below."""
 
 
@@ -56,15 +57,9 @@ def is_bundle(path: Path) -> bool:
 
 def read_bundle(path: Path) -> Bundle:
     """The bundle in `path`, or BadInput naming the file and the first field that is wrong."""
+    value, _ = load_file(path, limit=MAX_BUNDLE_BYTES)  # size and depth bounded, one line on refusal
     try:
-        size = path.stat().st_size
-        if size > MAX_BUNDLE_BYTES:
-            raise BadInput(f"{size:,} bytes is past the largest bundle read ({MAX_BUNDLE_BYTES:,})", file=str(path))
-        data = path.read_bytes()
-    except OSError as err:
-        raise BadInput(f"cannot read the bundle ({err.strerror or err})", file=str(path)) from None
-    try:
-        return Bundle.model_validate_json(data)
+        return Bundle.model_validate(value)
     except ValidationError as err:
         first = err.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "(the document)"
