@@ -4,16 +4,20 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from benchledger.adapters.benchmarks.groupmem.source import HUB_DATASET, QUESTION_FILES
+from benchledger.adapters.benchmarks.groupmem.publishable import CONDITIONS
+from benchledger.adapters.benchmarks.groupmem.source import DOMAINS, HUB_DATASET, PINS
 from benchledger.ledger.events import (
     ChainCertificate, CorpusFingerprinted, Endpoint, Failed, Judged, Provenance, QuestionAnswered, QuestionsPlanned, ReleaseFile,
     RunConfig, RunFinished, RunStarted, ScopeVerified, ScorerStarted, ServerCertificate,
     TlsEvidence,
 )
+from benchledger.pins import Pin, PinTable
+from benchledger.projections.publishable import condition_name
+from benchledger.projections.releases import official_release
 from benchledger.settings import RunSettings, Selection
 from benchledger.values import Question as PlannedQuestion
 
-__all__ = ["config", "stream", "stored", "groupmem_release", "PROVIDER", "OPENAI_TLS"]
+__all__ = ["config", "stream", "stored", "groupmem_release", "GROUPMEM_CONDITIONS", "PROVIDER", "OPENAI_TLS"]
 
 OPENAI_TLS = TlsEvidence(
     host="api.openai.com", port=443, addresses=("162.159.140.245",), address="162.159.140.245",
@@ -30,18 +34,32 @@ PROVIDER = Endpoint(base_url=None, api_key_env="OPENAI_API_KEY", certificate=Ser
 """The openai SDK's default endpoint (OpenAI's API) with the certificate and chain a probe verified there."""
 
 HUB_SHA256 = "e" * 64
-"""The SHA-256 the hub is said to publish for the fetched corpus file of a made-up stream."""
+"""The SHA-256 of the made-up corpus file of a made-up GroupMemBench stream."""
+
+
+def _corpus(domain: str) -> str:
+    return f"data/final/{domain}/synthetic_domain_channels_rolevariants_{domain}.json"
 
 
 def groupmem_release(domain: str) -> tuple[ReleaseFile, ...]:
-    """The official release of a GroupMemBench domain as a run records it: the question sets and prompts
-    at their pins (given by path), and the corpus fetched from the hub at the hash the hub published."""
-    pinned = tuple(ReleaseFile(path=path, sha256=sha, bytes=size) for path, (sha, size) in QUESTION_FILES.items()
-                   if path.startswith((f"questions/{domain}/", "prompts/")))
-    corpus = ReleaseFile(path=f"data/final/{domain}/synthetic_domain_channels_rolevariants_{domain}.json",
-                         sha256=HUB_SHA256, bytes=1000, origin=f"huggingface.co/datasets/{HUB_DATASET}",
-                         revision="c" * 40, published=f"hub sha256 {HUB_SHA256}")
+    """The release of a GroupMemBench domain as a run records it: the question sets and prompts at their
+    pins (given by path), and the corpus fetched from the hub (its hash the made-up HUB_SHA256)."""
+    pinned = tuple(ReleaseFile(path=pin.path, sha256=pin.sha256, bytes=pin.bytes) for pin in PINS.pins()
+                   if pin.path.startswith((f"questions/{domain}/", "prompts/")))
+    corpus = ReleaseFile(path=_corpus(domain), sha256=HUB_SHA256, bytes=1000, origin=f"huggingface.co/datasets/{HUB_DATASET}",
+                         revision="c" * 40, published=f"hub sha256 {HUB_SHA256}",
+                         url=f"https://huggingface.co/datasets/{HUB_DATASET}/resolve/{'c' * 40}/{_corpus(domain)}")
     return (corpus, *pinned)
+
+
+_TEST_PINS = PinTable("GroupMemBench", tuple(entry for entry in PINS if isinstance(entry, Pin)) + tuple(
+    Pin(_corpus(domain), HUB_SHA256, 1000, f"huggingface.co/datasets/{HUB_DATASET}", "c" * 40, _corpus(domain),
+        "the tests: the made-up corpus of the made-up streams") for domain in DOMAINS))
+GROUPMEM_CONDITIONS = tuple(official_release("GroupMemBench", _TEST_PINS) if condition_name(check) == "official_release"
+                            else check for check in CONDITIONS)
+"""GroupMemBench's conditions with the corpus of these streams pinned, as if a public source stated its
+SHA-256: the package's own table has no corpus pin, so no GroupMemBench stream can be publishable under
+`CONDITIONS`. Tests of the other conditions fold with these, to have a publishable stream to break."""
 
 
 def config(**overrides) -> RunConfig:

@@ -6,7 +6,9 @@ hub `GET /api/datasets/<repo>/revision/<rev>` (the commit a revision names), `PO
 /api/datasets/<repo>/paths-info/<commit>` (each file's size, git blob id and LFS SHA-256) and
 `GET /datasets/<repo>/resolve/<commit>/<path>`, all honouring `Range`. Faults are set per path:
 `cut_after` closes the first response after N bytes (an interrupted download); `serve_instead`
-serves other bytes than the ones the hub lists (a corrupted file). Every request is logged.
+serves other bytes than the ones the hub lists (a corrupted file); `endless` sends a body that never
+ends, announcing no length (a hostile mirror); `bytes_sent` counts what each path's bodies carried.
+Every request is logged.
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ class SourceServer:
     hub_commit: str = "c0ffee" * 6 + "c0ff"
     cut_after: dict[str, int] = field(default_factory=dict)
     serve_instead: dict[str, bytes] = field(default_factory=dict)
+    endless: set[str] = field(default_factory=set)
+
+    bytes_sent: dict[str, int] = field(default_factory=dict)
     requests: list[Request] = field(default_factory=list)
 
     def start(self) -> str:
@@ -101,7 +106,21 @@ class SourceServer:
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
+            def _endless(self, key):
+                self.send_response(200)
+                self.end_headers()  # no Content-Length: the body ends when the connection does
+                block = b"x" * 65536
+                try:
+                    while True:
+                        self.wfile.write(block)
+                        server.bytes_sent[key] = server.bytes_sent.get(key, 0) + len(block)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                self.close_connection = True
+
             def _file(self, key, data):
+                if key in server.endless:
+                    return self._endless(key)
                 data = server.serve_instead.get(key, data)
                 start = 0
                 wanted = self.headers.get("Range")
@@ -112,6 +131,7 @@ class SourceServer:
                 else:
                     self.send_response(200)
                 body = data[start:]
+                server.bytes_sent[key] = server.bytes_sent.get(key, 0) + len(body)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 cut = server.cut_after.pop(key, None)

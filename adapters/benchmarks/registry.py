@@ -35,6 +35,7 @@ from benchledger.adapters.benchmarks.official import OfficialProtocol
 from benchledger.adapters.plugins import Plugin, choose, load_group
 from benchledger.adapters.sources.spec import ReleaseSource
 from benchledger.errors import BadInput
+from benchledger.pins import PinTable
 from benchledger.projections.publishable import (
     Check, no_limits, real_models, unknown_benchmark, zero_failures,
 )
@@ -103,6 +104,12 @@ class Benchmark(ABC):
     def release_source(self) -> ReleaseSource | None:
         """The release's sources (a benchmark with a large declaration builds it here, when asked)."""
         return self.source
+
+    def pin_table(self) -> PinTable | None:
+        """The benchmark's pin table (`benchledger.pins`): every official file, pinned or not; None when
+        the benchmark declares no source."""
+        source = self.release_source()
+        return None if source is None else source.pins
 
     @property
     def default_protocol(self) -> Protocol:

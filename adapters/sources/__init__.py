@@ -1,8 +1,9 @@
-"""Releases from their sources: declarations (`spec`), fetching (`fetch`), receipts and locating.
+"""Releases from their sources: declarations (`spec`), fetching (`fetch`), copies (`copy`), receipts.
 
-A benchmark declares a `ReleaseSource` (`Benchmark.source`); `fetch_release` lays it out checked;
-`fetched_release` finds a fetched release by benchmark command for `run`, `retrieval` and
-`conformance` when no path is given.
+A benchmark declares a `ReleaseSource` (`Benchmark.source`) around its pin table
+(`benchledger.pins`); `fetch_release` lays it out checked, `lay_out_copy` does the same for a copy
+the user has (`fetch --from DIR`); `fetched_run_path` finds a fetched release by benchmark command
+for `run`, `retrieval` and `conformance` when no path is given.
 
 The names below are imported from their modules when first asked for: every benchmark adapter
 imports `spec`, which runs this file, and fetching (an HTTP client, progress bars) is the cost of
@@ -15,19 +16,18 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from benchledger.adapters.sources.copy import CopyResult, lay_out_copy
     from benchledger.adapters.sources.fetch import FetchResult, fetch_release
-    from benchledger.adapters.sources.receipt import Receipt, find_receipt, read_receipt
+    from benchledger.adapters.sources.receipt import Receipt, read_receipt, receipt_of
     from benchledger.adapters.sources.settings import FetchSettings, data_dir, release_dir
-    from benchledger.adapters.sources.spec import (
-        GitHubFiles, HubFiles, Literal, ReleaseSource, RemoteFile, TemplateRecipe,
-    )
+    from benchledger.adapters.sources.spec import Literal, ReleaseSource, TemplateRecipe
 
 _MODULE_OF = {
+    "CopyResult": "copy", "lay_out_copy": "copy",
     "FetchResult": "fetch", "fetch_release": "fetch",
-    "Receipt": "receipt", "find_receipt": "receipt", "read_receipt": "receipt",
+    "Receipt": "receipt", "receipt_of": "receipt", "read_receipt": "receipt",
     "FetchSettings": "settings", "data_dir": "settings", "release_dir": "settings",
-    "GitHubFiles": "spec", "HubFiles": "spec", "Literal": "spec", "ReleaseSource": "spec",
-    "RemoteFile": "spec", "TemplateRecipe": "spec",
+    "Literal": "spec", "ReleaseSource": "spec", "TemplateRecipe": "spec",
 }
 
 __all__ = list(_MODULE_OF)

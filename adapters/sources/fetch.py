@@ -2,21 +2,24 @@
 
 The procedure, for one `ReleaseSource`:
 
-1. A folder whose receipt lists every declared file, each present with its recorded bytes, is
-   done: nothing is asked of any server (a second fetch is instant and works offline).
-2. Each file's expected hash is its pin, or, for a hub file, what the hub publishes for the commit
-   (a dataset revision left open is resolved to its commit first, and that commit is recorded).
-3. A file already in place with the expected hash is kept; any other is downloaded beside its
-   final name (`<name>.incomplete`, resumed where an interrupted fetch left it), checked, and only
-   then moved into place, up to `DOWNLOADS_IN_FLIGHT` at once. A file that does not hash right is
-   deleted and the fetch stops, naming it (the first one in declaration order).
-4. The official code files are fetched the same way (under `source/`), and every template is read
-   out of them (`templates.derive_templates`) and must come out at its pin, else the fetch stops and
-   names the template; they are written under `prompts/`.
-5. The receipt is written last (`receipt.py`).
+1. A folder whose every file still hashes to what it must (its pin; for a file without one, what
+   its source published, as the receipt recorded; each template to its template pin) is done:
+   nothing is asked of any server, so a second fetch is instant and works offline. Its bytes are
+   hashed, never judged by their size.
+2. Otherwise the old receipt is removed and every file of the pin table is planned (`plan.py`).
+3. A file already in place is hashed: kept if it is what it must be, deleted if not (a file of the
+   right size with other bytes included), then downloaded. A download goes beside its final name
+   (`<name>.incomplete`, resumed where an interrupted fetch left it), capped (`download.py`),
+   checked, and only then moved into place, up to `DOWNLOADS_IN_FLIGHT` at once. A file that does
+   not hash right is deleted and the fetch stops, naming it (the first one in the table's order).
+4. Every template is read out of the official code files (role "code", under `source/`,
+   `templates.derive_templates`) and must come out at its pin, else the fetch stops and names the
+   template; they are written under `prompts/`.
+5. The receipt is written last (`receipt.py`): a record of what was laid out, from where, when.
 
-What stops a fetch is a `BadInput` (exit 2) naming the file; files already checked stay, so the
-next fetch goes on from there.
+What stops a fetch is a `BadInput` (exit 2) naming the file; files already checked stay, so the next
+fetch goes on from there. A source that cannot be reached stops it with one line that names
+`--from`, the way to lay out a copy the user already has (`copy.py`).
 """
 
 from __future__ import annotations
@@ -29,19 +32,21 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchledger.adapters.sources.download import (
-    Published, download, git_blob_id, hub_commit, hub_published, sha256_file,
-)
-from benchledger.adapters.sources.receipt import FetchedFile, Receipt, read_receipt, verify_present, write_receipt
+from benchledger.adapters.sources.download import SourceUnreachable, download, git_blob_id, sha256_file
+from benchledger.adapters.sources.plan import Planned, plan_fetch
+from benchledger.adapters.sources.receipt import RECEIPT, FetchedFile, Receipt, read_receipt, write_receipt
 from benchledger.adapters.sources.settings import FetchSettings
-from benchledger.adapters.sources.spec import GitHubFiles, HubFiles, ReleaseSource, RemoteFile
+from benchledger.adapters.sources.spec import ReleaseSource
 from benchledger.adapters.sources.templates import derive_templates
+from benchledger.clock import now_iso
 from benchledger.errors import BadInput
+from benchledger.pins import Pin
 
-__all__ = ["FetchResult", "fetch_release", "CODE_FOLDER", "PROGRESS_STAGE", "DOWNLOADS_IN_FLIGHT"]
+__all__ = ["FetchResult", "fetch_release", "write_templates", "in_place", "CODE_FOLDER", "PROGRESS_STAGE",
+           "DOWNLOADS_IN_FLIGHT"]
 
 CODE_FOLDER = "source"
-"""Where the official code files land inside the release folder."""
+"""Where the official code files land inside the release folder (the pin tables' `release_prefix`)."""
 PROGRESS_STAGE = "download (bytes)"
 DOWNLOADS_IN_FLIGHT = 8
 """Files downloaded at once (each checked on its own before it takes its name)."""
@@ -60,108 +65,52 @@ class FetchResult:
     bytes_downloaded: int
 
 
-@dataclass(frozen=True)
-class _Planned:
-    to: str
-    url: str
-    origin: str
-    revision: str
-    path: str
-    published: Published
-    headers: dict[str, str] | None = None
-
-
-def _relative(to: str) -> str:
-    parts = Path(to).parts
-    if Path(to).is_absolute() or not parts or ".." in parts:
-        raise BadInput(f"a release file may only land inside the release folder, not at {to!r}", field="to")
-    return to
-
-
-def _github_plan(files: GitHubFiles, base: str, under: str = "") -> list[_Planned]:
-    plan = []
-    for file in files.files:
-        if file.sha256 is None:
-            raise BadInput(f"{files.origin} file {file.path} has no pinned SHA-256: GitHub publishes none",
-                           field="sha256")
-        plan.append(_Planned(_relative(under + file.to), f"{base}/{files.repo}/{files.commit}/{file.path}",
-                             files.origin, files.commit, file.path, Published("sha256", file.sha256, file.size)))
-    return plan
-
-
-def _hub_plan(files: HubFiles, hub: str) -> list[_Planned]:
-    from huggingface_hub import get_token, hf_hub_url
-    from huggingface_hub.utils import build_hf_headers
-
-    if files.gated and not get_token():
-        raise BadInput(f"dataset {files.repo} is gated: accept its terms on the hub, then set HF_TOKEN to your own "
-                       "token (it is sent to the hub only, never recorded)", field="HF_TOKEN")
-    commit = hub_commit(hub, files.repo, files.revision)
-    published = hub_published(hub, files.repo, commit, [file.path for file in files.files])
-    headers = build_hf_headers()  # the user's HF_TOKEN, when set: sent, never recorded
-    plan = []
-    for file in files.files:
-        pin = published[file.path]
-        if file.sha256 is not None and (pin.kind != "sha256" or pin.value != file.sha256):
-            raise BadInput(f"the hub publishes {pin.kind} {pin.value[:12]}… for {file.path} @ {commit[:12]}, "
-                           f"not the pinned {file.sha256[:12]}…", field="sha256")
-        plan.append(_Planned(_relative(file.to), hf_hub_url(files.repo, file.path, repo_type="dataset",
-                                                            revision=commit, endpoint=hub),
-                             files.origin, commit, file.path, pin, headers))
-    return plan
-
-
-def _matches(path: Path, published: Published) -> tuple[bool, str]:
-    """Whether the file's bytes are what was published, and its SHA-256."""
+def _matches(path: Path, item: Planned) -> tuple[bool, str]:
+    """Whether the file's bytes are what they must be, and its SHA-256."""
     sha = sha256_file(path)
-    if published.kind == "git-blob":
-        return git_blob_id(path) == published.value, sha
-    return sha == published.value, sha
+    if item.expected.kind == "git-blob":
+        return git_blob_id(path) == item.expected.value, sha
+    return sha == item.expected.value, sha
 
 
-def _whose(published: Published) -> str:
-    return "pinned" if published.by == "pinned" else "hub's published"
+def _record(item: Planned, sha: str, size: int) -> FetchedFile:
+    return FetchedFile(sha256=sha, bytes=size, origin=item.entry.origin, revision=item.revision,
+                       path=item.entry.source_path, url=item.url,
+                       published=f"{item.expected.by} {item.expected.kind} {item.expected.value}")
 
 
-def _describe(published: Published) -> str:
-    return f"{published.by} {published.kind} {published.value}"
-
-
-def _expected_files(source: ReleaseSource) -> set[str]:
-    expected = {file.to for part in source.release for file in part.files}
-    if source.code is not None:
-        expected |= {CODE_FOLDER + "/" + file.to for file in source.code.files}
-    return expected | {f"{source.prompts_to}/{recipe.name}" for recipe in source.templates}
-
-
-def _place(folder: Path, item: _Planned, progress: Callable[[int], None]) -> tuple[FetchedFile, int]:
+def _place(folder: Path, item: Planned, progress: Callable[[int], None],
+           stop: threading.Event | None = None) -> tuple[FetchedFile, int]:
     """The file in place and checked; the bytes downloaded for it."""
     target = folder / item.to
     if target.is_file():
-        ok, sha = _matches(target, item.published)
+        ok, sha = _matches(target, item)
         if ok:
             progress(target.stat().st_size)
-            return FetchedFile(sha256=sha, bytes=target.stat().st_size, origin=item.origin, revision=item.revision,
-                               path=item.path, published=_describe(item.published)), 0
-    partial = download(item.url, target, headers=item.headers, expected_size=item.published.size, report=progress)
-    ok, sha = _matches(partial, item.published)
+            return _record(item, sha, target.stat().st_size), 0
+        target.unlink()  # other bytes, whatever their size: never kept under the name
+    if stop is not None and stop.is_set():
+        raise BadInput("the fetch stopped before this file", file=str(target))
+    partial = download(item.url, target, cap=item.cap, headers=item.headers, expected_size=item.expected.size,
+                       report=progress, stop=stop)
+    ok, sha = _matches(partial, item)
     if not ok:
-        shown = sha if item.published.kind == "sha256" else git_blob_id(partial)
+        shown = sha if item.expected.kind == "sha256" else git_blob_id(partial)
         partial.unlink()
-        raise BadInput(f"{item.origin} @ {item.revision[:12]} {item.path}: {item.published.kind} of what arrived "
-                       f"is {shown[:12]}…, not the {_whose(item.published)} {item.published.value[:12]}…; it was deleted, "
+        whose = "pinned" if item.expected.by == "pinned" else "hub's published"
+        raise BadInput(f"{item.entry.origin} @ {item.revision[:12]} {item.entry.source_path}: {item.expected.kind} of "
+                       f"what arrived is {shown[:12]}…, not the {whose} {item.expected.value[:12]}…; it was deleted, "
                        "nothing is laid out under that name", file=str(target))
     size = partial.stat().st_size
     os.replace(partial, target)
-    return FetchedFile(sha256=sha, bytes=size, origin=item.origin, revision=item.revision, path=item.path,
-                       published=_describe(item.published)), size
+    return _record(item, sha, size), size
 
 
-def _write_templates(folder: Path, source: ReleaseSource, code: dict[str, FetchedFile]) -> dict[str, FetchedFile]:
-    if source.code is None:
-        raise BadInput("the source declares templates but no official code to read them from", field="code")
-    texts = {file.path: (folder / CODE_FOLDER / file.to).read_text(encoding="utf-8") for file in source.code.files}
-    shown = {file.path: str(folder / CODE_FOLDER / file.to) for file in source.code.files}
+def write_templates(folder: Path, source: ReleaseSource) -> dict[str, FetchedFile]:
+    """Every template read out of the official code laid out under `source/`, at its pin, written."""
+    code = {entry.source_path: entry for entry in source.pins if entry.role == "code"}
+    texts = {path: (folder / entry.path).read_text(encoding="utf-8") for path, entry in code.items()}
+    shown = {path: str(folder / entry.path) for path, entry in code.items()}
     derived = derive_templates(source.templates, texts, shown)
     wrong = [(name, hashlib.sha256(text.encode("utf-8")).hexdigest()) for name, text in derived.items()
              if hashlib.sha256(text.encode("utf-8")).hexdigest() != source.template_pins.get(name)]
@@ -180,33 +129,57 @@ def _write_templates(folder: Path, source: ReleaseSource, code: dict[str, Fetche
         data = text.encode("utf-8")
         (prompts / name).write_bytes(data)
         recipe = next(r for r in source.templates if r.name == name)
-        origin = code[CODE_FOLDER + "/" + recipe.code]
+        entry = code[recipe.code]
         out[f"{source.prompts_to}/{name}"] = FetchedFile(
-            sha256=hashlib.sha256(data).hexdigest(), bytes=len(data), origin=origin.origin, revision=origin.revision,
-            path=recipe.code, published=f"derived from {recipe.code}, pinned sha256 {source.template_pins[name]}")
+            sha256=hashlib.sha256(data).hexdigest(), bytes=len(data), origin=entry.origin,
+            revision=entry.revision or "", path=recipe.code,
+            published=f"derived from {recipe.code}, pinned sha256 {source.template_pins[name]}")
     return out
+
+
+def in_place(folder: Path, source: ReleaseSource, receipt: Receipt | None) -> bool:
+    """Whether every file of the release is in `folder` with the bytes it must have (see step 1)."""
+    if receipt is None:
+        return False
+    expected: dict[str, str] = {}
+    for entry in source.pins:
+        if isinstance(entry, Pin):
+            expected[entry.path] = entry.sha256
+        elif entry.path in receipt.files:  # no pin: what the source published, as recorded when it was fetched
+            expected[entry.path] = receipt.files[entry.path].sha256
+        else:
+            return False
+    expected |= {f"{source.prompts_to}/{recipe.name}": source.template_pins.get(recipe.name, "")
+                 for recipe in source.templates}
+    return all((folder / rel).is_file() and sha256_file(folder / rel) == sha for rel, sha in expected.items())
+
+
+def _unreachable(command: str, err: SourceUnreachable) -> BadInput:
+    return BadInput(f"the source cannot be reached: {err.detail}. To lay out a copy you already have: "
+                    f"benchledger fetch {command} --from DIR")
 
 
 def fetch_release(command: str, source: ReleaseSource, folder: Path, settings: FetchSettings,
                   progress: Progress = lambda stage, done, total: None) -> FetchResult:
     """Fetch, check and lay out one benchmark's release in `folder` (see the module docstring)."""
     folder = Path(folder)
-    expected = _expected_files(source)
     receipt = read_receipt(folder)
-    if receipt is not None and set(receipt.files) == expected and not verify_present(folder, receipt):
+    if in_place(folder, source, receipt):
+        assert receipt is not None
         return FetchResult(folder, folder / source.run_path, receipt, 0, 0)
-
-    plan: list[_Planned] = []
-    for part in source.release:
-        plan += _github_plan(part, settings.github_raw) if isinstance(part, GitHubFiles) else _hub_plan(part, settings.hub)
-    if source.code is not None:
-        plan += _github_plan(source.code, settings.github_raw, CODE_FOLDER + "/")
-    total = sum(item.published.size or 0 for item in plan)
+    (folder / RECEIPT).unlink(missing_ok=True)  # what it described no longer holds
+    try:
+        plan = plan_fetch(source, settings)
+    except SourceUnreachable as err:
+        raise _unreachable(command, err) from None
+    total = sum(item.expected.size or 0 for item in plan)
     done = 0
     lock = threading.Lock()
 
     def report(n: int) -> None:
         nonlocal done
+        if n == 0:  # nothing moved (a fetch that reaches no source prints no bar at all)
+            return
         with lock:
             done += n
             progress(PROGRESS_STAGE, done, max(total, done))
@@ -216,22 +189,29 @@ def fetch_release(command: str, source: ReleaseSource, folder: Path, settings: F
     downloaded = bytes_downloaded = 0
     # Memora's release is 27,645 small files: one at a time, the round trips would be most of the fetch.
     pool = ThreadPoolExecutor(max_workers=DOWNLOADS_IN_FLIGHT, thread_name_prefix="fetch")
+    stop = threading.Event()
     try:
-        placed = [pool.submit(_place, folder, item, report) for item in plan]
+        placed = [pool.submit(_place, folder, item, report, stop) for item in plan]
         for item, future in zip(plan, placed):
-            entry, size = future.result()  # the first file refused stops the fetch, naming it
+            try:
+                entry, size = future.result()  # the first file refused stops the fetch, naming it
+            except SourceUnreachable as err:
+                raise _unreachable(command, err) from None
             files[item.to] = entry
             downloaded += 1 if size else 0
             bytes_downloaded += size
-    finally:  # on a refusal or Ctrl-C no new download starts; those in flight finish into .incomplete
+    except BaseException:
+        # On a refusal or Ctrl-C no download starts or retries, and the ones reading now are cut off by
+        # closing the client under them (huggingface_hub makes a new one when next asked).
+        stop.set()
+        from huggingface_hub import close_session
+
+        close_session()
+        raise
+    finally:
         pool.shutdown(wait=True, cancel_futures=True)
     if source.templates:
-        files.update(_write_templates(folder, source, files))
-    receipt = Receipt(benchmark=command, run_path=source.run_path, files=files)
+        files.update(write_templates(folder, source))
+    receipt = Receipt(benchmark=command, run_path=source.run_path, files=files, fetched_at=now_iso())
     write_receipt(folder, receipt)
     return FetchResult(folder, folder / source.run_path, receipt, downloaded, bytes_downloaded)
-
-
-def declared_file(source: ReleaseSource, to: str) -> RemoteFile | None:
-    """The declaration of the release file that lands at `to`, if any."""
-    return next((file for part in source.release for file in part.files if file.to == to), None)

@@ -1,10 +1,17 @@
-"""The receipt a fetch leaves in a release folder: every file, its SHA-256, and where it came from.
+"""The receipt a fetch leaves in a release folder: the record of what it laid out, never a voucher.
 
 `.benchledger-release.json` is written last, after every file was checked and every template came
-out at its pin, so its presence means "this folder is the release as its sources published it". A
-run reads it to record, for each file it read, the source, revision and published hash
-(`provenance_of`); a file that is not in the receipt, or whose bytes changed since, is recorded by
-its hash alone, as any file given by path.
+out at its pin. It records, per file: the SHA-256 and size seen, its source, revision and path
+there, the URL it was actually read from (a mirror or `--hub` shows here; `file://DIR` for a copy
+`fetch --from DIR` laid out), and what it was checked against; and when the fetch ran. A run copies
+that record beside each file it read whose bytes are still the ones the receipt lists
+(`orchestration/releases.py`), so the scorecard can say where the release came from. Nothing is
+decided from it: `official_release` compares the recorded hashes with the package's pins, so a
+receipt written by hand, or one of another folder, changes what the scorecard says about origin
+and nothing else.
+
+Only the release folder's own receipt is read (the folder given, or the folder of the file given),
+never one found in a parent folder.
 """
 
 from __future__ import annotations
@@ -15,12 +22,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from benchledger.adapters.sources.download import sha256_file
-
-__all__ = [
-    "RECEIPT", "FetchedFile", "Receipt", "read_receipt", "write_receipt", "find_receipt", "verify_present",
-    "fetched_run_path",
-]
+__all__ = ["RECEIPT", "FetchedFile", "Receipt", "read_receipt", "write_receipt", "receipt_of", "fetched_run_path"]
 
 RECEIPT = ".benchledger-release.json"
 
@@ -30,7 +32,7 @@ class _Frozen(BaseModel):
 
 
 class FetchedFile(_Frozen):
-    """One file of a fetched release."""
+    """One file of a fetched release, as the fetch saw it."""
 
     sha256: str
     bytes: int
@@ -41,8 +43,10 @@ class FetchedFile(_Frozen):
     path: str
     """Its path at the source."""
     published: str
-    """What the source published for it: "pinned sha256 <hex>", "hub sha256 <hex>", "hub git-blob <hex>", or
-    "derived from <path>" for a template read out of the official code."""
+    """What it was checked against: "pinned sha256 <hex>", "hub sha256 <hex>", "hub git-blob <hex>",
+    "copied, pinned sha256 <hex>", "copied, no pin", or "derived from <path>" for a template."""
+    url: str | None = None
+    """The URL it was read from (`file://<folder>` for a copy); None for a derived template."""
 
 
 class Receipt(_Frozen):
@@ -51,6 +55,8 @@ class Receipt(_Frozen):
     run_path: str
     files: dict[str, FetchedFile]
     """Path inside the release folder -> the fetched file."""
+    fetched_at: str | None = None
+    """When the fetch finished (UTC, ISO 8601)."""
 
 
 def write_receipt(folder: Path, receipt: Receipt) -> Path:
@@ -72,24 +78,12 @@ def read_receipt(folder: Path) -> Receipt | None:
         return None
 
 
-def find_receipt(path: Path) -> tuple[Path, Receipt] | None:
-    """The fetched release folder holding `path` (a file or the folder itself) and its receipt."""
-    path = Path(path).resolve()
-    for folder in (path, *path.parents) if path.is_dir() else path.parents:
-        receipt = read_receipt(folder)
-        if receipt is not None:
-            return folder, receipt
-    return None
-
-
-def verify_present(folder: Path, receipt: Receipt) -> list[str]:
-    """Paths of the receipt whose bytes are missing or changed (empty when the folder is intact)."""
-    bad = []
-    for rel, entry in receipt.files.items():
-        file = folder / rel
-        if not file.is_file() or file.stat().st_size != entry.bytes or sha256_file(file) != entry.sha256:
-            bad.append(rel)
-    return bad
+def receipt_of(source: Path) -> tuple[Path, Receipt] | None:
+    """The release folder `source` names (the folder itself, or a file's own folder) and its receipt."""
+    source = Path(source).resolve()
+    folder = source if source.is_dir() else source.parent
+    receipt = read_receipt(folder)
+    return None if receipt is None else (folder, receipt)
 
 
 def fetched_run_path(command: str) -> Path | None:

@@ -4,7 +4,11 @@ The base URLs are settings so that a test (or a mirror) serves the same paths fr
 GitHub raw-file host (`BENCHLEDGER_GITHUB_RAW`) and the Hugging Face hub (`HF_ENDPOINT`, the variable
 `huggingface_hub` itself honours). Fetched releases go under a per-user data folder (platformdirs'
 `user_data_dir`, or `BENCHLEDGER_DATA_DIR`), one folder per benchmark command. A pin is never a
-setting: what a file must hash to is declared in the benchmark's folder only.
+setting: what a file must hash to is declared in the benchmark's pin table only.
+
+Every body is capped: at its pinned size, else at the size the source announced for it, else at
+`max_download_bytes` (`BENCHLEDGER_FETCH_MAX_BYTES`, 16 GiB by default: LongMemEval's largest file,
+2.7 GB, is pinned and capped at its own size anyway).
 """
 
 from __future__ import annotations
@@ -13,12 +17,17 @@ import os
 from pathlib import Path
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["FetchSettings", "DEFAULT_GITHUB_RAW", "DEFAULT_HUB", "data_dir", "release_dir"]
+from benchledger.errors import BadInput
+from benchledger.pins import GITHUB_RAW, HUB
 
-DEFAULT_GITHUB_RAW = "https://raw.githubusercontent.com"
-DEFAULT_HUB = "https://huggingface.co"
+__all__ = ["FetchSettings", "DEFAULT_GITHUB_RAW", "DEFAULT_HUB", "DEFAULT_MAX_DOWNLOAD_BYTES", "data_dir",
+           "release_dir"]
+
+DEFAULT_GITHUB_RAW = GITHUB_RAW
+DEFAULT_HUB = HUB
+DEFAULT_MAX_DOWNLOAD_BYTES = 16 << 30
 
 
 def data_dir() -> Path:
@@ -41,8 +50,14 @@ class FetchSettings(BaseModel):
     """Base URL of raw GitHub files: `<base>/<owner>/<repo>/<commit>/<path>`."""
     hub: str = DEFAULT_HUB
     """Base URL of the Hugging Face hub: `<base>/datasets/<repo>/resolve/<revision>/<path>` and its API."""
+    max_download_bytes: int = Field(DEFAULT_MAX_DOWNLOAD_BYTES, gt=0)
+    """The most bytes a file whose size neither a pin nor its source states may have."""
 
     @classmethod
     def from_env(cls, *, github_raw: str | None = None, hub: str | None = None) -> FetchSettings:
+        limit = os.environ.get("BENCHLEDGER_FETCH_MAX_BYTES")
+        if limit is not None and not (limit.isdigit() and int(limit) > 0):
+            raise BadInput(f"must be a positive number of bytes, got {limit!r}", field="BENCHLEDGER_FETCH_MAX_BYTES")
         return cls(github_raw=(github_raw or os.environ.get("BENCHLEDGER_GITHUB_RAW") or DEFAULT_GITHUB_RAW).rstrip("/"),
-                   hub=(hub or os.environ.get("HF_ENDPOINT") or DEFAULT_HUB).rstrip("/"))
+                   hub=(hub or os.environ.get("HF_ENDPOINT") or DEFAULT_HUB).rstrip("/"),
+                   max_download_bytes=int(limit) if limit else DEFAULT_MAX_DOWNLOAD_BYTES)

@@ -48,13 +48,17 @@ class ReleaseFile(BaseModel):
     bytes: int
     """Its size."""
     origin: str | None = None
-    """Where `benchledger fetch` got it (github.com/<owner>/<repo>, huggingface.co/datasets/<repo>);
-    None when it was given by path and not fetched."""
+    """The source `benchledger fetch` laid it out from (github.com/<owner>/<repo>,
+    huggingface.co/datasets/<repo>), as the fetch's receipt records it; None when given by path.
+    A record, shown on the scorecard: `official_release` checks the hash against the package's pins."""
     revision: str | None = None
-    """The commit it was fetched at (None when not fetched)."""
+    """The commit it was fetched at, as the receipt records it (None when not fetched)."""
     published: str | None = None
-    """What its source published for it ("pinned sha256 <hex>", "hub sha256 <hex>", "hub git-blob <hex>");
-    None when not fetched."""
+    """What the fetch checked it against, as the receipt records it ("pinned sha256 <hex>",
+    "hub sha256 <hex>", "hub git-blob <hex>", "copied, pinned sha256 <hex>"); None when not fetched."""
+    url: str | None = None
+    """The URL it was actually downloaded from (a mirror or `--hub` shows here), or `file://<folder>`
+    for a copy `fetch --from` laid out; None when given by path or fetched before URLs were recorded."""
 
 
 class RunConfig(BaseModel):

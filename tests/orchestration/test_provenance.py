@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from benchledger.adapters.benchmarks.groupmem.publishable import CONDITIONS
 from benchledger.adapters.memory.http_server import MemoryServer
 from benchledger.adapters.memory.registry import open_memory
 from benchledger.adapters.models.loopback import LoopbackOpenAI
@@ -22,7 +21,7 @@ from benchledger.ledger.events import Endpoint, Judged, ScorerStarted
 from benchledger.ledger.store import Ledger
 from benchledger.projections.report import build_report
 from conftest import MINI
-from events_factory import stored, stream
+from events_factory import GROUPMEM_CONDITIONS as CONDITIONS, stored, stream
 from scripted_remote import Remote
 from ledger_cli import invoke_expecting as invoke
 

@@ -87,7 +87,7 @@ def test_a_run_is_served_its_own_responses_and_cache_from_must_name_a_run(tmp_pa
 
 def test_cache_from_is_diagnostic_unless_its_source_met_the_protocol(shared_data) -> None:
     from benchledger.adapters.benchmarks.groupmem.loader import read_questions
-    from benchledger.adapters.benchmarks.groupmem.publishable import CONDITIONS
+    from events_factory import GROUPMEM_CONDITIONS as CONDITIONS
     from benchledger.projections.report import build_report
     from events_factory import config, stored, stream
 

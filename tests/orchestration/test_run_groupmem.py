@@ -88,13 +88,13 @@ def _reference_run(loopback, release, *extra: str, expect: int = 0) -> dict:
 def test_reference_protocol_run_is_diagnostic_only_for_the_unfiltered_domain(loopback, released_prompt_release):
     report = _reference_run(loopback, released_prompt_release)
     met = conditions(report)
-    # a made-up corpus given by path is not the release either (its hashes only the hub publishes), and
+    # a made-up corpus given by path is not the release either (no file of it has a pin), and
     # the loopback server is not a provider's API: what model answered cannot be known
     assert [name for name, ok in met.items() if not ok] == [
         "official_release", "solvability_filtered_domain", "provider_endpoint"]
     reasons = {c["name"]: c["reason"] for c in report["conditions"]}
     assert reasons["official_release"].startswith(
-        "release not fetched from its source: its hashes cannot be checked (data/final/Demo/")
+        "no pin for data/final/Demo/synthetic_domain_channels_rolevariants_Demo.json: official_release cannot be checked")
     assert reasons["provider_endpoint"] == (f"answers came from {loopback.base_url}, not a provider's API over "
                                             "verified TLS: what model answered cannot be known")
     assert report["failed"] == 0 and report["agent_model"] == "gpt-5"

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from events_factory import groupmem_release, config, stored, stream
+from events_factory import GROUPMEM_CONDITIONS, groupmem_release, config, stored, stream
 from benchledger.adapters.benchmarks.groupmem.loader import read_questions
 from benchledger.errors import UnknownScorer
 from benchledger.ledger.events import Judged, QuestionAnswered, RunResumed, ScorerStarted
 from benchledger.values import Question as PlannedQuestion
-from benchledger.adapters.benchmarks.groupmem.publishable import CONDITIONS as GROUPMEM_CONDITIONS
 from benchledger.projections import build_report
 from benchledger.projections.stats import cohen_kappa, mcnemar_exact, paired_bootstrap_diff, wilson_interval
 
@@ -60,10 +59,10 @@ def test_reference_finance_run_is_publishable_and_each_condition_can_fail(releas
         "complete_corpus": stream(outcomes, planned=planned, cfg=config(message_limit=50), documents=50,
                                   available=100),
         "unsampled_questions": stream(outcomes, planned=planned, cfg=config(question_limit=4)),
-        # the corpus given by path: its hashes only the hub publishes, so it cannot be checked
+        # a corpus of other bytes than its pin, fetched from a hub that published exactly those bytes
         "official_release": stream(outcomes, planned=planned, cfg=config(release_files=tuple(
-            f.model_copy(update={"origin": None, "revision": None, "published": None})
-            for f in groupmem_release("Finance")))),
+            f.model_copy(update={"sha256": "9" * 64, "published": f"hub sha256 {'9' * 64}"})
+            if f.path.startswith("data/") else f for f in groupmem_release("Finance")))),
         "zero_operational_failures": stream({**outcomes, first: (outcomes[first][0], "failed:recall")},
                                             planned=planned),
     }

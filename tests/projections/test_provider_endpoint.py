@@ -5,9 +5,8 @@ store, the address the host resolved to, a proxy, role), labelled as attested ev
 from __future__ import annotations
 
 import pytest
-from events_factory import OPENAI_TLS, PROVIDER, config, stored, stream
+from events_factory import GROUPMEM_CONDITIONS as CONDITIONS, OPENAI_TLS, PROVIDER, config, stored, stream
 
-from benchledger.adapters.benchmarks.groupmem.publishable import CONDITIONS
 from benchledger.ledger.events import Endpoint, Judged, ScorerStarted, ServerCertificate
 from benchledger.projections.report import build_report
 from benchledger.providers import PROVIDER_API_HOSTS, provider_of

@@ -7,15 +7,15 @@ design, following the benchmark's solvability filtering), the reference protocol
 judge gpt-5 (or a dated snapshot of it, never a sibling such as gpt-5-mini) as requested and as
 the endpoint reported, the released prompts pinned by SHA-256, a
 reference-protocol scorer, neither model the memory system's own), and zero operational failures,
-and `official_release`: the question sets and prompts read hash to their pins (`source.py`), and the
-domain's corpus, whose hashes only the hub publishes, was fetched and hashes to what it published.
+and `official_release`: every file read hashes to its pin (`pins.json`). The question sets and
+prompts are pinned; the domain's corpus has no pin (no public source states its SHA-256), so a run
+says `no pin for data/final/<Domain>/…: official_release cannot be checked` and is diagnostic.
 """
 
 from __future__ import annotations
 
 from benchledger.adapters.benchmarks.groupmem.schema import KINDS
-from benchledger.adapters.benchmarks.groupmem.source import QUESTION_FILES
-from benchledger.ledger.events import ReleaseFile
+from benchledger.adapters.benchmarks.groupmem.source import PINS
 from benchledger.projections.memory_costs import memory_models_observed
 from benchledger.projections.publishable import (
     Check, Condition, complete_corpus, is_model_or_snapshot, judge_of, models_reported, names, run_config,
@@ -54,11 +54,6 @@ RELEASED_QUESTIONS: dict[str, tuple[int, str]] = {
     "Manufacturing": (173, "b76c9b7ff58cda11ab98b9493a105be67a4c7966ac5c4c6ea4c5863a327a53f9"),
     "Technology": (213, "c8a8d917e798eae57c7a33c7b06570209bd63fbc644083eeb6038060946ccfdb"),
 }
-
-
-def _pinned(file: ReleaseFile) -> str | None:
-    pin = QUESTION_FILES.get(file.path)
-    return pin[0] if pin else None
 
 
 @names("solvability_filtered_domain")
@@ -108,6 +103,6 @@ def reference_protocol(state: RunState, overall: KindTally, scorer: str | None) 
 
 
 CONDITIONS: tuple[Check, ...] = (
-    official_release("GroupMemBench", _pinned), complete_corpus("messages"), unsampled_questions(RELEASED_QUESTIONS, all_kinds=KINDS), filtered_domain,
+    official_release("GroupMemBench", PINS), complete_corpus("messages"), unsampled_questions(RELEASED_QUESTIONS, all_kinds=KINDS), filtered_domain,
     reference_protocol, zero_failures,
 )

@@ -2,8 +2,9 @@
 the official prompts and the official scorer, no failures.
 
 `official_release`: the file read is `locomo10.json` as published (its SHA-256 is pinned in
-`source.py`, wherever the file came from) and every one of its 1,986 questions was planned; a file
-of ten "conversations" that are not the release's, or a part of it, is diagnostic and says so.
+`pins.json`, whatever the file is called and wherever it came from) and every one of its 1,986
+questions was planned; a file of ten "conversations" that are not the release's, or a part of it,
+is diagnostic and says so.
 
 The release (`locomo10.json`) holds ten conversations, so a run of exactly ten is a complete file
 (the seven of the dev file `locomo-dev.json` are diagnostic by design; eleven are not the release
@@ -20,7 +21,7 @@ from collections.abc import Sequence
 
 from benchledger.adapters.benchmarks.locomo.official import F1_METHOD
 from benchledger.adapters.benchmarks.locomo.prompts import OFFICIAL_SHA256
-from benchledger.adapters.benchmarks.locomo.source import RELEASE_SHA256
+from benchledger.adapters.benchmarks.locomo.source import PINS, RELEASE_FILE
 from benchledger.ledger.events import ReleaseFile
 from benchledger.projections.publishable import (
     Check, Condition, no_limits, official_prompts, official_scorer, real_models, unsampled_questions, zero_failures,
@@ -37,8 +38,8 @@ RELEASE_QUESTIONS = 1986
 """QA items in the full release."""
 
 
-def _pinned(file: ReleaseFile) -> str:
-    return RELEASE_SHA256  # LoCoMo reads one file, the release, whatever it is named
+def _release_file(file: ReleaseFile) -> str:
+    return RELEASE_FILE  # LoCoMo reads one file, the release, whatever it is named
 
 
 def _whole(state: RunState, files: Sequence[ReleaseFile]) -> str | None:
@@ -60,7 +61,7 @@ def all_categories(state: RunState, overall: KindTally, scorer: str | None) -> C
 
 
 CONDITIONS: tuple[Check, ...] = (
-    official_release("LoCoMo", _pinned, _whole), complete_file, all_categories, no_limits, real_models,
+    official_release("LoCoMo", PINS, _whole, locate=_release_file), complete_file, all_categories, no_limits, real_models,
     official_prompts(OFFICIAL_SHA256, "LoCoMo"),
     official_scorer(F1_METHOD, "LoCoMo's official token F1"), zero_failures,
 )

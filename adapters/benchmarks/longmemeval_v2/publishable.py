@@ -7,11 +7,10 @@ are a condition here (`leaderboard_models`), checked on what was asked and on wh
 reported for the answers and for the LLM-checked verdicts (the four deterministic functions ask no
 model).
 
-`official_release`: the release is the gated Hugging Face dataset, whose hashes only the hub
-publishes (none are pinned here), so the files the run read (`questions.jsonl`, `trajectories.jsonl`
-and the tier's haystack) must have been fetched by `benchledger fetch longmemeval-v2` and hash to
-what the hub published, and every question of the domain must be planned. A synthetic or edited
-release, given by path, never passes.
+`official_release`: the release is the gated Hugging Face dataset, and no public source states the
+SHA-256 of its files, so its pin table lists them unpinned and the condition says `no pin for
+questions.jsonl: official_release cannot be checked`, fetched or not: a run of LongMemEval-V2 is
+diagnostic until its files have pins. (Every question of the domain must be planned, too.)
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from collections.abc import Sequence
 
 from benchledger.adapters.benchmarks.longmemeval_v2.official import METHOD
 from benchledger.adapters.benchmarks.longmemeval_v2.prompts import TEMPLATE_SHA256
+from benchledger.adapters.benchmarks.longmemeval_v2.source import PINS
 from benchledger.projections.publishable import (
     Check, Condition, models_reported, official_prompts, official_scorer, real_models, run_config,
     unsampled_questions, zero_failures,
@@ -61,7 +61,7 @@ def leaderboard_models(state: RunState, overall: KindTally, scorer: str | None) 
 
 
 CONDITIONS: tuple[Check, ...] = (
-    official_release("LongMemEval-V2", lambda file: None, _whole), unsampled_questions(), real_models, official_prompts(TEMPLATE_SHA256, "LongMemEval-V2"),
+    official_release("LongMemEval-V2", PINS, _whole), unsampled_questions(), real_models, official_prompts(TEMPLATE_SHA256, "LongMemEval-V2"),
     official_scorer(METHOD, "LongMemEval-V2's official scoring (harness score_prediction)"), leaderboard_models,
     zero_failures,
 )

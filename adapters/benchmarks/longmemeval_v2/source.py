@@ -1,6 +1,6 @@
 """Where LongMemEval-V2 comes from: the gated Hugging Face dataset `xiaowu0162/longmemeval-v2` (the user's
-own HF_TOKEN; its hashes are what the hub publishes for the revision fetched, none are pinned here,
-since benchledger has never seen the files).
+own HF_TOKEN). No public source states the SHA-256 of its files, so its pin table (`pins.json`) lists
+them unpinned: a run of it says `no pin for questions.jsonl` and is diagnostic, however it was fetched.
 
 The official prompt texts are not derived at fetch time: the official code's files
 (xiaowu0162/LongMemEval-V2 @ be15ea6e) have no SHA-256 this project has seen, and `fetch` reads
@@ -14,16 +14,14 @@ known here; without them a run sends no images.
 from __future__ import annotations
 
 from benchledger.adapters.benchmarks.longmemeval_v2.prompts import TEMPLATE_SHA256
-from benchledger.adapters.sources.spec import HubFiles, ReleaseSource, RemoteFile
+from benchledger.adapters.sources.spec import ReleaseSource
+from benchledger.pins import PinTable
 
-__all__ = ["SOURCE", "HUB_DATASET", "RELEASE_FILES"]
+__all__ = ["PINS", "SOURCE", "HUB_DATASET", "RELEASE_FILES"]
 
 HUB_DATASET = "xiaowu0162/longmemeval-v2"
 RELEASE_FILES = ("questions.jsonl", "trajectories.jsonl", "haystacks/lme_v2_small.json",
                  "haystacks/lme_v2_medium.json")
 
-SOURCE = ReleaseSource(
-    release=(HubFiles(HUB_DATASET, tuple(RemoteFile(name, name) for name in RELEASE_FILES), gated=True),),
-    run_path=".",
-    template_pins=TEMPLATE_SHA256,
-)
+PINS = PinTable.packaged(__package__, "pins.json", "LongMemEval-V2")
+SOURCE = ReleaseSource(PINS, run_path=".", template_pins=TEMPLATE_SHA256, gated=frozenset({HUB_DATASET}))

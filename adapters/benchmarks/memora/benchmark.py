@@ -13,7 +13,7 @@ from benchledger.adapters.benchmarks.memora.publishable import CONDITIONS
 from benchledger.adapters.benchmarks.memora.sections import fama_section
 from benchledger.adapters.benchmarks.memora.selection import MemoraSelection
 from benchledger.adapters.benchmarks.registry import Benchmark
-from benchledger.adapters.benchmarks.memora.source import release_source
+from benchledger.adapters.benchmarks.memora.source import SOURCE
 from benchledger.adapters.sources.spec import ReleaseSource
 from benchledger.projections.publishable import Check
 from benchledger.projections.report import SectionFold
@@ -38,11 +38,9 @@ class Memora(Benchmark):
     official = MemoraOfficial()
     retrieval = True
     conditions: ClassVar[tuple[Check, ...]] = CONDITIONS
-    report_version: ClassVar[int] = 1  # bump with any change to what its conditions or sections report
+    report_version: ClassVar[int] = 2  # bump with any change to what its conditions or sections report
     sections: ClassVar[tuple[SectionFold, ...]] = (fama_section,)
-
-    def release_source(self) -> ReleaseSource | None:
-        return release_source()
+    source: ClassVar[ReleaseSource | None] = SOURCE
 
     def files_read(self, source: Path, dataset: Dataset) -> list[Path]:
         """Every file of the selected personas' folders of the split."""

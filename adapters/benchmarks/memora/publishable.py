@@ -5,8 +5,8 @@ Memora scores a run over a split's personas (Table 3 averages per-persona report
 names some personas, limits questions or leaves a task out is diagnostic. The judges are
 configurable (`--judge-models`); only the official trio (`prompts.OFFICIAL_JUDGES`) is publishable.
 
-`official_release`: every file of the split's personas is pinned (`source.release_pins`), so the
-files read must be exactly the split's released files, each at its pin, wherever they came from.
+`official_release`: every file of the split's personas is pinned (`pins.json.gz`), so the files read
+must be exactly the split's released files, each at its pin, wherever they came from.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from benchledger.adapters.benchmarks.memora.official import MAJORITY_METHOD
 from benchledger.adapters.benchmarks.memora.prompts import OFFICIAL_JUDGES, TEMPLATE_SHA256
-from benchledger.adapters.benchmarks.memora.source import release_pins
+from benchledger.adapters.benchmarks.memora.source import PINS
 from benchledger.ledger.events import ReleaseFile
 from benchledger.projections.publishable import (
     Check, Condition, official_judges, official_prompts, official_scorer, real_models, run_config,
@@ -29,14 +29,9 @@ from benchledger.projections.releases import official_release
 __all__ = ["CONDITIONS"]
 
 
-def _pinned(file: ReleaseFile) -> str | None:
-    pin = release_pins().get("data/" + file.path)
-    return pin[0] if pin else None
-
-
 def _whole(state: RunState, files: Sequence[ReleaseFile]) -> str | None:
     split = run_config(state).subset
-    released = {path.removeprefix("data/") for path in release_pins() if path.startswith(f"data/{split}/")}
+    released = {pin.path for pin in PINS.pins() if pin.role == "release" and pin.path.startswith(f"{split}/")}
     read = {file.path for file in files}
     if strays := sorted(read - released):
         return f"{strays[0]} is not a file of the official Memora release ({split} split)"
@@ -57,7 +52,7 @@ def all_personas(state: RunState, overall: KindTally, scorer: str | None) -> Con
 
 
 CONDITIONS: tuple[Check, ...] = (
-    official_release("Memora", _pinned, _whole), all_personas, unsampled_questions(), real_models, official_prompts(TEMPLATE_SHA256, "Memora"),
+    official_release("Memora", PINS, _whole), all_personas, unsampled_questions(), real_models, official_prompts(TEMPLATE_SHA256, "Memora"),
     official_scorer(MAJORITY_METHOD, "Memora's official three-judge vote"),
     official_judges(tuple(OFFICIAL_JUDGES.values()), "the judges Memora's README names"), zero_failures,
 )

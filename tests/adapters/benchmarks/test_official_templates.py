@@ -20,9 +20,12 @@ CODE = {"locomo": "locomo-code", "longmemeval": "longmemeval-code", "memora": "m
 def test_the_recipes_give_the_pinned_templates(shared_data, command):
     source = benchmark_named(command).release_source()
     root = shared_data / "sources" / CODE[command]
-    for file in source.code.files:  # the kept copies are the pinned files
-        assert hashlib.sha256((root / file.path).read_bytes()).hexdigest() == file.sha256
-    texts = {file.path: (root / file.path).read_text(encoding="utf-8") for file in source.code.files}
+    code = [pin for pin in source.pins.pins() if pin.role == "code"]
+    for pin in code:  # the kept copies are the pinned files, byte for byte
+        data = (root / pin.source_path).read_bytes()
+        assert (hashlib.sha256(data).hexdigest(), len(data)) == (pin.sha256, pin.bytes)
+        assert pin.path == f"source/{pin.source_path}"
+    texts = {pin.source_path: (root / pin.source_path).read_text(encoding="utf-8") for pin in code}
     derived = derive_templates(source.templates, texts, {})
     assert set(derived) == set(source.template_pins)
     prompts = shared_data / command / "prompts"
@@ -42,10 +45,14 @@ def test_an_interpolation_the_recipe_does_not_name_stops_the_extraction(shared_d
 
 def test_the_memora_release_pins_are_the_published_manifest(shared_data):
     # The pins shipped in the package are the manifest's, file for file (hashes and sizes only).
-    from benchledger.adapters.benchmarks.memora.source import release_pins
+    from benchledger.adapters.benchmarks.memora.source import COMMIT, PINS
 
     manifest = json.loads((shared_data / "sources" / "memora-release-manifest.json").read_text())
-    assert {path: (entry["sha256"], entry["bytes"]) for path, entry in manifest["files"].items()} == release_pins()
+    release = [pin for pin in PINS.pins() if pin.role == "release"]
+    assert {pin.source_path: (pin.sha256, pin.bytes) for pin in release} == {
+        path: (entry["sha256"], entry["bytes"]) for path, entry in manifest["files"].items()}
+    assert {(pin.origin, pin.revision) for pin in release} == {(manifest["source"], COMMIT)} and not PINS.unpinned()
+    assert all(pin.path == pin.source_path.removeprefix("data/") for pin in release)
 
 
 def test_the_skip_reason_names_the_command_that_provides_each_part(monkeypatch, tmp_path):

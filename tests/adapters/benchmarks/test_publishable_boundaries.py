@@ -26,7 +26,7 @@ from benchledger.adapters.benchmarks.locomo.loader import CATEGORY_NAMES
 from benchledger.adapters.benchmarks.locomo.official import F1_METHOD, LLM_JUDGE_METHOD
 from benchledger.adapters.benchmarks.locomo.prompts import OFFICIAL_SHA256 as LOCOMO_PINS
 from benchledger.adapters.benchmarks.locomo.publishable import RELEASE_QUESTIONS as LOCOMO_QUESTIONS
-from benchledger.adapters.benchmarks.locomo.source import RELEASE_SHA256 as LOCOMO_RELEASE
+from benchledger.adapters.benchmarks.locomo.source import PINS as LOCOMO_RELEASE
 from benchledger.adapters.benchmarks.longmemeval.judge import OFFICIAL_JUDGE_MODEL as LME_JUDGE
 from benchledger.adapters.benchmarks.longmemeval.official import JUDGE_METHOD as LME_METHOD
 from benchledger.adapters.benchmarks.longmemeval.prompts import QUESTION_TYPES, TEMPLATE_SHA256 as LME_PINS
@@ -34,7 +34,8 @@ from benchledger.adapters.benchmarks.longmemeval.publishable import RELEASE_QUES
 from benchledger.adapters.benchmarks.memora.benchmark import CATEGORIES as MEMORA_TASKS
 from benchledger.adapters.benchmarks.memora.official import MAJORITY_METHOD
 from benchledger.adapters.benchmarks.memora.prompts import OFFICIAL_JUDGES, TEMPLATE_SHA256 as MEMORA_PINS
-from benchledger.adapters.benchmarks.memora.source import release_pins
+from benchledger.adapters.benchmarks.longmemeval.source import PINS as LME_RELEASE
+from benchledger.adapters.benchmarks.memora.source import PINS as MEMORA_RELEASE
 from benchledger.adapters.benchmarks.registry import benchmark_named
 from benchledger.ledger.events import (
     Endpoint, Failed, Judged, QuestionAnswered, ReleaseFile, RunFinished, ScopePurged, ScorerStarted,
@@ -42,7 +43,7 @@ from benchledger.ledger.events import (
 from benchledger.projections import build_report
 from benchledger.values import Question as PlannedQuestion
 from conftest import missing_shared_data_reason, shared_data_dir
-from events_factory import OPENAI_TLS, PROVIDER, config, groupmem_release, stored, stream
+from events_factory import GROUPMEM_CONDITIONS, OPENAI_TLS, PROVIDER, config, groupmem_release, stored, stream
 
 BENCHMARKS = ("GroupMemBench", "LoCoMo", "LongMemEval", "Memora")
 TRIO = tuple(OFFICIAL_JUDGES.values())
@@ -88,7 +89,8 @@ LOCOMO_KINDS = tuple(CATEGORY_NAMES.values())
 TEN_CONVERSATIONS = {f"conv-{n}": 19 for n in range(10)}
 
 
-LOCOMO_FILES = (ReleaseFile(path="locomo10.json", sha256=LOCOMO_RELEASE, bytes=2_805_274),)
+LOCOMO_FILES = tuple(ReleaseFile(path=pin.path, sha256=pin.sha256, bytes=pin.bytes) for pin in LOCOMO_RELEASE.pins()
+                     if pin.role == "release")
 
 
 def locomo_run(*, cfg: dict | None = None, drop: int = 0, outcomes: dict | None = None,
@@ -101,11 +103,9 @@ def locomo_run(*, cfg: dict | None = None, drop: int = 0, outcomes: dict | None 
                 outcomes=outcomes, drop=drop, edit=edit)
 
 
-LME_SHA256 = "a" * 64
-"""The SHA-256 the hub is said to publish for the LongMemEval file of these streams."""
-LME_FILES = (ReleaseFile(path="longmemeval_s_cleaned.json", sha256=LME_SHA256, bytes=277_383_467,
-                         origin="huggingface.co/datasets/xiaowu0162/longmemeval-cleaned", revision="b" * 40,
-                         published=f"hub sha256 {LME_SHA256}"),)
+_LME_S = LME_RELEASE.pin("longmemeval_s_cleaned.json")
+LME_FILES = (ReleaseFile(path=_LME_S.path, sha256=_LME_S.sha256, bytes=_LME_S.bytes, origin=_LME_S.origin,
+                         revision=_LME_S.revision, published=f"pinned sha256 {_LME_S.sha256}"),)
 
 
 def longmemeval_run(*, cfg: dict | None = None, drop: int = 0, outcomes: dict | None = None,
@@ -117,8 +117,8 @@ def longmemeval_run(*, cfg: dict | None = None, drop: int = 0, outcomes: dict | 
                 outcomes=outcomes, drop=drop, edit=edit)
 
 
-MEMORA_FILES = tuple(ReleaseFile(path=path.removeprefix("data/"), sha256=sha, bytes=size)
-                     for path, (sha, size) in sorted(release_pins().items()) if path.startswith("data/weekly/"))
+MEMORA_FILES = tuple(ReleaseFile(path=pin.path, sha256=pin.sha256, bytes=pin.bytes) for pin in MEMORA_RELEASE.pins()
+                     if pin.path.startswith("weekly/"))
 
 
 def memora_run(*, cfg: dict | None = None, drop: int = 0, outcomes: dict | None = None,
@@ -135,8 +135,14 @@ OFFICIAL_RUN = {"GroupMemBench": groupmem_run, "LoCoMo": locomo_run, "LongMemEva
                 "Memora": memora_run}
 
 
+def _conditions(benchmark: str):
+    """The benchmark's conditions; GroupMemBench's with its made-up corpus pinned (the package pins no
+    corpus, so none of its runs is publishable: `groupmem_cases` holds that case too)."""
+    return GROUPMEM_CONDITIONS if benchmark == "GroupMemBench" else benchmark_named(benchmark).conditions
+
+
 def _report(benchmark: str, events: list):
-    return build_report("run-1", stored(events), conditions=benchmark_named(benchmark).conditions)
+    return build_report("run-1", stored(events), conditions=_conditions(benchmark))
 
 
 # -- edits shared by every benchmark --------------------------------------------------------------
@@ -303,21 +309,21 @@ def _scorer_cases(run: Callable[..., list], method: str, other: str) -> list[Cas
 
 
 def _release_cases(run: Callable[..., list], files: tuple[ReleaseFile, ...]) -> list[Case]:
-    """The release files at their pins (or fetched as published), one edited, none recorded; a file
-    whose hash only its source publishes must have been fetched."""
+    """The release files at their pins, fetched or given by path; one edited, even with a receipt's record
+    vouching for the edit; none recorded."""
     edited = (files[-1].model_copy(update={"sha256": "0" * 64, "published": None, "origin": None}), *files[:-1])
-    cases = [
+    vouched = (files[-1].model_copy(update={"sha256": "0" * 64, "origin": "github.com/x/y", "revision": "1" * 40,
+                                            "published": f"pinned sha256 {'0' * 64}"}), *files[:-1])
+    by_path = tuple(f.model_copy(update={"origin": None, "revision": None, "published": None, "url": None})
+                    for f in files)
+    return [
         Case("official_release", "the official release", True, lambda: run()),
+        Case("official_release", "the same files given by path", True, lambda: run(cfg={"release_files": by_path})),
         Case("official_release", f"{files[-1].path} edited", False, lambda: run(cfg={"release_files": edited})),
+        Case("official_release", f"{files[-1].path} edited, a receipt vouching for it", False,
+             lambda: run(cfg={"release_files": vouched})),
         Case("official_release", "no release file recorded", False, lambda: run(cfg={"release_files": ()})),
     ]
-    fetched = [f for f in files if f.origin is not None]
-    if fetched:
-        by_path = tuple(f.model_copy(update={"origin": None, "revision": None, "published": None})
-                        if f.origin else f for f in files)
-        cases.append(Case("official_release", f"{fetched[0].path} given by path, not fetched", False,
-                          lambda: run(cfg={"release_files": by_path})))
-    return cases
 
 
 def groupmem_cases() -> list[Case]:
@@ -361,6 +367,7 @@ def groupmem_cases() -> list[Case]:
     ]
     cases += _release_cases(run, groupmem_release("Finance"))
     return cases + shared_cases(run)
+
 
 
 def locomo_cases() -> list[Case]:
@@ -447,3 +454,10 @@ def test_every_condition_has_a_case_on_each_side(benchmark):
                      if (name, met) not in sides)
     assert not missing, f"{benchmark} declares conditions with no boundary case here: {', '.join(missing)}"
     assert {name for name, _ in sides} <= declared
+
+
+def test_no_groupmembench_run_is_publishable_under_the_packages_own_pins():
+    report = build_report("run-1", stored(groupmem_run()), conditions=benchmark_named("GroupMemBench").conditions)
+    unmet = [c for c in report.conditions if not c.met]
+    assert [c.name for c in unmet] == ["official_release"] and not report.publishable
+    assert unmet[0].reason.startswith("no pin for data/final/Finance/synthetic_domain_channels_rolevariants_Finance.json")

@@ -1,6 +1,7 @@
 """`fetch longmemeval-v2` from a loopback hub standing in for the gated dataset, then a run of what it laid
-out: the files fetched as the hub published them make `official_release` met; the same files given by
-path, or a part of the domain, do not."""
+out: the files are fetched checked against what the hub published, and recorded with where they came
+from; no public source states their SHA-256, so `official_release` says there is no pin, fetched or
+given by path."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchledger.adapters.benchmarks.longmemeval_v2.source import HUB_DATASET, RELEASE_FILES, SOURCE
+from benchledger.adapters.sources.receipt import read_receipt
 from benchledger.adapters.sources.fetch import fetch_release
 from benchledger.adapters.sources.settings import FetchSettings
 from benchledger.errors import BadInput
@@ -38,19 +40,22 @@ def test_a_gated_dataset_needs_the_users_token(served, tmp_path, monkeypatch):
         fetch_release("longmemeval-v2", SOURCE, tmp_path / "rel", served.settings)
 
 
-def test_fetched_as_published_is_the_official_release_and_by_path_is_not(served, shared_data, tmp_path,
-                                                                         monkeypatch):
+def test_fetched_as_the_hub_published_it_and_still_no_pin(served, shared_data, tmp_path, monkeypatch):
     monkeypatch.setenv("HF_TOKEN", "hf_test_token_0000")
     folder = tmp_path / "rel"
     fetch_release("longmemeval-v2", SOURCE, folder, served.settings)
     assert all((folder / name).is_file() for name in RELEASE_FILES)
+    assert read_receipt(folder).files["questions.jsonl"].published.startswith("hub sha256 ")
     prompts = shared_data / "longmemeval-v2" / "prompts"
     ran = invoke("run", "longmemeval-v2", str(folder), "--domain", "web", "--prompts-dir", str(prompts),
                  "--out", "r.json")
     assert ran.exit_code == 0, ran.output
     report = json.loads(Path("r.json").read_text())
-    assert conditions(report)["official_release"], report["conditions"]
+    condition = {c["name"]: c for c in report["conditions"]}["official_release"]
+    assert not condition["met"] and condition["reason"].startswith(
+        "no pin for questions.jsonl: official_release cannot be checked")
     assert f"fetched from huggingface.co/datasets/{HUB_DATASET}" in report["release"]
+    assert "through http://127.0.0.1:" in report["release"]  # the loopback hub, named on the scorecard
     part = invoke("run", "longmemeval-v2", str(folder), "--domain", "web", "--question-limit", "3",
                   "--prompts-dir", str(prompts), "--out", "p.json")
     assert part.exit_code == 0, part.output
