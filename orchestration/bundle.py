@@ -117,14 +117,9 @@ class Bundle(BaseModel):
 def pins_of(benchmark_name: str) -> dict[str, Pin]:
     """The pins the installed package declares for a benchmark's official files, by release path."""
     benchmark = benchmark_for_run(benchmark_name)
-    source = benchmark.release_source() if benchmark is not None else None
-    pins: dict[str, Pin] = {}
-    for part in source.release if source is not None else ():
-        at = getattr(part, "commit", None) or getattr(part, "revision", None)
-        where = f"{part.origin} @ {at}" if at else part.origin
-        for file in part.files:
-            if file.sha256:
-                pins[file.to] = Pin(sha256=file.sha256, bytes=file.size, source=where)
+    table = benchmark.pin_table() if benchmark is not None else None
+    pins = {pin.path: Pin(sha256=pin.sha256, bytes=pin.bytes, source=f"{pin.origin} @ {pin.revision}")
+            for pin in (table.pins() if table is not None else ()) if pin.role == "release"}
     return dict(sorted(pins.items()))
 
 
