@@ -1,7 +1,8 @@
 """`compare`: one table for runs of one benchmark, after checking that they are like for like.
 
 Pure. Before any number, every run's comparability facts are set side by side (`FACTS`): the
-release (subset, corpus fingerprint, adapter), the planned questions (a digest of ids, kinds,
+release (subset, corpus fingerprint, adapter), the selection (every field the run selected with, such as
+an action benchmark's candidate-set setting), the planned questions (a digest of ids, kinds,
 texts and golds), the answer model, the judge and the scorer's rule (method, protocol, prompt
 hash, scoring rule), the prompts (every recorded prompt hash), k, the token budget and the context
 format (whether the recalled passages carried timestamps, measured by the caller from the recorded
@@ -39,13 +40,13 @@ from benchledger.projections.stats import mcnemar_exact, paired_bootstrap_diff, 
 __all__ = ["COMPARE_VERSION", "FACTS", "FLOOR_MEMORY", "CEILING_MEMORY", "CompareInput", "Rate", "RunColumn",
            "PairedTest", "Difference", "Comparison", "compare_runs", "holm"]
 
-COMPARE_VERSION = 1
+COMPARE_VERSION = 2
 FLOOR_MEMORY = "full-context"
 CEILING_MEMORY = "oracle"
 BOOTSTRAP_SEED = 0
 BOOTSTRAP_RESAMPLES = 2000
-FACTS = ("benchmark", "release", "questions", "answer model", "judge", "scorer rule", "prompts", "protocol", "k",
-         "token budget", "context format")
+FACTS = ("benchmark", "release", "selection", "questions", "answer model", "judge", "scorer rule", "prompts", "protocol",
+         "k", "token budget", "context format")
 
 
 class CompareInput(NamedTuple):
@@ -82,6 +83,8 @@ class RunColumn(BaseModel):
     """The benchmark's own overall number under its official scorer (None when the run has no complete one)."""
     official_metric: str
     official_scorer: str | None
+    score: float | None = None
+    """The compared report's own headline number (`Report.score`, of `Report.metric`)."""
     answer_tokens_per_question: float | None
     judge_tokens_per_question: float | None
     latency_ms_per_question: float | None
@@ -175,6 +178,8 @@ def _facts(run: CompareInput) -> dict[str, str]:
         "benchmark": cfg.benchmark,
         "release": f"{cfg.subset} {state.corpus.fingerprint[:12] if state.corpus else 'no corpus'} "
                    f"({state.corpus.adapter_version if state.corpus else '-'})",
+        "selection": ", ".join(f"{name}={value}" for name, value in sorted(cfg.selection.model_dump(mode="json").items())
+                               if value not in (None, [], ())) or "everything",
         "questions": f"{len(questions)} questions, digest {_digest(questions)}",
         "answer model": cfg.agent_model,
         "judge": judges,
@@ -219,7 +224,7 @@ def _column(run: CompareInput, prices: PriceTable | None) -> RunColumn:
         planned=len(state.questions), by_kind={kind: _rate(v) for kind, v in sorted(by_kind.items())},
         overall=_rate(every), official=run.official.score if run.official else None,
         official_metric=run.official.metric if run.official else "no official scorer",
-        official_scorer=run.official.scorer_id if run.official else None,
+        official_scorer=run.official.scorer_id if run.official else None, score=report.score,
         answer_tokens_per_question=_mean([q.answered.usage.prompt_tokens + q.answered.usage.completion_tokens
                                           for q in answered if q.answered and not q.answered.usage.impossible]),
         judge_tokens_per_question=_mean([j.usage.prompt_tokens + j.usage.completion_tokens for j in judged_events

@@ -50,8 +50,9 @@ def _name(run: RunColumn, best: str) -> str:
 
 
 def _rows(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
-    headers = ["run", "memory", *comparison.kinds, "overall", "official", "answer tokens/q", "judge tokens/q",
-               "latency ms/q", "vs best (diff, 95% CI)", "McNemar p (Holm)"]
+    ranked = comparison.ranked_by != "accuracy"
+    headers = ["run", "memory", *comparison.kinds, "overall", *([comparison.ranked_by] if ranked else []), "official",
+               "answer tokens/q", "judge tokens/q", "latency ms/q", "vs best (diff, 95% CI)", "McNemar p (Holm)"]
     priced = comparison.price_table is not None
     if priced:
         headers[-2:-2] = ["USD (answer + judge + memory)", "memory USD"]
@@ -67,7 +68,8 @@ def _rows(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
             f"{test.mcnemar_p:.3g} ({test.holm_p:.3g}){' *' if test.significant else ''}"
         dollars = [_usd(run.cost_usd, run.not_priced), _usd(run.memory_cost_usd, run.memory_not_priced)] if priced else []
         rows.append([run.run_id, _name(run, comparison.best), *(_rate(run.by_kind.get(k)) for k in comparison.kinds),
-                     _rate(run.overall), _official(run), _num(run.answer_tokens_per_question),
+                     _rate(run.overall), *([_pct(run.score)] if ranked else []), _official(run),
+                     _num(run.answer_tokens_per_question),
                      _num(run.judge_tokens_per_question), _num(run.latency_ms_per_question), *dollars, versus, p])
     return headers, rows
 
