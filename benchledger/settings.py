@@ -29,10 +29,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchledger.providers import OPENAI_API_KEY_ENV
 
-__all__ = ["ModelCalls", "RunSettings", "Overrides", "Selection", "Mode", "Protocol", "Pacing", "setting_default"]
+__all__ = ["ModelCalls", "RunSettings", "Overrides", "Selection", "Mode", "Protocol", "DECLARED_PROTOCOLS", "Pacing",
+           "setting_default"]
 
 Mode = Literal["qa", "retrieval"]
-Protocol = Literal["reference", "typed", "official"]
+Protocol = Literal["reference", "typed", "official", "paper"]
+DECLARED_PROTOCOLS: tuple[Protocol, ...] = ("official", "paper")
+"""Protocols whose answer model and scorers the benchmark's own declaration opens (`Benchmark.official`):
+its official code's ("official"), or, for a benchmark whose authors publish no evaluation code, the
+procedure as its paper describes it ("paper": never the official protocol, always diagnostic)."""
 Pacing = Literal["adaptive", "fixed"]
 
 
@@ -96,7 +101,7 @@ class RunSettings(BaseModel):
     token_budget: int | None = Field(default=None, ge=1)
     """Estimated-token budget for the packed context (unset: no budget)."""
     protocol: Protocol | None = None
-    """reference, typed or official (unset: the benchmark's default protocol)."""
+    """reference, typed, official or paper (unset: the benchmark's default protocol)."""
     agent_model: str | None = None
     """Answer model at the endpoint (unset: the offline extractive baseline)."""
     judge_model: str | None = None

@@ -78,7 +78,8 @@ _RESERVED_MEMORY_OPTIONS = {"url", "token_env", "base_url", "key_env", "labels"}
 def _protocol_help(benchmark: Benchmark) -> str:
     meaning = {"reference": "the release's own prompts, passage format and Final: lines",
                "typed": "benchledger's JSON-schema answers and verdicts (always diagnostic)",
-               "official": "the benchmark's own evaluation protocol"}
+               "official": "the benchmark's own evaluation protocol",
+               "paper": "the procedure as the benchmark's paper describes it (its authors publish no scorer)"}
     listed = "; ".join(f"{name}: {meaning[name]}" for name in benchmark.protocols)
     return f"{listed} [default: {benchmark.default_protocol}]."
 

@@ -70,12 +70,13 @@ def _normalised(text: str) -> str:
     return text
 
 
-def sample(command: str, *, show: bool = True, lines: int | None = None, stderr: bool = False) -> None:
+def sample(command: str, *, show: bool = True, lines: int | None = None, stderr: bool = False,
+           matching: str | None = None) -> None:
     """Run `benchledger ...` (as typed in the page) and write `$ command` and what it printed on
     stdout into the page (`stderr=True`: both streams, as a terminal shows them).
 
     `show=False` runs it without writing anything (a step the next sample needs); `lines` keeps only
-    the first N lines of the output.
+    the first N lines of the output; `matching` (a regular expression) only the lines it finds.
     """
     words = shlex.split(command)
     assert words[0] == "benchledger", command
@@ -93,6 +94,8 @@ def sample(command: str, *, show: bool = True, lines: int | None = None, stderr:
     if not show:
         return
     output = _normalised((result.output if stderr else result.stdout).rstrip("\n"))
+    if matching is not None:
+        output = "\n".join(line for line in output.splitlines() if re.search(matching, line))
     if lines is not None:
         output = "\n".join(output.splitlines()[:lines])
     cog.outl("```")

@@ -30,7 +30,7 @@ from benchledger.orchestration.asker import QuestionAsker, QuestionJob
 from benchledger.orchestration.scorers import scorer_started
 from benchledger.orchestration.runner import model_endpoint
 from benchledger.projections.state import RunState, fold_run
-from benchledger.settings import Overrides, Protocol, RunSettings
+from benchledger.settings import DECLARED_PROTOCOLS, Overrides, Protocol, RunSettings
 
 __all__ = ["dataset_from_plan", "judge_of_scorer", "recorded_templates", "rejudge_run"]
 
@@ -96,7 +96,7 @@ def judge_of_scorer(ledger: Recorder, state: RunState, scorer_id: str, settings:
     judges), protocol, method and recorded templates, at the endpoint `settings` name."""
     scorer = state.scorers[scorer_id]
     assert state.started is not None
-    if scorer.protocol == "official" or scorer.method:
+    if scorer.protocol in DECLARED_PROTOCOLS or scorer.method:
         benchmark = benchmark_for_run(state.started.config.benchmark)
         if benchmark is None:
             raise BadInput(f"run {state.run_id}'s benchmark has no installed adapter to rebuild scorer "
@@ -147,9 +147,9 @@ def _rejudge_run(ledger: Recorder, run_id: str, *, judge_model: str | None = Non
             raise BadInput(f"run {run_id} is a run of {state.started.config.benchmark}, which has no installed "
                            f"adapter to name its official scorer", field="protocol")
         protocol = benchmark.check_protocol("official")  # GroupMemBench's official protocol is reference
-    official_method = benchmark.official.official_method if benchmark and benchmark.official else None
+    official_method = benchmark.official.recorded_official_method if benchmark and benchmark.official else None
     judge: JudgeModel
-    if protocol == "official":
+    if protocol in DECLARED_PROTOCOLS:
         assert benchmark is not None
         continued = state.scorers[continue_scorer] if continue_scorer else None
         judge = _official_scorer(
@@ -160,7 +160,7 @@ def _rejudge_run(ledger: Recorder, run_id: str, *, judge_model: str | None = Non
     else:
         _, judge = build_models(
             agent_model=OFFLINE_ANSWERER, judge_model=judge_model or recorded.judge_model or recorded.agent_model,
-            protocol=protocol,
+            protocol="reference" if protocol == "reference" else "typed",
             calls=settings.model_calls, cache=ledger_cache(ledger), prompts=dataset.prompts)
     endpoint = None
     if judge_asks_model(judge):  # probed first: the endpoint records the certificate the probe verified

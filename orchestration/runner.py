@@ -188,7 +188,7 @@ def _execute(ledger: Recorder, run_id: str, parts: RunParts, *, attempt: int, pr
     scorer_ids: list[str] = []
     if parts.models is not None:  # the run's own scorers come first; rejudge adds others
         endpoint = model_endpoint(settings)
-        official_method = parts.benchmark.official.official_method if parts.benchmark.official else None
+        official_method = parts.benchmark.official.recorded_official_method if parts.benchmark.official else None
         scorer_ids = start_scorers(ledger.writer, run_id, state, parts.models.judges, settings.protocol or "", endpoint,
                                    official_method)
         state = fold_run(run_id, ledger.reader.events(run_id))

@@ -33,7 +33,7 @@ from benchledger.ledger.events import RunForecast
 from benchledger.ledger.recorder import Recorder
 from benchledger.orchestration.prepare import scope_names
 from benchledger.orchestration.runner import Models, RunParts, start_run
-from benchledger.settings import RunSettings
+from benchledger.settings import DECLARED_PROTOCOLS, RunSettings
 
 __all__ = [
     "run_dataset", "run_with", "open_models", "probe_run_endpoint", "open_run_memory", "resolved_settings",
@@ -125,7 +125,7 @@ def open_models(ledger: Recorder | None, settings: RunSettings, dataset: Dataset
     `client` replaces the chat client every model shares (a forecast's, which sends nothing).
     """
     scheduler = endpoint_scheduler(settings)
-    if settings.protocol == "official":
+    if settings.protocol in DECLARED_PROTOCOLS:
         official = official_of(benchmark)
         if templates is None:
             templates = read_official_templates(benchmark, settings, Path(dataset.source))
@@ -136,7 +136,7 @@ def open_models(ledger: Recorder | None, settings: RunSettings, dataset: Dataset
     else:
         answer, judge = build_models(
             agent_model=settings.agent_model, judge_model=settings.judge_model,
-            protocol=settings.protocol or "typed",
+            protocol="reference" if settings.protocol == "reference" else "typed",
             calls=settings.model_calls, cache=ledger_cache(ledger) if ledger is not None else None,
             prompts=dataset.prompts, scheduler=scheduler, client=client)
         models = Models(answer=answer, judge=judge, scheduler=scheduler)

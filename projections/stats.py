@@ -11,7 +11,7 @@ import math
 import random
 from collections.abc import Sequence
 
-__all__ = ["wilson_interval", "mcnemar_exact", "paired_bootstrap_diff", "cohen_kappa", "Z95"]
+__all__ = ["wilson_interval", "mcnemar_exact", "paired_bootstrap_diff", "bootstrap_mean", "cohen_kappa", "Z95"]
 
 Z95 = 1.959963984540054
 
@@ -54,6 +54,11 @@ def paired_bootstrap_diff(
     low = stats[int(0.025 * (resamples - 1))]
     high = stats[int(math.ceil(0.975 * (resamples - 1)))]
     return observed, low, high
+
+
+def bootstrap_mean(values: Sequence[float], *, resamples: int = 2000, seed: int = 0) -> tuple[float, float, float]:
+    """Mean of `values` (per-question scores) and its 95% percentile bootstrap interval, seeded."""
+    return paired_bootstrap_diff([0.0] * len(values), values, resamples=resamples, seed=seed)
 
 
 def cohen_kappa(a: Sequence[str], b: Sequence[str]) -> float:

@@ -50,10 +50,18 @@ class OfficialProtocol(ABC):
     """The methods of the scorers `scorers` opens, in order (the first is the official scorer)."""
     template_free_methods: ClassVar[tuple[str, ...]] = ()
     """Methods whose scorer fills no template (LoCoMo's token F1): rescoring with them needs no files."""
+    is_official: ClassVar[bool] = True
+    """False for a procedure that is not the benchmark's own code (the `paper` protocol of a benchmark
+    whose authors publish no scorer): its scorers are never recorded as official."""
 
     @property
     def official_method(self) -> str:
         return self.scorer_methods[0]
+
+    @property
+    def recorded_official_method(self) -> str | None:
+        """The method a scorer must have to be recorded as official (None: none is)."""
+        return self.official_method if self.is_official else None
 
     def read_templates(self, folder: Path) -> dict[str, str]:
         """Every pinned template of `folder`, checked; BadInput naming the file and where to get it."""

@@ -23,7 +23,7 @@ benchmark is never given a retrieval run (`retrieval_refusal`), whatever it labe
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, get_args
@@ -43,14 +43,18 @@ from benchledger.projections.report import Section, SectionFold
 from benchledger.projections.retrieval import RetrievalFold
 from benchledger.projections.state import RunState
 from benchledger.settings import Protocol, Selection
-from benchledger.values import BENCHMARK_KINDS, BenchmarkKind
+from benchledger.values import BenchmarkKind
 
 __all__ = [
     "ENTRY_POINT_GROUP", "Benchmark", "BenchmarkEntry", "ReportFolds", "available_benchmarks", "benchmark_named",
-    "benchmark_for_run", "conditions_for_benchmark", "folds_for_benchmark", "retrieval_refusal",
+    "benchmark_for_run", "conditions_for_benchmark", "folds_for_benchmark", "retrieval_refusal", "QuestionNotes",
 ]
 
 ENTRY_POINT_GROUP = "benchledger.benchmarks"
+
+QuestionNotes = Callable[[RunState, str, "str | None"], list[str]]
+"""(run state, question id, scorer) -> lines a benchmark adds to `benchledger question` (an action's scores
+and why it went wrong)."""
 
 
 class Benchmark(ABC):
@@ -193,9 +197,9 @@ def _make(loaded: object) -> Benchmark:
 def retrieval_refusal(benchmark: Benchmark) -> str | None:
     """Why `benchmark` has no retrieval run, in one line; None when it has one."""
     if benchmark.kind == "action":
-        return (f"{benchmark.name} is an action benchmark ({BENCHMARK_KINDS['action']}): a recalled memory "
-                f"says nothing about whether the agent then acted on it; run `benchledger run {benchmark.command}`, "
-                "whose scorecard shows evidence recall as a diagnostic of the memory")
+        return (f"{benchmark.name} is an action benchmark: its score is the tool call the agent makes, and a "
+                "retrieval figure says nothing about whether the agent acted on what it recalled; "
+                f"`benchledger run {benchmark.command}` shows evidence recall as a diagnostic of the memory")
     if not benchmark.retrieval:
         return f"{benchmark.name} labels no evidence, so it has no retrieval run"
     return None
@@ -246,6 +250,8 @@ class ReportFolds:
     """The benchmark's `report_version` (0 for a run whose benchmark has no installed adapter)."""
     kind: BenchmarkKind | None = None
     """What the benchmark scores (`Benchmark.kind`); None for a run whose benchmark has no installed adapter."""
+    question_notes: QuestionNotes | None = None
+    """Lines the benchmark adds to one question's view (None: none)."""
 
 
 def folds_for_benchmark(benchmark_name: str) -> ReportFolds:

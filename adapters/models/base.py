@@ -87,6 +87,9 @@ def judge_asks_model(judge: JudgeModel) -> bool:
 class ModelError(Exception):
     """A model call failed operationally."""
 
+    status_code: int | None = None
+    """The HTTP status the endpoint refused the call with, when it answered with one."""
+
 
 class TransientModelError(ModelError, Transient):
     """Retryable: 429, 5xx, timeouts, connection resets (retried under `benchledger.retry`)."""

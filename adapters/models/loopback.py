@@ -20,7 +20,9 @@ judge's logic; a gold answer that abstains makes it an abstention question; a cr
 answered by `lexical_criterion`). Prose replies end with a `Final:` line; a request with a
 `json_schema` response_format gets `{answer, abstained}`, `{correct, reason}` or, for a
 criterion, `{answer: yes|no, reason}` JSON. The benchmarks' official prompts are read and answered
-in their official shapes by `adapters.models.loopback_official`.
+in their official shapes by `adapters.models.loopback_official`, and an action benchmark's prompt
+with the offline agent's tool call (`adapters.models.loopback_actions`: a `tool_calls` entry when the
+request offers tools, else the JSON call).
 
 What a memory system asks its own model (no benchmark prompt) is answered by
 `adapters.models.loopback_extract`: `json_object` with mem0's extraction shape, `json_schema` with
@@ -60,6 +62,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from benchledger.adapters.memory.protocol import estimate_tokens
 from benchledger.adapters.models.abstention import is_abstention
+from benchledger.adapters.models.loopback_actions import action_reply, is_action_prompt
 from benchledger.adapters.models.loopback_embeddings import EmbeddingRefused, embed
 from benchledger.adapters.models.loopback_extract import input_sentences, json_object_reply, schema_instance, tool_call
 from benchledger.adapters.models.loopback_faults import Fault, FaultScript
@@ -80,7 +83,7 @@ _PASSAGE_HEAD = re.compile(r"\A\[\d+\] (?:\[[^\n]*\]\n)?")
 def role_of(prompt: str) -> str:
     if "Gold Answer:" in prompt or "Evaluation Question:" in prompt:
         return "judge"
-    if "Retrieved passages:" in prompt:
+    if "Retrieved passages:" in prompt or is_action_prompt(prompt):
         return "agent"
     return official_role(prompt) or "other"
 
@@ -293,8 +296,17 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(fault.delay)  # type: ignore[union-attr]
         if kind == "malformed_body":
             return self._send_json(200, b'{"id": "chatcmpl-broken", "choices": [{"message": ')
-        call = tool_call(body) if fault is None else None
-        text = "" if call else reply_for(body, fault=fault)
+        if kind == "no_tools" and body.get("tools"):
+            return self._send_json(400, {"error": {"message": "this endpoint does not support tools",
+                                                   "type": "invalid_request_error"}})
+        acted = action_reply(body, prompt) if role == "agent" else None
+        if acted is not None:
+            call, text = acted
+            if kind in ("reply", "empty", "bad_json"):
+                call, text = None, _official_faulted(text, fault) if kind != "reply" else fault.text  # type: ignore[union-attr]
+        else:
+            call = tool_call(body) if fault is None else None
+            text = "" if call else reply_for(body, fault=fault)
         if kind == "echo_key":  # past any message cap: only redacting the whole reply catches it
             token = self.headers.get("Authorization", "").removeprefix("Bearer ")
             text = f"{'Let me think this through carefully. ' * 15}(by the way, I was called with {token}.)\n{text}"

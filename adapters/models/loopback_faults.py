@@ -26,6 +26,7 @@ Kinds (`FAULT_KINDS`):
                   negative count no call can have (an endpoint misreporting what a call cost)
   echo_key        the usual reply, after a preamble of more than 500 characters that repeats the
                   bearer token it was sent (an endpoint that echoes the key in a normal answer)
+  no_tools        HTTP 400 for a request that offers `tools` (an endpoint without the tools interface)
   barrier         (`push_barrier`) the usual reply, but only once `parties` matching requests are
                   held at the same time; if they are not within `delay` seconds, a 503. It proves
                   without timing that a client really has several requests in flight.
@@ -41,7 +42,7 @@ __all__ = ["FAULT_KINDS", "Fault", "FaultScript"]
 
 FAULT_KINDS = frozenset({
     "429", "500", "503", "401", "reset", "slow", "malformed_body", "empty", "no_final", "bad_json",
-    "wrong_schema", "reply", "other_model", "usage", "echo_key", "barrier",
+    "wrong_schema", "reply", "other_model", "usage", "echo_key", "barrier", "no_tools",
 })
 
 

@@ -24,6 +24,10 @@ the SDK's `with_raw_response`), so answer and judge calls to one endpoint share 
 and one view of the provider's budget. The attempt's tokens are estimated before it is sent (the
 prompt's characters / 4, plus `max_tokens` or `max_completion_tokens` when the call sets one).
 
+A call that offers `tools` is answered with the reply's message, content and tool calls both,
+as `adapters.models.tool_calls.tool_reply_text` records it (the arguments exactly as the endpoint
+sent them): a reply with no content and no call is the agent's answer (no call), not an empty one.
+
 The client is safe to share between threads (the SDK client is; counters take a lock).
 """
 
@@ -42,6 +46,7 @@ from benchledger.adapters.models.base import (
 )
 from benchledger.adapters.models.response_cache import ResponseCache, cache_key
 from benchledger.adapters.models.scheduler import EndpointScheduler, Ticket
+from benchledger.adapters.models.tool_calls import tool_reply_text
 from benchledger.clock import monotonic_ms
 from benchledger.errors import BadInput
 from benchledger.providers import OPENAI_DEFAULT_BASE_URL
@@ -182,13 +187,19 @@ class ChatClient:
         except openai.APIStatusError as error:
             if error.status_code == 408:  # the server's own request timeout
                 raise self._transient(error, retry_after=None) from None
-            raise ModelError(self._message(model, f"HTTP {error.status_code}", error)) from None
+            refused = ModelError(self._message(model, f"HTTP {error.status_code}", error))
+            refused.status_code = error.status_code
+            raise refused from None
         except (openai.OpenAIError, json.JSONDecodeError, ValueError, TypeError) as error:
             raise ModelParseError(self._message(model, "the endpoint's reply is not a chat completion", error)) from None
         try:  # the SDK builds replies leniently, so a foreign body shows up as missing attributes
-            text = completion.choices[0].message.content or ""
+            message = completion.choices[0].message
+            text = message.content or ""
             if not isinstance(text, str):
                 raise TypeError("content is not text")
+            if "tools" in params:
+                text = tool_reply_text(message.content, [
+                    (str(call.function.name), str(call.function.arguments)) for call in message.tool_calls or ()])
         except (AttributeError, IndexError, TypeError):
             raise ModelParseError(f"{model}: the endpoint's reply is not a chat completion (no choices)") from None
         if not text.strip():

@@ -7,7 +7,9 @@ For every entry of the pin table (`ReleaseSource.pins`):
   or a test serves the same paths; the URL used is recorded);
 - what it must hash to: its pin, or, for a hub file without one, what the hub publishes for the
   commit (a dataset revision left open is resolved to its commit first; a pinned file asks the hub
-  nothing: its pin decides). A GitHub file without a pin cannot be fetched: GitHub publishes no hash;
+  nothing: its pin decides). GitHub publishes no hash, so a GitHub file without a pin is taken as it
+  arrives from its commit (`AS_ARRIVED`): downloaded whatever is in place, its SHA-256 recorded, never
+  official (`official_release` checks pins alone);
 - the most bytes its body may have (`Cap`): the pin's size, else the size the hub announced, at
   most the settings' limit.
 """
@@ -23,7 +25,10 @@ from benchledger.adapters.sources.spec import ReleaseSource
 from benchledger.errors import BadInput
 from benchledger.pins import Pin, Unpinned
 
-__all__ = ["Planned", "plan_fetch", "release_path"]
+__all__ = ["Planned", "plan_fetch", "release_path", "AS_ARRIVED"]
+
+AS_ARRIVED = "as-arrived"
+"""The `Published.kind` of a file nobody publishes a hash for: what arrives is recorded, never checked."""
 
 _GITHUB, _HUB = "github.com/", "huggingface.co/datasets/"
 
@@ -63,10 +68,13 @@ def _expected(entry: Pin | Unpinned, published: Published | None, settings: Fetc
 def _github(entries: list[Pin | Unpinned], settings: FetchSettings) -> list[Planned]:
     plan = []
     for entry in entries:
-        if not isinstance(entry, Pin):
-            raise BadInput(f"{entry.origin} file {entry.source_path} has no pin, and GitHub publishes no hash: it "
-                           "cannot be fetched checked", field="sha256")
-        expected, cap = _expected(entry, None, settings)
+        if not isinstance(entry, Pin) and entry.revision is None:
+            raise BadInput(f"{entry.origin} file {entry.source_path} has no pin and no commit: it cannot be fetched",
+                           field="revision")
+        expected, cap = _expected(entry, None, settings) if isinstance(entry, Pin) else (
+            Published(AS_ARRIVED, "-", None, by="nobody"),
+            Cap(settings.max_download_bytes, "of the fetch limit (BENCHLEDGER_FETCH_MAX_BYTES)"))
+        assert entry.revision is not None
         repo = entry.origin.removeprefix(_GITHUB)
         plan.append(Planned(entry, f"{settings.github_raw}/{repo}/{entry.revision}/{entry.source_path}",
                             entry.revision, expected, cap))

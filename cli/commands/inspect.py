@@ -17,7 +17,7 @@ from benchledger.ledger.events import EVENT_TYPES, STAGES
 from benchledger.ledger.runs import WriterSpan
 from benchledger.orchestration.prices import read_prices
 from benchledger.orchestration.recorded import recorded_run
-from benchledger.orchestration.reports import retrieval_of
+from benchledger.orchestration.reports import folds_of, retrieval_of
 from benchledger.orchestration.run_list import RunRow, run_rows
 from benchledger.projections.inspect import (
     VERDICT_FILTERS, failure_entries, group_failures, question_detail, question_rows,
@@ -234,8 +234,10 @@ def question(app: AppContext, run_ref: str, question_id: str, as_json: bool) -> 
                            f"`benchledger questions {run_id}`", field="question_id")
         detail = question_detail(state, question_id)
         context = ledger.reader.get_blob(detail.recalled.context_hash).decode() if detail.recalled else None
+        notes_of = folds_of(state).question_notes
+        notes = notes_of(state, question_id, state.default_scorer) if notes_of is not None else []
     if as_json:
-        echo_json({**detail.model_dump(mode="json"), "context": context})
+        echo_json({**detail.model_dump(mode="json"), "context": context, **({"notes": notes} if notes else {})})
         return
     click.echo(f"{detail.question_id} [{detail.kind}] asked by {detail.asking_user or '-'}: {detail.status}")
     click.echo(f"  Q: {detail.text}")
@@ -253,6 +255,8 @@ def question(app: AppContext, run_ref: str, question_id: str, as_json: bool) -> 
                    f"{a.latency_ms:.0f} ms{cache}): {a.answer}" + ("  [abstained]" if a.abstained else ""))
     for scorer, j in detail.judged.items():
         click.echo(f"  verdict [{scorer} {j.model}]: {j.verdict.upper()}  {j.reason}")
+    for note in notes:
+        click.echo(f"  {note}")
     for f in detail.failures:
         click.echo(f"  failure {f.stage} attempt {f.attempt} ({'resolved' if f.resolved else 'open'}): {f.error_class}: {f.message}")
     if context:

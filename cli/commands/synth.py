@@ -1,4 +1,4 @@
-"""`benchledger synth groupmem|longmemeval-v2 OUT_DIR ...`: write a synthetic release.
+"""`benchledger synth groupmem|longmemeval-v2|mem2actbench OUT_DIR ...`: write a synthetic release.
 
 The release has the benchmark's exact layout, so every command that reads a release reads it;
 the same seed writes the same bytes.
@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 from benchledger.adapters.benchmarks.groupmem.synth import MIN_MESSAGES, synthesize_groupmem
 from benchledger.adapters.benchmarks.longmemeval_v2.synth import synthesize_longmemeval_v2
+from benchledger.adapters.benchmarks.mem2actbench.synth import MIN_TASKS, synthesize_mem2actbench
 from benchledger.cli.common import echo_json, json_option
 
 __all__ = ["COMMANDS", "synth"]
@@ -72,6 +73,26 @@ def synth_longmemeval_v2(out_dir: Path, trajectories: int, questions: int, state
     first = next(iter(summary.trajectories), "web")
     click.echo("run it: " + shlex.join(["benchledger", "run", "longmemeval-v2", str(summary.out_dir), "--domain", first,
                                         "--tier", "medium"]), err=True)
+
+
+@synth.command("mem2actbench")
+@click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--tasks", type=click.IntRange(min=MIN_TASKS), default=40, show_default=True,
+              help="Tasks (cycling over the four levels; both split folders hold them all).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same bytes.")
+@json_option
+def synth_mem2actbench(out_dir: Path, tasks: int, seed: int, as_json: bool) -> None:
+    """Write a synthetic Mem2ActBench release (both split folders, the published layout) under OUT_DIR."""
+    summary = synthesize_mem2actbench(out_dir, tasks=tasks, seed=seed)
+    if as_json:
+        echo_json(summary.model_dump(mode="json"))
+        return
+    levels = ", ".join(f"{level} {n}" for level, n in summary.levels.items())
+    click.echo(f"{summary.tasks} tasks ({levels}) -> {summary.out_dir}")
+    click.echo("sessions: " + ", ".join(f"{split} {n}" for split, n in summary.sessions.items()))
+    for defect in summary.defects:
+        click.echo(f"defect, as the pinned commit has them: {defect}")
+    click.echo("run it: " + shlex.join(["benchledger", "run", "mem2actbench", str(summary.out_dir)]), err=True)
 
 
 COMMANDS = [synth]

@@ -19,7 +19,7 @@ from conftest import MINI
 from test_cli_help import walk
 from ledger_cli import invoke
 
-ANY_INTEGER = {"seed"}              # any integer is a seed
+ANY_INTEGER = {"seed", "candidate_seed"}  # any integer is a seed
 ZERO_MEANS_PICK = {"port"}          # 0: a free port, printed on start
 CHECKED_BY_NAME = {"scoring_rule"}  # checked against the known rules (below)
 READS_THE_LEDGER = {"runs", "show", "events", "failures", "questions", "question", "verify", "replay", "resume",
