@@ -38,6 +38,7 @@ from benchledger.ledger.recorder import EventReader, EventWriter, Recorder
 from benchledger.orchestration.audit_plants import PLANTS_VERSION, Plant, derive_plants
 from benchledger.orchestration.rejudge import dataset_from_plan, judge_of_scorer
 from benchledger.orchestration.runner import model_endpoint
+from benchledger.orchestration.reports import with_headline
 from benchledger.projections.state import RunState, fold_run
 from benchledger.redaction import safe_message
 from benchledger.settings import Overrides
@@ -281,7 +282,7 @@ def audit_judge(ledger: Recorder, run_id: str, *, scorer_id: str | None = None, 
     `continue_audit` finishes an interrupted audit with the scorer and plants it recorded, asking only
     what it has no verdict for yet (a file of plants must be unchanged: its SHA-256 is checked)."""
     with ledger.writer.run_writer(run_id):
-        state = fold_run(run_id, ledger.reader.events(run_id))
+        state = with_headline(fold_run(run_id, ledger.reader.events(run_id)))
         continued = _recorded_audit(state, continue_audit) if continue_audit is not None else None
         if continued is not None:
             scorer_id, plant_kind = continued.scorer_id, continued.plant_kind or None

@@ -24,6 +24,7 @@ from benchledger.errors import BadInput, ConcurrencyConflict
 from benchledger.ledger.events import AuditContinued, AuditStarted, PlantJudged
 from benchledger.ledger.recorder import Recorder
 from benchledger.orchestration.audit import AskItem, next_audit_id, open_audit, run_audit
+from benchledger.orchestration.reports import with_headline
 from benchledger.projections.gold_overlay import GOLD_OVERLAY_VERSION, GoldOverlay, parse_overlay
 from benchledger.projections.state import RunState, fold_run
 from benchledger.settings import Overrides
@@ -85,7 +86,7 @@ def rejudge_with_overlay(ledger: Recorder, run_id: str, overlay_path: Path, *, s
     Run again with the same file and scorer after operational failures, it finishes that audit
     (an `AuditContinued`) and asks only the replaced questions that have no verdict yet."""
     with ledger.writer.run_writer(run_id):
-        state = fold_run(run_id, ledger.reader.events(run_id))
+        state = with_headline(fold_run(run_id, ledger.reader.events(run_id)))
         scorer, judge, dataset, fields = open_audit(ledger, state, audit="gold-overlay", scorer_id=scorer_id,
                                                     overrides=overrides)
         overlay, pinned, skipped = read_gold_overlay(overlay_path, state)

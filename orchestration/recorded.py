@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from benchledger.ledger.recorder import EventReader
 from benchledger.ledger.mapper import StoredEvent
-from benchledger.orchestration.reports import report_of
+from benchledger.orchestration.reports import report_of, with_headline
 from benchledger.projections.pinned import Pinned, pin
 from benchledger.projections.report import Report
 from benchledger.projections.state import RunState, fold_run
@@ -56,6 +56,6 @@ def recorded_run(reader: EventReader, run_ref: str, *, until_seq: int | None = N
     run_id = reader.resolve_run(run_ref)
     events = checked_events(reader, run_id, until_seq=until_seq, expect_head=expect_head)
     if expect_head is None:
-        return RecordedRun(run_id, events, fold_run(run_id, events))
+        return RecordedRun(run_id, events, with_headline(fold_run(run_id, events)))
     pinned = pin(run_id, events, expect_head)
-    return RecordedRun(run_id, events[:len(events) - len(pinned.later)], pinned.state, pinned)
+    return RecordedRun(run_id, events[:len(events) - len(pinned.later)], with_headline(pinned.state), pinned)

@@ -27,12 +27,13 @@ from benchledger.errors import BadInput, ConcurrencyConflict
 from benchledger.ledger.events import ScorerContinued
 from benchledger.ledger.recorder import EventReader, Recorder
 from benchledger.orchestration.asker import QuestionAsker, QuestionJob
+from benchledger.orchestration.reports import refold_views
 from benchledger.orchestration.scorers import scorer_started
 from benchledger.orchestration.runner import model_endpoint
 from benchledger.projections.state import RunState, fold_run
 from benchledger.settings import DECLARED_PROTOCOLS, Overrides, Protocol, RunSettings
 
-__all__ = ["dataset_from_plan", "judge_of_scorer", "recorded_templates", "rejudge_run"]
+__all__ = ["dataset_from_plan", "judge_of_scorer", "recorded_templates", "rejudge_run", "save_views"]
 
 log = structlog.get_logger("benchledger.rejudge")
 
@@ -186,7 +187,17 @@ def _rejudge_run(ledger: Recorder, run_id: str, *, judge_model: str | None = Non
                       concurrency=settings.concurrency, attempt=attempt,
                       redact=redact, progress=progress, judge_only=True)
     QuestionAsker(job).run(state)
+    save_views(ledger, run_id)
     return scorer_id
+
+
+def save_views(ledger: Recorder, run_id: str) -> None:
+    """Save the run's views as its events stand now, at its last position (no event is appended): a
+    scorer added after the run finished then shows where saved views are read (`runs`, the SQL
+    `default_scorers`), and `verify` holds them to the events like any other."""
+    stored = ledger.reader.events(run_id)
+    views = [(name, version, value) for name, (version, value) in refold_views(run_id, stored).items()]
+    ledger.writer.append(run_id, [], views=views, expected_position=stored[-1].position)
 
 
 def rejudge_run(ledger: Recorder, run_id: str, **kwargs: object) -> str:

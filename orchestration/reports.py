@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from benchledger.adapters.benchmarks.registry import ReportFolds, benchmark_named, folds_for_benchmark
 from benchledger.errors import BadInput
+from benchledger.projections.headline import evaluation, scorer_verdicts
 from benchledger.projections.publishable import Check
 from benchledger.projections.report import Report, Section, report_from_state
 from benchledger.projections.retrieval import retrieval_metrics
@@ -19,7 +20,7 @@ from benchledger.projections.state import RunState, fold_run
 from benchledger.projections.tallies import CURRENT_SCORING_RULE
 from benchledger.projections.views import run_views
 
-__all__ = ["conditions_of", "folds_of", "report_of", "retrieval_of", "refold_views", "combined_report"]
+__all__ = ["conditions_of", "folds_of", "report_of", "retrieval_of", "refold_views", "combined_report", "with_headline"]
 
 
 def folds_of(state: RunState) -> ReportFolds:
@@ -30,6 +31,15 @@ def folds_of(state: RunState) -> ReportFolds:
 def conditions_of(state: RunState) -> tuple[Check, ...]:
     """The publishable conditions of the run's benchmark."""
     return folds_of(state).conditions
+
+
+def with_headline(state: RunState) -> RunState:
+    """The state, its headline scorer chosen under its benchmark's conditions (`projections.headline`),
+    so what reads `default_scorer` (questions, exports, prices, compare) leads with the report's scorer."""
+    if len(state.scorers) > 1:
+        folds = folds_of(state)
+        state.headline_scorer = scorer_verdicts(state, evaluation(state, folds.conditions, folds.sections)).headline
+    return state
 
 
 def report_of(state: RunState, *, scorer_id: str | None = None,

@@ -4,7 +4,7 @@ Each row reads the run's saved view (the scorecard of a question-answering run, 
 metrics of a retrieval run) when that view is current, that is, saved at the run's last position.
 A run that changed after it finished (a rejudge added a scorer) or has not finished is folded
 from its events, so the score shown is always what `benchledger show RUN` shows: accuracy under
-the run's default scorer (its newest complete one), or the benchmark's own overall number where
+the run's headline scorer (its first that meets the benchmark's protocol), or the benchmark's own overall number where
 its adapter declares one (LoCoMo's token F1, Memora's FAMA), or recall@k.
 """
 

@@ -54,7 +54,7 @@ _QID = _c("question_id", str, "The question's id in the release.")
 
 ANALYSIS_TABLES: tuple[AnalysisTable, ...] = (
     AnalysisTable("runs", "One row per exported run: configuration, status and headline numbers under its default "
-                  "scorer (the newest complete one).", ("run_id",), (
+                  "scorer (the headline `show` leads with).", ("run_id",), (
         _RUN_ID,
         _c("started_at", str, "When the run started (UTC)."),
         _c("benchmark", str, "Benchmark name."),

@@ -93,7 +93,7 @@ class RunDiff(BaseModel):
 
 
 def pick_scorer(state: RunState, scorer_id: str | None, *, option: str = "scorer") -> str | None:
-    """The asked scorer (checked), or the run's default (its newest complete one); None when never judged."""
+    """The asked scorer (checked), or the run's headline scorer (its first that meets the protocol); None when never judged."""
     state.require_answers("score")
     if scorer_id is None:
         return state.default_scorer

@@ -35,11 +35,11 @@ class FailureEntry(BaseModel):
     message: str
     attempt: int
     resolved: bool
-    """True when a later retry or resume completed the stage."""
+    """True when a later success of the same stage resolved it (a judge failure: a verdict of its own scorer)."""
 
 
 def failure_entries(state: RunState, *, stage: str | None = None) -> list[FailureEntry]:
-    scorer = state.default_scorer
+    """Every failure of the run, each resolved or open by its own stage and scorer (`QuestionState.resolved`)."""
     entries = []
     unresolved_run = {id(f) for f in state.unresolved_run_failures}
     for failure in state.run_failures:
@@ -47,12 +47,11 @@ def failure_entries(state: RunState, *, stage: str | None = None) -> list[Failur
                                     error_class=failure.error_class, message=failure.message,
                                     attempt=failure.attempt, resolved=id(failure) not in unresolved_run))
     for question in state.questions.values():
-        open_failure = question.unresolved_failure(scorer)
         for failure in question.failures:
             entries.append(FailureEntry(
                 stage=failure.stage, question_id=question.planned.question_id, kind=question.planned.kind,
                 scorer_id=failure.scorer_id, error_class=failure.error_class, message=failure.message,
-                attempt=failure.attempt, resolved=failure is not open_failure))
+                attempt=failure.attempt, resolved=question.resolved(failure)))
     return [e for e in entries if stage is None or e.stage == stage]
 
 

@@ -164,22 +164,25 @@ DERIVED_VIEWS: dict[str, tuple[str, str, str, dict[str, str]]] = {
                                  ("evidence", "evidence"))}}),
     "default_scorers": (
         "Default scorer of each run",
-        "The scorer reports use unless asked: the newest complete scorer (one that judged or failed every "
-        "answer) of the benchmark's official method, else the newest complete one, else the newest (as "
-        "`benchledger show` picks it).",
+        "The scorer reports lead with unless asked (as `benchledger show` picks it): the one the run's current "
+        "saved scorecard names (saved when the run finished, and again when a rejudge finished, so it is the "
+        "run's first scorer that meets its benchmark's protocol), else the first complete scorer (one that "
+        "judged every recorded answer) of the benchmark's official method, else the run's first scorer.",
         """SELECT run_id, scorer_id, complete FROM (
   SELECT c.run_id, c.scorer_id, c.complete,
-    row_number() OVER (PARTITION BY c.run_id ORDER BY c.complete DESC, (c.complete AND c.official) DESC,
-                       c.position DESC) AS pick
+    row_number() OVER (PARTITION BY c.run_id ORDER BY c.saved DESC, (c.complete AND c.official) DESC,
+                       c.position ASC) AS pick
   FROM (SELECT s.run_id, s.scorer_id, s.position, COALESCE(s.official, 0) AS official,
     ((SELECT count(*) FROM answers a WHERE a.run_id = s.run_id AND NOT EXISTS (
         SELECT 1 FROM verdicts v WHERE v.run_id = a.run_id AND v.question_id = a.question_id
-          AND v.scorer_id = s.scorer_id)
-      AND NOT EXISTS (SELECT 1 FROM failures f WHERE f.run_id = a.run_id AND f.question_id = a.question_id
-          AND f.stage = 'judge' AND f.scorer_id = s.scorer_id)) = 0) AS complete
+          AND v.scorer_id = s.scorer_id)) = 0) AS complete,
+    (s.scorer_id = (SELECT json_extract(w.value, '$.scorer_id') FROM views w
+       WHERE w.run_id = s.run_id AND w.name = 'scorecard'
+         AND w.position = (SELECT max(x.position) FROM events x WHERE x.run_id = s.run_id)
+       ORDER BY w.version DESC LIMIT 1)) AS saved
     FROM scorers s) c) WHERE pick = 1""",
         {"run_id": _ROW_COLUMNS["run_id"], "scorer_id": "The scorer reports use by default.",
-         "complete": "1 when that scorer judged (or failed) every recorded answer; 0 when no scorer has."}),
+         "complete": "1 when that scorer judged every recorded answer; 0 when it left some unjudged or failed."}),
     "run_overview": (
         "Runs with score and status",
         "One row per run: configuration, how it ended, and its headline metric as saved when it finished "
@@ -319,8 +322,8 @@ UNION ALL SELECT position, 'failed at ' || stage, error_class || ' (attempt ' ||
 ORDER BY position""", ("run_id", "question_id")),
     "accuracy_by_kind": CannedQuery(
         "Accuracy per kind across runs",
-        "Each question-answering run's accuracy per question kind under its default scorer (the newest complete "
-        "one); unclear verdicts count as not correct, failed questions are left out, as the scorecard counts.",
+        "Each question-answering run's accuracy per question kind under its default scorer (the headline `show` "
+        "leads with); unclear verdicts count as not correct, failed questions are left out, as the scorecard counts.",
         """SELECT p.run_id, s.started_at, s.benchmark, s.subset, s.memory, d.scorer_id, p.kind,
   count(p.question_id) AS planned, count(v.verdict) AS judged,
   sum(v.verdict = 'correct') AS correct,
@@ -333,7 +336,7 @@ GROUP BY p.run_id, p.kind ORDER BY s.started_at DESC, p.kind"""),
     "flipped_questions": CannedQuery(
         "Questions that flipped between two runs",
         "Questions judged in both runs whose verdict differs (run ids may be prefixes in any case; scorers default "
-        "to each run's newest complete one).",
+        "to each run's headline scorer).",
         f"""WITH a AS (SELECT {_RUN.format(param=':run_a')} AS run_id),
 b AS (SELECT {_RUN.format(param=':run_b')} AS run_id),
 va AS (SELECT * FROM verdicts WHERE run_id = (SELECT run_id FROM a)

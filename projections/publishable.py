@@ -279,7 +279,7 @@ def zero_failures(state: RunState, overall: KindTally, scorer: str | None) -> Co
         parts = [f"{failed} question(s) failed"] if failed else []
         parts += [f"{run_level} run-level failure(s)"] if run_level else []
         return Condition(name="zero_operational_failures", met=False, reason="; ".join(parts))
-    retried = len(state.all_failures)
+    retried = state.resolved_failures(scorer)
     note = f" ({retried} earlier failure(s) resolved by retry or resume)" if retried else ""
     return Condition(name="zero_operational_failures", met=True, reason="no operational failures" + note)
 

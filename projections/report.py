@@ -1,8 +1,9 @@
 """The report: one value folded from a run's events, rendered as JSON or as a scorecard.
 
-The report names the scorer it used (unless asked: the run's default scorer, its newest complete
-official one, see `RunState.default_scorer`), the scoring rule, and the version of every
-projection, so two people folding the same events get the same bytes.
+The report names the scorer it used (unless asked: the run's headline scorer, its first that meets
+the benchmark's protocol, see `projections.headline`) and lists every other in one line, with the
+scoring rule and the version of every projection, so two people folding the same events get the
+same bytes.
 
 Benchmark-specific fields are optional and left out of the dump when absent, so a report (and the
 scorecard view saved with it) of any other benchmark is byte for byte what it was before them:
@@ -25,6 +26,7 @@ from benchledger.errors import UnknownScorer, UnknownScoringRule
 from benchledger.projections.corpus_state import CORPUS_STATE_VERSION, CorpusState, corpus_state
 from benchledger.projections.memory_costs import memory_costs_summary
 from benchledger.projections.fama import FAMA_VERSION, aggregate, score_question
+from benchledger.projections.headline import Evaluation, ScorerLine, evaluation, scorer_verdicts
 from benchledger.projections.gold_overlay import GOLD_OVERLAY_VERSION, CorrectedGold, corrected_golds
 from benchledger.projections.judge_audit import JUDGE_AUDIT_VERSION, JudgeAudit, judge_audits
 from benchledger.projections.publishable import PUBLISHABLE_VERSION, Check, Condition, evaluate_conditions
@@ -36,7 +38,7 @@ from benchledger.projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES,
 __all__ = ["PROJECTION_VERSIONS", "REPORT_VERSION", "FailureRow", "SegmentRow", "Report", "Section", "SectionFold",
            "build_report", "report_from_state"]
 
-REPORT_VERSION = 11
+REPORT_VERSION = 12
 """The core report's version: bump it whenever the core of a saved scorecard would read differently. What a
 benchmark's own conditions and sections say is versioned by its `report_version`; a saved view carries both
 (`projections.views.scorecard_version`), and verify compares a view only under the version this code folds."""
@@ -164,6 +166,9 @@ class Report(BaseModel):
     """The scorer this report counts (the run's default scorer unless one was asked for)."""
     scorers: list[str]
     """Every scorer the run holds, in start order."""
+    scorer_lines: list[ScorerLine] = []
+    """Every scorer in one line each (judge, when added, headline number, its own failures), the one the
+    report leads with marked (`projections.headline`: the first that meets the benchmark's protocol)."""
     scoring_rule: int
     """The scoring rule the tallies used (`projections.tallies.SCORING_RULES`)."""
     memory: str | None
@@ -205,7 +210,8 @@ class Report(BaseModel):
     failures_by_error: dict[str, int]
     """Unresolved failures counted by error class, most common first."""
     failures_retried: int
-    """Failures later resolved by a retry or a resume."""
+    """Failures bearing on this scorer that a later success of their own stage resolved (a retry or a
+    resume; a judge failure only by a verdict of its own scorer)."""
     ledger_head: str | None
     """The hash of the run's last event: the report is of the run as it stood there."""
     events: int
@@ -284,23 +290,35 @@ def build_report(run_id: str, stored_events: Iterable[Any], *, conditions: Seque
 def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id: str | None = None,
                       scoring_rule: int = CURRENT_SCORING_RULE, sections: Sequence[SectionFold] = (),
                       kind: BenchmarkKind | None = None) -> Report:
-    """The report of a folded run (under `state.default_scorer` unless one is asked for); `conditions`,
+    """The report of a folded run (under its headline scorer unless one is asked for); `conditions`,
     `sections` and `kind` are its benchmark's declarations. `UnknownScorer` / `UnknownScoringRule` (exit 2,
     translated by the CLI like every BadInput) when the run has no such scorer or the rule is unknown."""
     if scoring_rule not in SCORING_RULES:
         raise UnknownScoringRule(scoring_rule, known=tuple(sorted(SCORING_RULES)))
     if scorer_id is not None and scorer_id not in state.scorers:
         raise UnknownScorer(state.run_id, scorer_id, known=tuple(state.scorers))
-    scorer = scorer_id or state.default_scorer
+    evaluated: dict[str, Evaluation] = {}
+    plain = evaluation(state, conditions, sections, scoring_rule)
+
+    def evaluate(scorer: str) -> Evaluation:
+        if scorer not in evaluated:
+            evaluated[scorer] = plain(scorer)
+        return evaluated[scorer]
+
+    verdicts = scorer_verdicts(state, evaluate)
+    scorer = scorer_id or verdicts.headline
     overall, by_kind = tally(state, scorer, scoring_rule)
-    met = evaluate_conditions(state, overall, scorer, conditions)
+    if scorer is None:
+        met = evaluate_conditions(state, overall, scorer, conditions)
+        folded = [section for fold in sections if (section := fold(state, scorer)) is not None]
+    else:
+        _, met, folded = evaluate(scorer)
     publishable = all(c.met for c in met)
     failures = _unresolved_failures(state, scorer)
     cfg = state.started.config if state.started else None
     fama = _fama(state, scorer)
     judge_model = state.scorers[scorer].judge_model if scorer in state.scorers else (cfg.judge_model if cfg else None)
     finished = state.finished
-    folded = [section for fold in sections if (section := fold(state, scorer)) is not None]
     audits = judge_audits(state.audit_events, {qid: q.planned.kind for qid, q in state.questions.items()}) \
         if state.audit_events else []
     overlays = corrected_golds(state) if state.audit_events else []
@@ -328,6 +346,7 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
         offline_models=bool(cfg and cfg.offline_models),
         scorer_id=scorer,
         scorers=list(state.scorers),
+        scorer_lines=verdicts.lines,
         scoring_rule=scoring_rule,
         memory=cfg.memory if cfg else None,
         memory_version=cfg.memory_version if cfg else None,
@@ -348,7 +367,7 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
         run_reason=finished.reason if finished else "",
         failures=failures,
         failures_by_error=dict(Counter(f.error_class for f in failures).most_common()),
-        failures_retried=len(state.all_failures) - len(failures),
+        failures_retried=state.resolved_failures(scorer),
         ledger_head=state.head,
         events=state.events,
         last_seq=state.last_seq,

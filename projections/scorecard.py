@@ -19,7 +19,10 @@ from benchledger.projections.tallies import KindTally
 from benchledger.redaction import strip_url_credentials
 from benchledger.tables import SEPARATOR, render_table
 
-__all__ = ["render_scorecard", "render_judge_audit", "render_corrected_gold"]
+__all__ = ["OFFLINE_NOTE", "render_scorecard", "render_judge_audit", "render_corrected_gold"]
+
+OFFLINE_NOTE = "(offline deterministic baseline) --agent-model MODEL asks a real one"
+"""What a card says of a run whose models were the deterministic offline ones, and how to change it."""
 
 _KIND_HEADERS = ("kind", "planned", "judged", "correct", "unclear", "failed", "pending", "accuracy", "95% CI",
                  "strict")
@@ -38,7 +41,8 @@ def _kind_row(name: str, t: KindTally) -> list[object]:
             _ci(t.ci_low, t.ci_high), _pct(t.strict_accuracy)]
 
 
-def render_scorecard(report: Report) -> str:
+def render_scorecard(report: Report, *, added_by: dict[str, str] | None = None) -> str:
+    """The scorecard; `added_by` names the writer role that added each scorer (a shared ledger's)."""
     lines = []
     status = report.status.upper()
     lines.append(f"{status}  {report.benchmark} / {report.subset}  run {report.run_id}")
@@ -54,12 +58,13 @@ def render_scorecard(report: Report) -> str:
         lines.append(f"  memory options {shown or '-'}" + (f"  memory model {report.memory_model}"
                                                              if report.memory_model else ""))
     lines += memory_cost_lines(report.memory_calls)
-    offline = "  (offline deterministic baseline)" if report.offline_models else ""
+    offline = f"  {OFFLINE_NOTE}" if report.offline_models else ""
     lines.append(f"  agent {report.agent_model}  judge {report.judge_model}  scorer {report.scorer_id or '-'}"
                  f"{offline}")
     if report.kind == "action":
         lines.append("  an action benchmark: scored by the tool call the agent made; any evidence recall shown is a "
                      "diagnostic of the memory, never the score")
+    lines += _scorer_lines(report, added_by or {})
     lines += _segment_lines(report)
     lines += _pacing_lines(report)
     if report.tokens_by_stage:
@@ -111,6 +116,35 @@ def render_scorecard(report: Report) -> str:
     lines += _provenance_lines(report)
     lines.append(f"  ledger head {report.ledger_head}")
     return "\n".join(lines)
+
+
+def _scorer_lines(report: Report, added_by: dict[str, str]) -> list[str]:
+    """One line for every scorer but the report's own: judge, who added it and when, its headline
+    number and its own verdicts and failures (a failure is counted under the scorer it was recorded under)."""
+    others = [line for line in report.scorer_lines if line.scorer_id != report.scorer_id]
+    if not others:
+        return []
+    own = next((line for line in report.scorer_lines if line.scorer_id == report.scorer_id), None)
+    lead = "" if own is None or own.headline else \
+        f" (the headline is scorer {next(line.scorer_id for line in report.scorer_lines if line.headline)})"
+    out = [f"  other scorers{lead}; `show RUN --scorer ID` reports one:"]
+    for line in others:
+        judge = line.method if line.method and line.method != line.judge else line.judge
+        added = f"added {line.added_at[:16].replace('T', ' ')}" if line.added_at else "added (time not recorded)"
+        if who := added_by.get(line.scorer_id):
+            added += f" by {who}"
+        failures = f", {line.failed} failed" + (f" ({', '.join(f'{error} {n}' for error, n in line.failures_by_error.items())})"
+                                                if line.failures_by_error else "") if line.failed else ""
+        status = "the headline" if line.headline else \
+            ("meets the protocol" if line.meets_protocol else "not the protocol's: " + ", ".join(line.not_met))
+        out.append(f"    {line.scorer_id}: {judge} ({line.protocol}), {added}: {_headline(line.score, line.metric)}, "
+                   f"{line.judged}/{line.answered} judged{failures}; {status}")
+    return out
+
+
+def _headline(score: float | None, metric: str) -> str:
+    shown = "n/a" if score is None else f"{100 * score:.1f}%"
+    return f"{metric} {shown}"
 
 
 def _segment_lines(report: Report) -> list[str]:

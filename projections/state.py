@@ -56,6 +56,8 @@ class Segment:
     """The models the endpoint reported for the answers and verdicts this segment produced."""
     position: int = 0
     """The run position of the event that opened it (RunStarted, RunResumed, ScorerStarted, ...)."""
+    recorded_at: str = ""
+    """When that event was appended (UTC ISO-8601, as the store recorded it)."""
 
 
 @dataclass
@@ -89,16 +91,24 @@ class QuestionState:
             return "recalled"
         return "pending"
 
+    def resolved(self, failure: Failed) -> bool:
+        """Whether the failure's own stage has since succeeded: a recall by a recorded recall, an answer
+        by a recorded answer, a judge failure only by a verdict of the scorer it was recorded under
+        (another scorer's verdict never resolves it)."""
+        if failure.stage == "recall":
+            return self.recalled is not None
+        if failure.stage == "answer":
+            return self.answered is not None
+        return failure.stage == "judge" and failure.scorer_id in self.judged
+
+    def failures_of(self, scorer_id: str | None) -> list[Failed]:
+        """The failures that bear on one scorer's count: every recall and answer failure, and the judge
+        failures recorded under that scorer."""
+        return [f for f in self.failures if f.stage != "judge" or f.scorer_id == scorer_id]
+
     def unresolved_failure(self, scorer_id: str | None) -> Failed | None:
-        """The latest failure of a stage that has not since succeeded, if any."""
-        for failure in reversed(self.failures):
-            if failure.stage == "recall" and self.recalled is None:
-                return failure
-            if failure.stage == "answer" and self.answered is None:
-                return failure
-            if failure.stage == "judge" and failure.scorer_id == scorer_id and scorer_id not in self.judged:
-                return failure
-        return None
+        """The latest failure bearing on the scorer (`failures_of`) that has not since been resolved."""
+        return next((f for f in reversed(self.failures_of(scorer_id)) if not self.resolved(f)), None)
 
 
 @dataclass
@@ -145,6 +155,9 @@ class RunState:
     """What the run was forecast to spend before it asked anything (None: not forecast)."""
     audit_events: list[AuditStarted | AuditContinued | PlantJudged | PlantFailed] = field(default_factory=list)
     """Audit segments' events, in order: kept apart from the score (`projections.judge_audit` folds them)."""
+    headline_scorer: str | None = None
+    """The scorer the run's reports lead with, once chosen under its benchmark's conditions
+    (`projections.headline`, set by whoever folds the run with them); None: `default_scorer`'s own rule."""
     head: str | None = None
     """The hash of the run's last event folded (what `--expect-head` pins)."""
     last_seq: int = 0
@@ -184,22 +197,33 @@ class RunState:
 
     @property
     def default_scorer(self) -> str | None:
-        """The scorer reports use unless asked: the newest complete scorer of the benchmark's official
-        method, else the newest complete one, else the newest.
+        """The scorer reports use unless asked: `headline_scorer` once chosen under the benchmark's
+        conditions (its first scorer that meets the protocol, `projections.headline`); without them,
+        the first complete scorer of the benchmark's official method, else the first scorer.
 
-        So an interrupted rejudge never becomes the headline (`partial_scorers` says it exists), and a
-        companion scorer (LoCoMo's LLM judge beside its token F1) never displaces the official one.
+        Either way a later scorer (a lenient rejudge, an interrupted one, one whose judge calls
+        failed) never displaces the run's own: the headline does not depend on what was added last.
         """
-        partial = self.partial_scorers
-        complete = [scorer for scorer in self.scorers if scorer not in partial]
-        official = [scorer for scorer in complete if self.scorers[scorer].official]
-        if official or complete:
-            return (official or complete)[-1]
-        return self.latest_scorer
+        if self.headline_scorer in self.scorers:
+            return self.headline_scorer
+        official = [scorer for scorer in self.scorers if self.scorers[scorer].official and self.complete(scorer)]
+        first: list[str | None] = [*official, *self.scorers]
+        return first[0] if first else None
+
+    def complete(self, scorer_id: str) -> bool:
+        """True when the scorer judged every recorded answer (none pending, none failed)."""
+        return not any(q.answered is not None and scorer_id not in q.judged for q in self.questions.values())
 
     @property
     def all_failures(self) -> list[Failed]:
         return self.run_failures + [f for q in self.questions.values() for f in q.failures]
+
+    def resolved_failures(self, scorer_id: str | None) -> int:
+        """Failures bearing on one scorer that a later success of their own stage resolved: run-level
+        ones the run overcame, and the questions' `failures_of` the scorer that `resolved` them."""
+        open_run = {id(f) for f in self.unresolved_run_failures}
+        return (sum(1 for f in self.run_failures if id(f) not in open_run)
+                + sum(1 for q in self.questions.values() for f in q.failures_of(scorer_id) if q.resolved(f)))
 
     @property
     def unresolved_run_failures(self) -> list[Failed]:
@@ -228,6 +252,7 @@ def fold_run(run_id: str, stored_events: Iterable[Any]) -> RunState:
             handlers[type(event)](state, event)
             if len(segments) != opened:
                 segments[-1].position = stored.position
+                segments[-1].recorded_at = getattr(stored, "recorded_at", "")  # a pending event has none yet
             last, count = stored, count + 1
     if last is not None:
         state.head, state.last_seq = last.hash, last.seq

@@ -62,7 +62,7 @@ def run_and_kill_at(ledger: Path, args: list[str], target: int, *, deadline_s: f
 # Where a run stands in the ledger and how it got there (its segments, what the cache served) differ
 # between a run that was killed and resumed and one that was not; its results may not.
 _POSITIONAL = {"run_id", "ledger_head", "events", "last_seq", "failures_retried", "corpus_state", "segments",
-               "answers_from_cache", "verdicts_from_cache"}
+               "answers_from_cache", "verdicts_from_cache", "scorer_lines"}
 
 
 def normalised(report: dict) -> dict:

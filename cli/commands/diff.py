@@ -27,8 +27,8 @@ _SHOWN_VALUE = 60
 @click.command("diff")
 @click.argument("run_a", metavar="RUN_A")
 @click.argument("run_b", metavar="RUN_B")
-@click.option("--scorer-a", "scorer_a", default=None, help="Scorer id of RUN_A [default: its newest complete one].")
-@click.option("--scorer-b", "scorer_b", default=None, help="Scorer id of RUN_B [default: its newest complete one].")
+@click.option("--scorer-a", "scorer_a", default=None, help="Scorer id of RUN_A [default: its headline scorer].")
+@click.option("--scorer-b", "scorer_b", default=None, help="Scorer id of RUN_B [default: its headline scorer].")
 @click.option("--allow-different", is_flag=True,
               help="Compare runs over different corpora or planned questions (flagged in the output).")
 @json_option

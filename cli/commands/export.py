@@ -40,7 +40,7 @@ _SUFFIXES = {"db": "sqlite", "sqlite": "sqlite", "sqlite3": "sqlite", "htm": "ht
               help="With --bundle: sign the bundle's head with this Ed25519 private key (PEM, as "
                    "`openssl genpkey -algorithm ed25519` writes it).")
 @click.option("--scorer", "scorer_id", default=None,
-              help="Scorer id to export [default: the newest complete official one, else the newest complete].")
+              help="Scorer id to export [default: the headline scorer: the first that meets the benchmark's protocol, else the first].")
 @pass_app
 def export(app: AppContext, run_refs: tuple[str, ...], fmt: str | None, out: Path | None, scorer_id: str | None,
            bundle_out: Path | None, sign_key: Path | None) -> None:

@@ -92,7 +92,7 @@ def writers_line(spans: list[WriterSpan]) -> str:
 @click.command("show")
 @run_argument
 @click.option("--scorer", "scorer_id", default=None,
-              help="Scorer id to report [default: the newest complete official one, else the newest complete].")
+              help="Scorer id to report [default: the headline scorer: the first that meets the benchmark's protocol, else the first].")
 @click.option("--scoring-rule", type=click.Choice([str(rule) for rule in SCORING_RULES]), default=None,
               help=scoring_rule_help())
 @click.option("--out", type=OutputFile(), default=None, help="Also write the report JSON here.")
@@ -180,7 +180,8 @@ def failures(app: AppContext, run_ref: str, stage: str | None, group_by: str | N
                    for error, count, questions in group_failures(entries)]
         click.echo(render_table(grouped, ("error", "count", "questions"), align=["left", "right", "left"]))
         return
-    cells = [("resolved" if e.resolved else "OPEN", e.stage, e.question_id, e.attempt, e.error_class,
+    cells = [("resolved" if e.resolved else "OPEN", f"{e.stage} {e.scorer_id}" if e.scorer_id else e.stage,
+              e.question_id, e.attempt, e.error_class,
               _summary(e.message, 90)) for e in entries]
     click.echo(render_table(cells, ("state", "stage", "question", "attempt", "error", "message"),
                             align=["left", "left", "left", "right", "left", "left"]))
@@ -191,7 +192,7 @@ def failures(app: AppContext, run_ref: str, stage: str | None, group_by: str | N
 @click.option("--kind", "kinds", multiple=True, help="Only questions of this kind (repeatable).")
 @click.option("--verdict", type=click.Choice(VERDICT_FILTERS), default=None,
               help="Only questions with this verdict or status under the scorer.")
-@click.option("--scorer", "scorer_id", default=None, help="Scorer id [default: the newest complete one].")
+@click.option("--scorer", "scorer_id", default=None, help="Scorer id [default: the headline scorer].")
 @json_option
 @pass_app
 def questions(app: AppContext, run_ref: str, kinds: tuple[str, ...], verdict: str | None, scorer_id: str | None,
@@ -258,7 +259,8 @@ def question(app: AppContext, run_ref: str, question_id: str, as_json: bool) -> 
     for note in notes:
         click.echo(f"  {note}")
     for f in detail.failures:
-        click.echo(f"  failure {f.stage} attempt {f.attempt} ({'resolved' if f.resolved else 'open'}): {f.error_class}: {f.message}")
+        stage = f"{f.stage} {f.scorer_id}" if f.scorer_id else f.stage
+        click.echo(f"  failure {stage} attempt {f.attempt} ({'resolved' if f.resolved else 'open'}): {f.error_class}: {f.message}")
     if context:
         click.echo("  context:")
         click.echo("\n".join("    " + line for line in context.splitlines()))

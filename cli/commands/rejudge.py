@@ -7,6 +7,7 @@ finishes it, then exits 130.
 from __future__ import annotations
 
 import typing
+from collections import Counter
 from pathlib import Path
 
 import click
@@ -15,10 +16,11 @@ from benchledger.cli.common import AppContext, open_ledger, pass_app, run_argume
 from benchledger.cli.hints import interrupted, suggest
 from benchledger.cli.options import setting_range, split_csv
 from benchledger.cli.progress import make_progress
-from benchledger.cli.render import report_for, require_every_question_judged, show_report
+from benchledger.cli.render import report_for, show_report
 from benchledger.errors import BadInput, RunIncomplete
 from benchledger.orchestration.gold_overlay import rejudge_with_overlay
 from benchledger.orchestration.rejudge import rejudge_run
+from benchledger.projections.report import Report
 from benchledger.projections.scorecard import render_corrected_gold
 from benchledger.projections.state import fold_run
 from benchledger.redaction import redact, register_secret_env
@@ -82,13 +84,35 @@ def rejudge(app: AppContext, run_ref: str, judge_model: str | None, judge_models
             started = continue_scorer or next((s for s in reversed(after) if s not in before), None)
             if started is None:
                 raise interrupted(f"nothing was judged; run the same rejudge of run {run_id} again") from None
-            raise interrupted(f"scorer {started} of run {run_id} is partial (`show` keeps using the newest complete "
+            raise interrupted(f"scorer {started} of run {run_id} is partial (`show` keeps leading with the headline "
                               f"scorer). Finish it with: {suggest(app, 'rejudge', run_id, '--continue', started)}"
                               ) from None
         click.echo(f"run {run_id}: {'scorer' if continue_scorer else 'new scorer'} {scorer}", err=True)
         report = report_for(ledger, run_id, scorer_id=scorer)
         show_report(report, as_json=as_json)
-    require_every_question_judged(report, next_step=f"benchledger rejudge {run_id} --continue {scorer}")
+    require_scorer_complete(report, next_step=suggest(app, "rejudge", run_id, "--continue", scorer),
+                            resume=suggest(app, "resume", run_id))
+
+
+def require_scorer_complete(report: Report, *, next_step: str, resume: str) -> None:
+    """RunIncomplete (exit 3, the run's failure code) unless the scorer judged every planned question:
+    the line says how many it failed (by error) or left, and the command that continues it."""
+    failed = [f for f in report.failures if f.question_id is not None and f.stage == "judge"]
+    left = report.answered - report.judged - len(failed)
+    unanswered = report.total - report.answered
+    if not failed and left <= 0 and not unanswered:
+        return
+    parts = []
+    if failed:
+        errors = Counter(f.error_class for f in failed).most_common()
+        parts.append(f"{len(failed)} failed ({', '.join(f'{error} {n}' for error, n in errors)})")
+    if left > 0:
+        parts.append(f"{left} not judged yet")
+    line = (f"run {report.run_id}: scorer {report.scorer_id} judged {report.judged} of {report.answered} recorded "
+            f"answer(s)" + (f", {'; '.join(parts)}; continue it with `{next_step}`" if parts else ""))
+    if unanswered:
+        line += f"; {unanswered} planned question(s) have no answer to judge (`{resume}` answers them)"
+    raise RunIncomplete(line)
 
 
 def _overlay(app: AppContext, run_ref: str, path: Path, *, scorer_id: str | None, as_json: bool,

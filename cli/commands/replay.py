@@ -23,7 +23,7 @@ __all__ = ["COMMANDS"]
 @click.option("--until", "until_seq", type=click.IntRange(min=1), default=None, help="Fold only events up to this seq.")
 @click.option("--scoring-rule", type=int, default=CURRENT_SCORING_RULE, help=scoring_rule_help())
 @click.option("--scorer", "scorer_id", default=None,
-              help="Scorer id [default: the newest complete official one, else the newest complete].")
+              help="Scorer id [default: the headline scorer: the first that meets the benchmark's protocol, else the first].")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @pass_app
 def replay(app: AppContext, run_ref: str, until_seq: int | None, scoring_rule: int, scorer_id: str | None,

@@ -150,7 +150,7 @@ class ScorerStarted(Event):
     prompt_hashes: dict[str, str] = Field(default_factory=dict)
     """SHA-256 of each official template the scorer fills, by file name (kept as blobs)."""
     official: bool = False
-    """True when `method` is the benchmark's official scoring method (reports prefer its newest complete scorer)."""
+    """True when `method` is the benchmark's official scoring method (without the benchmark's conditions, reports lead with its first complete scorer)."""
 
 
 @declare(key=lambda e: f"scorer:{e.scorer_id}:continue:{e.attempt}", blobs=(),

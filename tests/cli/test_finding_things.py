@@ -1,5 +1,6 @@
 """Finding things as a new user does: `runs` as a table with a header, `questions` with filters, run
-ids in any case, global options after the command name, and the newest complete scorer by default.
+ids in any case, global options after the command name, and the run's headline scorer by default
+(never a partial one).
 
 Real offline runs of the bundled mini release on a real ledger file, through the CLI.
 """
@@ -75,7 +76,7 @@ def test_run_ids_match_in_any_case_and_global_options_work_after_the_command(tmp
         ["--log-format", "json", "-vv", "--ledger", "l.db", "show", "R"]
 
 
-def test_show_uses_the_newest_complete_scorer_and_names_a_partial_one(tmp_path):
+def test_show_leads_with_the_headline_scorer_and_names_a_partial_one(tmp_path):
     report = run_mini()
     run_id = report["run_id"]
     with Ledger.open(tmp_path / "ledger.db") as ledger:  # an interrupted rejudge: s2 judged one answer

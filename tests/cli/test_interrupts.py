@@ -122,8 +122,8 @@ def test_ctrl_c_during_run_and_rejudge_names_the_command_that_finishes_it(tmp_pa
         finished = subprocess.run(_typed(continue_line), env=_env(), capture_output=True,
                                   text=True, cwd=tmp_path, timeout=300)
         assert finished.returncode == 0, finished.stderr
-        final = json.loads(subprocess.run(_cli("--ledger", str(ledger), "show", run_id, "--json"), env=_env(),
-                                          capture_output=True, text=True, cwd=tmp_path).stdout)
+        final = json.loads(subprocess.run(_cli("--ledger", str(ledger), "show", run_id, "--json", "--scorer", "s2"),
+                                          env=_env(), capture_output=True, text=True, cwd=tmp_path).stdout)
         assert final["scorer_id"] == "s2" and final["judged"] == 40
 
 

@@ -47,7 +47,9 @@ def test_show_and_verify_pinned_at_a_head_report_the_run_as_published(finished):
         ledger.writer.append(run_id, [ScorerStarted(scorer_id="s2", judge_model="rule", protocol="typed", model_free=True,
                                                     official=True), *_all_correct(ledger, run_id, "s2")])
     now = json.loads(invoke("show", run_id, "--json").stdout)
-    assert (now["scorer_id"], now["score"]) == ("s2", 1.0)  # the newest complete official scorer
+    # the headline stays the run's own (the rule meets no condition it fails); the new one is listed
+    assert (now["scorer_id"], now["score"]) == ("s1", score)
+    assert [(line["scorer_id"], line["score"]) for line in now["scorer_lines"] if not line["headline"]] == [("s2", 1.0)]
     pinned = invoke("show", run_id, "--json", "--expect-head", head)
     assert pinned.exit_code == 0
     report = json.loads(pinned.stdout)

@@ -58,7 +58,7 @@ def test_a_rejudge_records_its_endpoint_and_every_segment_is_shown(key, tmp_path
     rows = {line.split()[0] + (" " + line.split()[1] if line.split()[0] == "scorer" else ""): line
             for line in shown.splitlines() if line.strip().startswith(("start ", "scorer s2 "))}
     assert first_url in rows["start"] and other_url in rows["scorer s2"]
-    report = json.loads(invoke("show", run_id, "--json").output)
+    report = json.loads(invoke("show", run_id, "--json", "--scorer", "s2").output)
     assert [(s["label"], s["endpoint"]) for s in report["segments"]] == [
         ("start", first_url), ("scorer s2", other_url)]
     provenance = next(c for c in report["conditions"] if c["name"] == "recorded_provenance")
@@ -103,9 +103,13 @@ def test_verdicts_from_an_unrecorded_endpoint_are_never_publishable(shared_data)
                                        prompt_hash=events[4].prompt_hash)]
     rejudged += [Judged(question_id=q.question_id, scorer_id="s2", verdict="correct", model="gpt-5")
                  for q in questions]
-    report = build_report("r", stored(rejudged), conditions=CONDITIONS)
+    report = build_report("r", stored(rejudged), conditions=CONDITIONS, scorer_id="s2")
     condition = {c.name: c for c in report.conditions}["recorded_provenance"]
     assert not condition.met and "scorer s2" in condition.reason and not report.publishable
+    # the headline stays the run's own scorer, publishable; the unrecorded one is listed beside it
+    headline = build_report("r", stored(rejudged), conditions=CONDITIONS)
+    assert headline.scorer_id == "s1" and headline.publishable
+    assert [line.not_met for line in headline.scorer_lines if line.scorer_id == "s2"] == [["recorded_provenance"]]
     assert [s.endpoint for s in report.segments] == ["openai default", "not recorded"]
 
 

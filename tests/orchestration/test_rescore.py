@@ -28,10 +28,12 @@ def test_rejudge_calls_only_the_judge_and_reports_name_their_scorer(loopback):
     invoke("rejudge", "latest", "--judge-model", "judge-two", "--base-url", loopback.base_url)
     assert loopback.count(role="agent") == agent_calls
     assert loopback.count(role="judge", model="judge-two") == report["total"]
-    newest, first = show(), show("--scorer", "s1")
-    assert newest["scorer_id"] == "s2" and newest["judge_model"] == "judge-two"
+    second, first = show("--scorer", "s2"), show()
+    assert second["scorer_id"] == "s2" and second["judge_model"] == "judge-two"
+    # the headline stays the run's own: judge-two meets no condition gpt-5 fails
     assert first["scorer_id"] == "s1" and first["judge_model"] == "gpt-5"
     assert first["correct"] == report["correct"]
+    assert [line["scorer_id"] for line in first["scorer_lines"] if not line["headline"]] == ["s2"]
     agreement = json.loads(invoke("agreement", "latest", "--json").stdout)
     assert agreement["overall"]["both_judged"] == report["total"]
     assert agreement["scorer_a"] == "s1" and agreement["scorer_b"] == "s2"
@@ -78,13 +80,13 @@ def test_an_interrupted_rejudge_is_finished_with_continue(loopback):
     loopback.faults.always("500", role="judge", model="judge-two")
     unfinished = invoke("rejudge", "latest", "--judge-model", "judge-two", "--base-url", loopback.base_url,
                         "--max-attempts", "1", expect=3)
-    assert "benchledger rejudge " in unfinished.output and "--continue s2" in unfinished.output
-    partial = show()
+    assert " rejudge " in unfinished.output and "--continue s2" in unfinished.output
+    partial = show("--scorer", "s2")
     assert partial["scorer_id"] == "s2" and partial["failed"] == report["total"] and partial["judged"] == 0
     loopback.faults.clear()
     agent_calls = loopback.count(role="agent")
     invoke("rejudge", "latest", "--continue", "s2", "--base-url", loopback.base_url)
-    finished = show()
+    finished = show("--scorer", "s2")
     assert finished["scorer_id"] == "s2" and finished["judged"] == report["total"] and finished["failed"] == 0
     assert finished["scorers"] == ["s1", "s2"] and loopback.count(role="agent") == agent_calls
 
@@ -99,4 +101,31 @@ def test_resume_after_a_rejudge_points_at_the_scorer_left_behind(loopback):
     assert "scorer s2 has 1 answer(s) it has not judged" in result.stderr
     assert json.loads(invoke("show", "latest", "--json", "--scorer", "s1").stdout)["failed"] == 0
     invoke("rejudge", "latest", "--continue", "s2", "--base-url", loopback.base_url)
-    assert json.loads(invoke("show", "latest", "--json").stdout)["pending"] == 0
+    assert json.loads(invoke("show", "latest", "--json", "--scorer", "s2").stdout)["pending"] == 0
+
+
+def test_a_second_judges_failures_are_its_own(loopback):
+    """Issue 36 item 1: a rejudge whose judge replies with no verdict fails under its own scorer, exit 3,
+    naming how many and how to continue; the run's own scorer neither counts them nor calls them resolved."""
+    report = reference_run(loopback)
+    loopback.faults.always("bad_json", role="judge", model="judge-two")
+    failed = invoke("rejudge", "latest", "--judge-model", "judge-two", "--protocol", "typed",
+                    "--base-url", loopback.base_url, expect=3)
+    total = report["total"]
+    assert (f"scorer s2 judged 0 of {total} recorded answer(s), {total} failed (ModelParseError {total}); "
+            "continue it with `benchledger") in failed.stderr and "--continue s2`" in failed.stderr
+    listed = json.loads(invoke("failures", "latest", "--json").stdout)
+    assert len(listed) == total and all(not f["resolved"] and f["scorer_id"] == "s2" for f in listed)
+    rows = invoke("failures", "latest").stdout.splitlines()[2:]
+    assert len(rows) == total and all(row.split()[:3] == ["OPEN", "judge", "s2"] for row in rows)
+    own = show()  # the headline: the run's own scorer, whose verdicts are all there
+    assert own["scorer_id"] == "s1" and own["failed"] == 0 and own["failures_retried"] == 0
+    zero = {c["name"]: c for c in own["conditions"]}["zero_operational_failures"]
+    assert zero["met"] and "resolved" not in zero["reason"]
+    [line] = [line for line in own["scorer_lines"] if line["scorer_id"] == "s2"]
+    assert (line["judged"], line["failed"], line["failures_by_error"]) == (0, total, {"ModelParseError": total})
+    card = invoke("show", "latest").stdout
+    assert f"0/{total} judged, {total} failed (ModelParseError {total})" in card
+    assert "resolved by retry" not in card
+    theirs = show("--scorer", "s2")
+    assert theirs["failed"] == total and not {c["name"]: c for c in theirs["conditions"]}["zero_operational_failures"]["met"]

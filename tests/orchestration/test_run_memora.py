@@ -155,7 +155,7 @@ def test_typed_run_and_reference_rejudge_ask_one_judge_call_per_criterion(tmp_pa
     by_scorer = {s: {e.question_id: e.criteria for e in judged if e.scorer_id == s} for s in ("s1", "s2")}
     assert by_scorer["s1"] == by_scorer["s2"] and len(by_scorer["s2"]) == 3
     with Ledger.open(Path("ledger.db")) as ledger:
-        rejudged = report_of(fold_run(offline["run_id"], ledger.reader.events(offline["run_id"])))
+        rejudged = report_of(fold_run(offline["run_id"], ledger.reader.events(offline["run_id"])), scorer_id="s2")
     assert rejudged.scorer_id == "s2" and rejudged.fama["questions"] == offline["fama"]["questions"]
 
 

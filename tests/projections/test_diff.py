@@ -190,10 +190,13 @@ def test_scorer_options_pick_the_verdicts_and_unknown_scorer_exits_2(tmp_path):
             Judged(question_id=qid, scorer_id="s2", verdict=verdict, model="other") for qid, (_, verdict) in b.items()])
     same = json.loads(invoke("diff", "RUNA", "RUNA", "--scorer-a", "s1", "--scorer-b", "s1", "--json").output)
     assert same["overall"]["wrong_to_correct"] == [] and same["overall"]["mcnemar_p"] == 1.0
-    backwards = json.loads(invoke("diff", "RUNA", "RUNA", "--scorer-b", "s1", "--json").output)
+    backwards = json.loads(invoke("diff", "RUNA", "RUNA", "--scorer-a", "s2", "--scorer-b", "s1", "--json").output)
     assert backwards["scorer_a"] == "s2" and len(backwards["overall"]["correct_to_wrong"]) == 6
-    newest = json.loads(invoke("diff", "RUNA", "RUNA", "--scorer-a", "s1", "--json").output)
-    assert newest["scorer_b"] == "s2" and len(newest["overall"]["wrong_to_correct"]) == 6
+    forwards = json.loads(invoke("diff", "RUNA", "RUNA", "--scorer-b", "s2", "--json").output)
+    assert forwards["scorer_a"] == "s1" and len(forwards["overall"]["wrong_to_correct"]) == 6
+    # unnamed, each side is the run's headline scorer, its own s1, never the newest one a rejudge added
+    headline = json.loads(invoke("diff", "RUNA", "RUNA", "--json").output)
+    assert headline["scorer_a"] == headline["scorer_b"] == "s1" and headline["overall"]["wrong_to_correct"] == []
     unknown = invoke("diff", "RUNA", "RUNA", "--scorer-a", "nope")
     assert unknown.exit_code == 2 and "no scorer 'nope'" in unknown.output
 

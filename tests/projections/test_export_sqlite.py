@@ -45,7 +45,8 @@ def test_runs_export_as_documented_flat_tables_with_full_text_search(tmp_path):
     runs = {r["run_id"]: r for r in db.execute("SELECT * FROM runs")}
     assert set(runs) == {run_id, "FAILING"}
     mine = runs[run_id]
-    assert (mine["accuracy"], mine["judged"], mine["scorer_id"]) == (report["accuracy"], report["judged"], "s2")
+    # the run's headline scorer, as `show` leads with it: its own s1, not the rejudge's s2
+    assert (mine["accuracy"], mine["judged"], mine["scorer_id"]) == (report["accuracy"], report["judged"], "s1")
     assert mine["ledger_head"] == report["ledger_head"] and mine["k"] == 10 and mine["mode"] == "qa"
     count = lambda sql, *args: db.execute(sql, args).fetchone()[0]  # noqa: E731
     assert count("SELECT count(*) FROM questions WHERE run_id = ?", run_id) == report["total"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from events_factory import GROUPMEM_CONDITIONS, groupmem_release, config, stored, stream
+from events_factory import GROUPMEM_CONDITIONS, PROVIDER, groupmem_release, config, stored, stream
 from benchledger.adapters.benchmarks.groupmem.loader import read_questions
 from benchledger.errors import UnknownScorer
 from benchledger.ledger.events import Judged, QuestionAnswered, RunResumed, ScorerStarted
@@ -113,12 +113,16 @@ def test_unclear_counts_against_under_released_rule_and_is_excluded_under_rule_2
     assert rule2.accuracy == pytest.approx(1.0) and rule2.projection_versions["scoring_rule"] == 2
 
 
-def test_report_selects_scorer_newest_by_default():
+def test_report_leads_with_the_protocols_scorer_not_the_newest():
     events = stream({"a": ("temporal", "correct")})
-    events.insert(-1, ScorerStarted(scorer_id="s2", judge_model="gpt-4o", protocol="reference"))
+    events.insert(-1, ScorerStarted(scorer_id="s2", judge_model="gpt-4o", protocol="reference", endpoint=PROVIDER,
+                                    prompt_hash=config().prompt_hashes["judge_system"]))
     events.insert(-1, Judged(question_id="a", scorer_id="s2", verdict="incorrect", model="gpt-4o"))
-    assert _report(events).scorer_id == "s2" and _report(events).correct == 0
-    assert _report(events, scorer_id="s1").correct == 1
+    report = _report(events)
+    assert report.scorer_id == "s1" and report.correct == 1  # gpt-5 is the protocol's judge; gpt-4o is not
+    [other] = [line for line in report.scorer_lines if not line.headline]
+    assert other.scorer_id == "s2" and other.not_met == ["reference_protocol"] and other.score == 0.0
+    assert _report(events, scorer_id="s2").correct == 0
     with pytest.raises(UnknownScorer, match="has no scorer 'nope'"):
         _report(events, scorer_id="nope")
 
