@@ -17,12 +17,14 @@ import subprocess
 import sys
 import time
 
-from benchledger.bench import register
+from benchledger.bench import goal, register
 
 __all__ = ["cli_help_ratio"]
 
 _HELP = [sys.executable, "-c", "from benchledger.cli.main import cli; cli()", "--help"]
 _BARE = [sys.executable, "-c", "pass"]
+
+goal("cli_help_s", at_most=10, baseline="python_start_s", relative=True)
 
 
 def _child_cpu() -> float:

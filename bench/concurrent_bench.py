@@ -23,7 +23,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from benchledger.bench import register
+from benchledger.bench import goal, register
 from benchledger.bench.pg_cluster import ClusterUnavailable, start_cluster
 from benchledger.ledger.store import Ledger, init_ledger
 
@@ -32,6 +32,8 @@ __all__ = ["concurrent_appends"]
 WRITERS = (1, 4, 16)
 _START_DELAY_S = 1.5
 _READY_TIMEOUT_S = 120.0
+
+goal("concurrent_pg_1_per_s", at_least=1000, baseline="concurrent_sqlite_1_per_s")
 
 _WRITER = textwrap.dedent("""
     import json, sys, time

@@ -20,7 +20,7 @@ import sqlite3
 import time
 
 from benchledger.adapters.benchmarks.groupmem.publishable import CONDITIONS as GROUPMEM_CONDITIONS
-from benchledger.bench import register
+from benchledger.bench import goal, register
 from benchledger.bench.corpus import scratch_dir
 from benchledger.bench.synthetic import BODY, question_events, run_started
 from benchledger.ledger.events import Event, Failed, RunFinished, ScorerStarted
@@ -34,6 +34,8 @@ from benchledger.projections.views import scorecard_value
 __all__ = ["run_events", "fold_50k_s"]
 
 ROUNDS = 3
+
+goal("read_verify_fold_50k_s", at_most=0.7, baseline="read_baseline_50k_s")
 
 
 def run_events(n_events: int) -> list[Event]:

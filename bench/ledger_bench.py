@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchledger.bench import register
+from benchledger.bench import goal, register
 from benchledger.bench.synthetic import fill_ledger, question_events
 from benchledger.ledger.events import Event
 from benchledger.ledger.store import Ledger
@@ -33,6 +33,9 @@ _BARE_TABLE = """CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, run
     payload TEXT, prev_hash TEXT, hash TEXT)"""
 _BARE_INSERT = "INSERT INTO events VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 _ZEROS = "0" * 64
+
+goal("append_single_ratio", at_least=0.75, baseline="append_single_bare_per_s")
+goal("append_batched_ratio", at_least=0.55, baseline="append_batched_bare_per_s")
 
 
 def _bare_connection(path: Path) -> sqlite3.Connection:
