@@ -18,25 +18,31 @@ both in the right order and is what a message bound for a ledger event should go
 `strip_url_credentials(url)` removes the credentials from a URL that is to be recorded as an
 endpoint: its user and password, and every credential-named query parameter (the rest of the
 query stays, so two endpoints that differ only by a deployment parameter stay apart).
-`held_secret(text)` names the first registered secret value a text holds (for a store that
-refuses to record one); it considers only values of at least 12 characters, so the placeholder
-keys local endpoints take (`none`, `EMPTY`, `dummy`) are masked where printed but never stop a
-run whose corpus happens to contain the word. The registry is a process-wide frozenset, replaced whole on registration, so readers on
-other threads never see it half changed.
+`held_secret(text)` names a registered secret value a text holds (for a store that refuses to
+record one); it considers only values of at least 12 characters, so the placeholder keys local
+endpoints take (`none`, `EMPTY`, `dummy`) are masked where printed but never stop a run whose
+corpus happens to contain the word. `secret_scan()` is the same question asked of many texts at
+once, as the store asks it of everything one append writes: one compiled pattern of every such
+value (and of each value as JSON writes it inside a string, where a quote, a backslash, a control
+or a non-ASCII character is escaped), searched once over each text, rebuilt only when the
+registered values change. The registry is a process-wide frozenset, replaced whole on
+registration, so readers on other threads never see it half changed.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
 from benchledger.providers import OPENAI_API_KEY_ENV
 from benchledger.text import MESSAGE_CAP, cap_message
 
 __all__ = ["MASK", "register_secret_env", "register_secret", "secret_values", "redact", "safe_message",
-           "strip_url_credentials", "held_secret"]
+           "strip_url_credentials", "held_secret", "secret_scan", "SecretScan"]
 
 MASK = "***"
 _MIN_SECRET_LENGTH = 4  # shorter values would mask ordinary words
@@ -96,19 +102,53 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
 
 
 def held_secret(data: str | bytes, extra: Iterable[str] = ()) -> str | None:
-    """The name of the first registered secret of 12 characters or more that `data` holds (its
-    variable, or "a registered secret")."""
-    for name in sorted(_secret_envs):
-        value = os.environ.get(name, "")
-        if len(value) >= _MIN_REFUSED_LENGTH and _holds(data, value):
-            return f"the value of ${name}"
-    if any(_holds(data, value) for value in (*_secrets, *extra) if len(value) >= _MIN_REFUSED_LENGTH):
-        return "a registered secret"
-    return None
+    """The name of a registered secret of 12 characters or more that `data` holds (its variable,
+    or "a registered secret"), as written or as JSON escapes it; None when it holds none."""
+    scan = secret_scan(extra)
+    return None if scan is None else scan.find(data)
 
 
-def _holds(data: str | bytes, value: str) -> bool:
-    return (value.encode() in data) if isinstance(data, bytes) else (value in data)
+class SecretScan:
+    """One compiled search for every refusable secret value; see the module docstring."""
+
+    def __init__(self, named: tuple[tuple[str, str], ...]) -> None:
+        self._names: dict[bytes, str] = {}
+        for value, name in named:  # a variable's name first where a value is registered twice
+            for form in _written_forms(value):
+                self._names.setdefault(form, name)
+        forms = sorted(self._names, key=len, reverse=True)  # the longest form wins at a position
+        self._pattern = re.compile(b"|".join(re.escape(form) for form in forms))
+
+    def find(self, data: str | bytes) -> str | None:
+        """The name of a secret `data` holds, or None."""
+        found = self._pattern.search(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
+        return None if found is None else self._names[found.group()]
+
+    def first(self, texts: Iterable[str | bytes]) -> str | None:
+        """The name of a secret the first text holding one holds, or None."""
+        return next((name for text in texts if (name := self.find(text)) is not None), None)
+
+
+def _written_forms(value: str) -> set[bytes]:
+    """The bytes a value appears as: as written, and inside a JSON string (escaped as pydantic and
+    `json.dumps(ensure_ascii=False)` write it, and as `json.dumps` writes it by default)."""
+    raw = value.encode("utf-8", "surrogatepass")
+    return {raw, json.dumps(value, ensure_ascii=False)[1:-1].encode("utf-8", "surrogatepass"),
+            json.dumps(value)[1:-1].encode()}
+
+
+def secret_scan(extra: Iterable[str] = ()) -> SecretScan | None:
+    """The scan for the secrets registered now (and `extra`), None when none is long enough to
+    refuse (nothing to look for)."""
+    named = [(os.environ.get(name, ""), f"the value of ${name}") for name in sorted(_secret_envs)]
+    named += [(value, "a registered secret") for value in (*sorted(_secrets), *extra)]
+    refusable = tuple((value, name) for value, name in named if len(value) >= _MIN_REFUSED_LENGTH)
+    return _compiled(refusable) if refusable else None
+
+
+@lru_cache(maxsize=8)
+def _compiled(named: tuple[tuple[str, str], ...]) -> SecretScan:
+    return SecretScan(named)
 
 
 def safe_message(text: str, secrets: Iterable[str] = (), cap: int = MESSAGE_CAP) -> str:

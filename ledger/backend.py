@@ -50,6 +50,8 @@ class LedgerConnection(Protocol):
     blob_encoding: str
     records_writers: bool
     """Whether each event row records the role that wrote it (`events.writer`, a server's)."""
+    issued_seq_sql: str
+    """The query whose one row's one column is `issued_seq`."""
     """How new blob bodies are stored: `zlib` (a file) or `identity` (a server re-hashes them)."""
 
     def execute(self, sql: str, parameters: Sequence[Any] = ..., /) -> Cursor: ...

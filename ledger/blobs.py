@@ -44,7 +44,8 @@ class BadBlob(LedgerError):
 
 
 class BlobRow(NamedTuple):
-    """A body ready to insert: its digest, raw size, raw bytes and zlib-compressed bytes."""
+    """A body ready to insert: its digest, raw size, raw bytes and zlib-compressed bytes (b"" when
+    it was encoded for a ledger that stores bodies raw)."""
 
     digest: str
     size: int
@@ -58,13 +59,14 @@ def digest_of(data: bytes | str) -> tuple[str, bytes]:
     return sha256(raw).hexdigest(), raw
 
 
-def encode(data: bytes | str) -> BlobRow:
-    """A body ready for `insert` (compressed here, before any lock is taken)."""
+def encode(data: bytes | str, *, compress: bool = True) -> BlobRow:
+    """A body ready for `insert` (compressed here, before any lock is taken, for a ledger that
+    stores bodies compressed; `compress=False` for one that stores them raw)."""
     digest, raw = digest_of(data)
     if len(raw) > MAX_BODY_BYTES:
         raise BadInput(f"a body of {len(raw)} bytes is larger than a ledger stores ({MAX_BODY_BYTES} bytes)",
                        field="blob")
-    return BlobRow(digest, len(raw), raw, zlib.compress(raw, _LEVEL))
+    return BlobRow(digest, len(raw), raw, zlib.compress(raw, _LEVEL) if compress else b"")
 
 
 def insert(conn: LedgerConnection, rows: Iterable[BlobRow]) -> None:
@@ -72,7 +74,7 @@ def insert(conn: LedgerConnection, rows: Iterable[BlobRow]) -> None:
     if conn.blob_encoding == "identity":
         params = [(row.digest, row.size, "identity", row.raw) for row in rows]
     else:
-        params = [(row.digest, row.size, "zlib", row.compressed) for row in rows]
+        params = [(row.digest, row.size, "zlib", row.compressed or zlib.compress(row.raw, _LEVEL)) for row in rows]
     if params:
         conn.executemany(INSERT_SQL, params)
 

@@ -93,15 +93,17 @@ def _mismatch(event_digest: object, event_raw_hash: object, request_digest: str,
 
 
 def cache_rows(run_id: str, entries: Sequence[CacheEntry], written: Mapping[str, Event],
-               skipped: set[str], recorded_at: str) -> list[tuple[str, str, str, str, str, str, str]]:
-    """Rows of `INSERT_SQL` for the entries whose recording event this append writes.
+               skipped: set[str], recorded_at: str,
+               texts: Sequence[str] | None = None) -> list[tuple[str, str, str, str, str, str, str]]:
+    """Rows of `INSERT_SQL` for the entries whose recording event this append writes (`texts`: their
+    `canonical_response`s, when the caller made them already).
 
     `written` maps the idempotency keys this append writes to their events; an entry whose key
     was `skipped` (already recorded) is skipped with it. An entry naming no event of the append,
     or one its event does not vouch for, is a programming error: LedgerError, nothing written.
     """
     rows = []
-    for entry in entries:
+    for index, entry in enumerate(entries):
         if entry.idempotency_key in skipped:
             continue
         event = written.get(entry.idempotency_key)
@@ -112,7 +114,7 @@ def cache_rows(run_id: str, entries: Sequence[CacheEntry], written: Mapping[str,
                             entry.request_digest, entry.response)
         if problem:
             raise LedgerError(f"cache entry {entry.request_digest} cannot be recorded: {problem}")
-        text = canonical_response(entry.response)
+        text = texts[index] if texts is not None else canonical_response(entry.response)
         rows.append((entry.request_digest, text, _sha256(text), entry.model, run_id,
                      entry.idempotency_key, recorded_at))
     return rows

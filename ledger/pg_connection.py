@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from functools import lru_cache
 from typing import Any
 
@@ -103,6 +104,7 @@ class PostgresConnection:
     bytes_columns = ROW_COLUMNS.replace("payload", "convert_to(payload, 'UTF8') AS payload")
     blob_encoding = "identity"
     records_writers = True
+    issued_seq_sql = "SELECT seq FROM ledger_tail"
 
     def __init__(self, raw: psycopg.Connection[Any], where: str, schema: str) -> None:
         self._raw, self.where, self.schema = raw, where, schema
@@ -116,6 +118,11 @@ class PostgresConnection:
         cursor = psycopg.RawCursor(self._raw)
         cursor.executemany(_dollars(sql), list(parameters))
         return cursor
+
+    def pipeline(self) -> AbstractContextManager[object]:
+        """psycopg's pipeline mode for a block: statements are sent as they come and their results
+        read when one is asked for (or at the end), in as few round trips as that allows."""
+        return self._raw.pipeline()
 
     @property
     def in_transaction(self) -> bool:
@@ -138,7 +145,7 @@ class PostgresConnection:
         return pg_schema.check_schema(self)
 
     def issued_seq(self) -> int:
-        row = self.execute("SELECT seq FROM ledger_tail").fetchone()
+        row = self.execute(self.issued_seq_sql).fetchone()
         return int(row[0]) if row else 0
 
     def check_writers(self, run_id: str | None) -> tuple[int, str] | None:

@@ -32,6 +32,7 @@ class SqliteConnection(sqlite3.Connection):
     bytes_columns = ROW_COLUMNS.replace("payload", "CAST(payload AS BLOB)")
     blob_encoding = "zlib"
     records_writers = False
+    issued_seq_sql = "SELECT seq FROM sqlite_sequence WHERE name = 'events'"
 
     def check_writers(self, run_id: str | None) -> tuple[int, str] | None:
         return None  # a file records no writer: its permissions are the file's
@@ -67,7 +68,7 @@ class SqliteConnection(sqlite3.Connection):
         return None
 
     def issued_seq(self) -> int:
-        row = self.execute("SELECT seq FROM sqlite_sequence WHERE name = 'events'").fetchone()
+        row = self.execute(self.issued_seq_sql).fetchone()
         return int(row[0]) if row else 0
 
     def check_storage(self) -> str | None:

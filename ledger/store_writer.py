@@ -13,30 +13,27 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 
 from benchledger.errors import LedgerError
-from benchledger.ledger.cache import CacheEntry, canonical_response
+from benchledger.ledger.cache import CacheEntry
 from benchledger.ledger.copies import RunCopy
 from benchledger.ledger.events import Event
 from benchledger.ledger.mapper import StoredEvent
 from benchledger.ledger.reader import SqlEventReader
 from benchledger.ledger.run_ids import check_token
 from benchledger.ledger.writer import SqlEventWriter
-from benchledger.redaction import held_secret, secret_values
+from benchledger.redaction import SecretScan, secret_scan
 
 __all__ = ["StoreWriter"]
 
 
-def _refuse_secrets(events: Sequence[Event], blobs: Sequence[bytes | str],
-                    cache: Sequence[CacheEntry]) -> None:
-    if not secret_values():  # nothing registered holds a value: nothing to look for
-        return
-    texts = ([event.model_dump_json() for event in events] + list(blobs)
-             + [canonical_response(entry.response) for entry in cache])
-    for text in texts:
-        if (secret := held_secret(text)) is not None:
-            raise LedgerError(f"refused to record {secret}: an event, body or cached response of this "
-                              "append holds it (a model or memory echoed it); nothing was written")
+def _refuse_secrets(scan: SecretScan, texts: Iterable[bytes | str]) -> None:
+    """Refuse the append if any text it would write (each event's payload as stored, each body,
+    each cached response) holds a registered secret: one compiled search over each."""
+    if (secret := scan.first(texts)) is not None:
+        raise LedgerError(f"refused to record {secret}: an event, body or cached response of this "
+                          "append holds it (a model or memory echoed it); nothing was written")
 
 
 class StoreWriter:
@@ -50,10 +47,10 @@ class StoreWriter:
                expected_position: int | None = None) -> list[StoredEvent]:
         """Append events (see `SqlEventWriter.append`); the rows actually written."""
         check_token(run_id)
-        blobs = list(blobs)
-        _refuse_secrets(events, blobs, cache)
+        scan = secret_scan()  # None: no registered secret is long enough to refuse
         written = self._writer.append(run_id, events, blobs=blobs, views=views, cache=cache,
-                                      expected_position=expected_position)
+                                      expected_position=expected_position,
+                                      check_written=partial(_refuse_secrets, scan) if scan else None)
         self._reader.note_written(run_id, written)
         return written
 

@@ -8,10 +8,12 @@ row written now is chain version 2, `ledger.chain`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from benchledger.ledger.backend import LedgerConnection
 from benchledger.ledger.chain import GENESIS, ledger_value
 
-__all__ = ["INSERT_EVENT", "run_tail", "ledger_tail"]
+__all__ = ["INSERT_EVENT", "run_tail", "ledger_tail", "asked_ledger_tail"]
 
 INSERT_EVENT = """INSERT INTO events (seq, run_id, position, type, schema_version, recorded_at,
     idempotency_key, payload, prev_hash, hash, chain, link)
@@ -31,7 +33,18 @@ def ledger_tail(conn: LedgerConnection) -> tuple[int, str]:
     Past the largest seq ever issued, too: a seq is never used twice, even after the newest
     rows were deleted by hand (so `verify` keeps seeing that they were).
     """
-    head = conn.execute(f"SELECT seq, {conn.chain_columns()}, hash FROM events ORDER BY seq DESC LIMIT 1"
-                        ).fetchone()
-    seq = max(conn.issued_seq(), int(head[0]) if head else 0)
-    return seq, ledger_value(head[1], head[3], head[2]) if head else GENESIS
+    return asked_ledger_tail(conn)()
+
+
+def asked_ledger_tail(conn: LedgerConnection) -> Callable[[], tuple[int, str]]:
+    """`ledger_tail` in two steps: its queries are sent now, their answers read by the call returned
+    (so a pipelining connection sends them with whatever else is asked before it)."""
+    head_rows = conn.execute(f"SELECT seq, {conn.chain_columns()}, hash FROM events ORDER BY seq DESC LIMIT 1")
+    issued_rows = conn.execute(conn.issued_seq_sql)
+
+    def answer() -> tuple[int, str]:
+        head, issued = head_rows.fetchone(), issued_rows.fetchone()
+        seq = max(int(issued[0]) if issued else 0, int(head[0]) if head else 0)
+        return seq, ledger_value(head[1], head[3], head[2]) if head else GENESIS
+
+    return answer

@@ -10,7 +10,16 @@ skips events whose key the run already recorded (and their cache entries with th
 to the commit serialises appenders across processes and machines, so the ledger keeps one
 linear chain, positions stay gapless and no event is lost or recorded twice; a constraint
 conflict (another writer outside this protocol) rolls back and retries. Everything the hot path
-can do before taking the lock (event JSON, blob compression, view JSON) is done first.
+can do before taking the lock (event JSON, blob compression, view JSON) is done first, and so is
+`check_written`, the caller's look at every byte the append would write (the store's secret scan),
+over the very bytes the rows hold.
+
+Inside the transaction the writer first asks for everything it needs (the batch's keys the run
+already holds, the run's tail, the ledger's tail) and only then reads the answers, so a server
+connection that pipelines (`pipelined`: PostgreSQL's pipeline mode) sends them in one round trip,
+and the rows, blobs, responses, views and the commit in one more. The seal and the run's keys come
+from what this writer remembers of the run when the run's tail is the one it left
+(`ledger.known_tails`); otherwise the seal is replayed from the run's openers and finishes.
 
 `copy_in` is the other way rows arrive: a run's rows copied from another ledger
 (`ledger.transfer`), written byte for byte with their hashes after checking them, each given
@@ -28,7 +37,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from typing import TypeVar
 
 from pydantic_core import to_json
@@ -36,14 +45,15 @@ from pydantic_core import to_json
 from benchledger import clock
 from benchledger.errors import BadInput, ConcurrencyConflict, LedgerError, RunSealed
 from benchledger.ledger import blobs as blob_table
-from benchledger.ledger.backend import LedgerConnection, select_in
-from benchledger.ledger.cache import INSERT_SQL as INSERT_CACHE, CacheEntry, cache_rows
-from benchledger.ledger.chain import batch_linker, ledger_link
+from benchledger.ledger.backend import KEY_CHUNK, Cursor, LedgerConnection
+from benchledger.ledger.cache import INSERT_SQL as INSERT_CACHE, CacheEntry, cache_rows, canonical_response
+from benchledger.ledger.chain import GENESIS, batch_linker, ledger_link
 from benchledger.ledger.copies import RunCopy, write_run
 from benchledger.ledger.events import Event
+from benchledger.ledger.known_tails import KnownTails
 from benchledger.ledger.mapper import ROW_COLUMNS, StoredEvent, event_row, rows_to_stored, stored_event
 from benchledger.ledger.seal import CLOSERS, CONTROL_KEY_RANGES, OPENERS, Seal
-from benchledger.ledger.tails import INSERT_EVENT, ledger_tail, run_tail
+from benchledger.ledger.tails import INSERT_EVENT, asked_ledger_tail
 
 __all__ = ["SqlEventWriter", "MAX_APPEND_ATTEMPTS"]
 
@@ -61,22 +71,33 @@ NewRow = tuple[str, int, str, bytes]
 """(type, schema_version, idempotency_key, payload) of an event about to be stored."""
 ViewRow = tuple[str, int, str]
 BlobRow = blob_table.BlobRow
+WrittenCheck = Callable[[Iterable[bytes | str]], None]
+"""Looks at every text an append would write (event payloads, blob bodies, cached responses) and
+raises to refuse the append before anything is written."""
+Pipelined = Callable[[LedgerConnection], AbstractContextManager[object]]
 T = TypeVar("T")
+
+_RUN_TAIL = "SELECT position, hash FROM events WHERE run_id = ? ORDER BY position DESC LIMIT 1"
+_RECORDED = "SELECT idempotency_key FROM events WHERE run_id = ? AND idempotency_key IN ({marks})"
 
 
 class SqlEventWriter:
     """Appends to one ledger; see the module docstring.
 
     `connect` opens the write connection (at the first write, unless `connection` was handed
-    over); `run_lock(run_id)` is the backend's writer lock for one run.
+    over); `run_lock(run_id)` is the backend's writer lock for one run; `pipelined(conn)`, where
+    the connection can, queues what a write transaction sends until a result is read.
     """
 
     def __init__(self, connect: Callable[[], LedgerConnection],
                  run_lock: Callable[[str], AbstractContextManager[None]],
-                 connection: LedgerConnection | None = None) -> None:
+                 connection: LedgerConnection | None = None, *,
+                 pipelined: Pipelined | None = None) -> None:
         self._connect, self._run_lock = connect, run_lock
         self._conn = connection
         self._lock = threading.Lock()
+        self._pipelined = pipelined
+        self._tails = KnownTails()
 
     def _connection(self) -> LedgerConnection:
         if self._conn is None:
@@ -93,15 +114,26 @@ class SqlEventWriter:
         """Hold the run's writer lock for the block; RunBusy if another writer holds it."""
         return self._run_lock(run_id)
 
+    def _compresses(self) -> bool:
+        """Whether this ledger stores bodies compressed (a file) or raw (a server re-hashes them)."""
+        with self._lock:
+            try:
+                return self._connection().blob_encoding == "zlib"
+            except BaseException as exc:
+                if self._conn is not None and isinstance(exc, self._conn.errors):
+                    raise self._conn.storage_error(exc, "open") from None
+                raise
+
     def put_blob(self, data: bytes | str) -> str:
         """Store a body if absent; return its sha256 hex digest."""
-        row = blob_table.encode(data)
+        row = blob_table.encode(data, compress=self._compresses())
         self._write("write a blob to", lambda conn: blob_table.insert(conn, [row]))
         return row.digest
 
     def append(self, run_id: str, events: Sequence[Event], *, blobs: Iterable[bytes] = (),
                views: Sequence[tuple[str, int, object]] = (), cache: Sequence[CacheEntry] = (),
-               expected_position: int | None = None) -> list[StoredEvent]:
+               expected_position: int | None = None,
+               check_written: WrittenCheck | None = None) -> list[StoredEvent]:
         """Append events to a run in one transaction; return the rows actually written.
 
         Events whose idempotency key the run already holds (or that repeat a key earlier in the
@@ -111,15 +143,20 @@ class SqlEventWriter:
         that vouches for it (see `ledger.cache`). With `expected_position` (the run's last
         position the caller folded its views from, 0 for a new run) the append raises
         ConcurrencyConflict, writing nothing, if another writer got there first, so a view can
-        never miss an event.
+        never miss an event. `check_written` is given every text the append would write first.
         """
         rows = [_event_row(event) for event in events]
-        blob_rows = [blob_table.encode(data) for data in blobs]
+        blobs = list(blobs)
+        responses = [canonical_response(entry.response) for entry in cache]
+        if check_written is not None:
+            check_written([*(payload for _, _, _, payload in rows), *blobs, *responses])
+        compress = self._compresses() if blobs else False
+        blob_rows = [blob_table.encode(data, compress=compress) for data in blobs]
         view_rows = [(name, version, to_json(value).decode()) for name, version, value in views]
         return self.in_write_transaction(
             f"append to run {run_id} in",
             lambda conn: self._append_in_transaction(conn, run_id, events, rows, blob_rows, view_rows,
-                                                     cache, expected_position))
+                                                     cache, responses, expected_position))
 
     def copy_in(self, copy: RunCopy) -> int:
         """Append the rows of a run copied from another ledger that this one lacks (`copies`);
@@ -133,10 +170,11 @@ class SqlEventWriter:
         def attempts(conn: LedgerConnection) -> T:
             nonlocal last_error
             for _ in range(MAX_APPEND_ATTEMPTS):
-                conn.begin_write()
                 try:
-                    result = work(conn)
-                    conn.execute("COMMIT")
+                    with self._pipelined(conn) if self._pipelined else nullcontext():
+                        conn.begin_write()
+                        result = work(conn)
+                        conn.execute("COMMIT")
                     return result
                 except conn.integrity_errors as exc:  # another writer took a position or key
                     last_error = exc
@@ -163,17 +201,29 @@ class SqlEventWriter:
 
     def _append_in_transaction(self, conn: LedgerConnection, run_id: str, events: Sequence[Event],
                                rows: list[NewRow], blob_rows: list[BlobRow],
-                               view_rows: list[ViewRow], cache: Sequence[CacheEntry],
+                               view_rows: list[ViewRow], cache: Sequence[CacheEntry], responses: list[str],
                                expected_position: int | None) -> list[StoredEvent]:
         keys = [key for _, _, key, _ in rows]
-        seen = _recorded_among(conn, run_id, keys) if keys else set()
-        skipped = set(seen)
-        position, prev_hash = run_tail(conn, run_id)
+        # Everything asked first, then read: a pipelining connection sends it in one round trip.
+        # (The keys are asked for only where this writer does not know the run's keys already.)
+        tail_rows = conn.execute(_RUN_TAIL, (run_id,))
+        recorded_rows = None if self._tails.knows_keys(run_id) else _ask_recorded(conn, run_id, keys)
+        ledger_answer = asked_ledger_tail(conn)
+        last = tail_rows.fetchone()
+        position, prev_hash = (int(last[0]), str(last[1])) if last else (0, GENESIS)
+        known = self._tails.at(run_id, position, prev_hash)
+        if known is not None and known.keys is not None:
+            seen = {key for key in keys if key in known.keys}
+        else:
+            recorded_rows = recorded_rows if recorded_rows is not None else _ask_recorded(conn, run_id, keys)
+            seen = {key for cursor in recorded_rows for (key,) in cursor}
         if expected_position is not None and position != expected_position:
             raise ConcurrencyConflict(
                 f"run {run_id} is at position {position}, not {expected_position}: another writer "
                 "appended meanwhile; read its events again and retry")
-        seq, value = ledger_tail(conn)
+        seq, value = ledger_answer()
+        run_keys = known.keys if known is not None else (set() if last is None else None)
+        skipped = set(seen)
         recorded_at = clock.now_iso()
         link = batch_linker(run_id, recorded_at)
         to_insert, written, by_key = [], [], {}
@@ -191,9 +241,11 @@ class SqlEventWriter:
             written.append(stored_event(seq, run_id, position, type_, version, recorded_at, key,
                                         hash_, prev_hash, event))
             prev_hash = hash_
+        seal = None
         if to_insert:
-            _admit(conn, run_id, [stored.event for stored in written])
-        cached = cache_rows(run_id, cache, by_key, skipped, recorded_at) if cache else []
+            seal = known.seal if known is not None else _replayed_seal(conn, run_id)
+            _admit(seal, run_id, [stored.event for stored in written])
+        cached = cache_rows(run_id, cache, by_key, skipped, recorded_at, texts=responses) if cache else []
         if to_insert:
             conn.executemany(INSERT_EVENT, to_insert)
         if blob_rows:
@@ -203,6 +255,8 @@ class SqlEventWriter:
         if view_rows:
             conn.executemany(_UPSERT_VIEW, [(run_id, name, version, position, value)
                                            for name, version, value in view_rows])
+        if seal is not None:
+            self._tails.note(run_id, position, prev_hash, seal, run_keys, list(by_key))
         return written
 
 
@@ -214,16 +268,21 @@ def _event_row(event: Event) -> NewRow:
         raise BadInput(f"{name} event cannot be stored: {exc}", field=name) from None
 
 
-def _admit(conn: LedgerConnection, run_id: str, events: list[Event]) -> None:
-    """Refuse the batch (RunSealed, nothing written) if the run is sealed and an event joins no
-    segment (`ledger.seal`). The run's openers and finishes are replayed first: a few rows, found
-    through the run's key index (`CONTROL_KEY_RANGES`), not by reading the run."""
+def _replayed_seal(conn: LedgerConnection, run_id: str) -> Seal:
+    """Where the run's seal stands, from its openers and finishes: a few rows, found through the
+    run's key index (`CONTROL_KEY_RANGES`), not by reading the run."""
     seal = Seal()
     rows = sorted((row for low, high in CONTROL_KEY_RANGES
                    for row in conn.execute(_CONTROL_ROWS, (run_id, low, high, *_CONTROL_TYPES))),
                   key=lambda row: row[2])
     for stored in rows_to_stored(rows):
         seal.admit(stored.event)
+    return seal
+
+
+def _admit(seal: Seal, run_id: str, events: list[Event]) -> None:
+    """Refuse the batch (RunSealed, nothing written) if the run is sealed and an event joins no
+    segment (`ledger.seal`); `seal` moves on over the batch."""
     for event in events:
         refused = seal.admit(event)
         if refused:
@@ -235,7 +294,7 @@ def _rollback(conn: LedgerConnection) -> None:
         conn.execute("ROLLBACK")
 
 
-def _recorded_among(conn: LedgerConnection, run_id: str, keys: list[str]) -> set[str]:
-    return {key for (key,) in select_in(
-        conn, "SELECT idempotency_key FROM events WHERE run_id = ? AND idempotency_key IN ({marks})", keys,
-        before=(run_id,))}
+def _ask_recorded(conn: LedgerConnection, run_id: str, keys: list[str]) -> list[Cursor]:
+    """The queries for which of `keys` the run holds, sent now, `KEY_CHUNK` keys each; read later."""
+    return [conn.execute(_RECORDED.format(marks=",".join("?" * len(chunk))), (run_id, *chunk))
+            for chunk in (keys[start:start + KEY_CHUNK] for start in range(0, len(keys), KEY_CHUNK))]
