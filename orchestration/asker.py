@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import structlog
+from pydantic import TypeAdapter
 
 from benchledger.adapters.benchmarks.base import Dataset, Document, Prompts
 from benchledger.adapters.memory.protocol import Candidate, MemorySystem, estimate_tokens
@@ -406,10 +407,13 @@ def _recalled_item(candidate: Candidate, ingested: dict[str, Document]) -> Recal
                         source_channels=tuple(dict.fromkeys(doc.channel or "" for doc in named)))
 
 
+_CANDIDATES = TypeAdapter(list[Candidate])
+
+
 def _candidates_json(candidates: list[Candidate]) -> bytes:
-    """The candidates exactly as the memory returned them, as the blob resume answers from."""
-    return json.dumps([c.model_dump(mode="json") for c in candidates], ensure_ascii=False,
-                      separators=(",", ":")).encode()
+    """The candidates exactly as the memory returned them, as the blob resume answers from (the JSON
+    of their `model_dump(mode="json")`, written by pydantic's serializer in one call)."""
+    return _CANDIDATES.dump_json(candidates)
 
 
 def _recording(event: QuestionAnswered | Judged, raw: bytes,

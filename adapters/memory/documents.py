@@ -125,5 +125,6 @@ def pack_ranked(ranked: Iterable[Candidate], *, k: int, token_budget: int | None
 def pack_candidates(ranked: Iterable[tuple[float, Document]], *, k: int,
                     token_budget: int | None) -> list[Candidate]:
     """Ranked (score, stored document) pairs as document candidates, packed by `pack_ranked`."""
-    return pack_ranked((Candidate.of_document(0, score, document) for score, document in ranked),
-                       k=k, token_budget=token_budget)
+    # Each made with the rank it keeps (packing only ever stops early), and only once it is reached.
+    return pack_ranked((Candidate.of_document(rank, score, document)
+                        for rank, (score, document) in enumerate(ranked, 1)), k=k, token_budget=token_budget)

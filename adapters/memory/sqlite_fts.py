@@ -32,10 +32,11 @@ import math
 import re
 from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
-from benchledger.adapters.memory.documents import pack_candidates
+from benchledger.adapters.benchmarks.base import Document
+from benchledger.adapters.memory.documents import DocumentTable, pack_candidates
 from benchledger.adapters.memory.evalstore import purge_scope
 from benchledger.adapters.memory.protocol import Candidate
 from benchledger.adapters.memory.stored import StoredMemory
@@ -52,6 +53,8 @@ _WORD = re.compile(r"\w+")
 _DOCUMENTS = "fts_documents"
 _SCOPES = "fts_scopes"
 _TOKENIZER = "unicode61 remove_diacritics 2 tokenchars '_'"
+_KEPT_DOCUMENTS = 20_000
+"""Typed documents a scope's index keeps at most (recall touches k per question, not the corpus)."""
 
 
 def query_terms(text: str) -> list[str]:
@@ -80,9 +83,14 @@ class _Postings:
 
 @dataclass(frozen=True)
 class _ScopeIndex:
+    table: str
+    """The scope's FTS5 table."""
     row_ids: list[int]
     """Document row ids in canonical order (position, then arrival)."""
     postings: dict[str, _Postings]
+    documents: dict[int, Document] = field(default_factory=dict)
+    """Documents recalled so far, typed once: a row's body never changes while the index is kept
+    (it is dropped on this connection's builds and purges, and when another connection writes)."""
 
     @classmethod
     def load(cls, conn, table: str, row_ids: list[int]) -> _ScopeIndex:
@@ -110,7 +118,18 @@ class _ScopeIndex:
             idf = max(math.log((n_rows - len(hits) + 0.5) / (len(hits) + 0.5)), 0.0) or _IDF_FLOOR
             scores = [idf * ((tf * (K1 + 1.0)) / (tf + norms[doc])) for doc, tf in hits]
             postings[term] = _Postings([doc for doc, _ in hits], scores, max(scores))
-        return cls(row_ids, postings)
+        return cls(table, row_ids, postings)
+
+    def fetched(self, documents: DocumentTable, row_ids: list[int]) -> dict[int, Document]:
+        """The documents of these rows, read and typed only the first time each is asked for."""
+        known = self.documents
+        if missing := [row_id for row_id in row_ids if row_id not in known]:
+            found = documents.fetch(missing)
+            if len(known) < _KEPT_DOCUMENTS:
+                known.update(found)
+            else:
+                return {row_id: known.get(row_id) or found[row_id] for row_id in row_ids}
+        return {row_id: known[row_id] for row_id in row_ids}
 
     def top(self, terms: Sequence[str], k: int) -> list[tuple[float, int]]:
         """The top k (score, row id) of the OR of `terms`: score descending, ties to the earlier doc."""
@@ -122,11 +141,23 @@ class _ScopeIndex:
         partial: dict[int, float] = {}
         step = 0
         for step, postings in enumerate(order):
-            if len(partial) >= k and _kth(partial, k) > unseen_bound[step] * (1 + _PRUNE_MARGIN):
+            if len(partial) < k:
+                get = partial.get
+                for doc, score in zip(postings.docs, postings.scores):
+                    partial[doc] = get(doc, 0.0) + score
+                continue
+            kth = _kth(partial, k)
+            if kth > unseen_bound[step] * (1 + _PRUNE_MARGIN):
                 break  # a document not seen yet cannot reach the k-th score any more
-            get = partial.get
+            # A document this list is the first to name can reach the k-th score only with this
+            # list's score and every later list's bound: the others are never admitted (nor, by
+            # the same bound, by a later list), so `partial` stays the few that still can.
+            need = kth * (1 - _PRUNE_MARGIN) - unseen_bound[step + 1]
             for doc, score in zip(postings.docs, postings.scores):
-                partial[doc] = get(doc, 0.0) + score
+                if doc in partial:
+                    partial[doc] += score
+                elif score >= need:
+                    partial[doc] = score
         else:
             step = len(order)
         for position in range(step, len(order)):
@@ -187,8 +218,12 @@ class SqliteMemory(StoredMemory):
             )
         return table
 
-    def _scope_index(self, scope: str, table: str) -> _ScopeIndex:
-        def load() -> _ScopeIndex:
+    def _scope_index(self, scope: str) -> _ScopeIndex | None:
+        """The scope's ranking index (None when the scope has no table yet); hold the lock."""
+        def load() -> _ScopeIndex | None:
+            table = self._index_table(scope, create=False)
+            if table is None:
+                return None
             row_ids = [row_id for (row_id,) in self._conn.execute(
                 f'SELECT id FROM "{_DOCUMENTS}" WHERE scope = ? AND pending = 0 ORDER BY position, id',
                 (scope,))]
@@ -207,14 +242,14 @@ class SqliteMemory(StoredMemory):
         if k <= 0 or not terms:
             return []
         with self._lock:
-            table = self._index_table(scope, create=False)
-            if table is None:
+            index = self._scope_index(scope)
+            if index is None:
                 return []
             if text.isascii():
-                ranked = self._scope_index(scope, table).top(terms, k)
+                ranked = index.top(terms, k)
             else:
-                ranked = self._ranked_by_fts5(table, fts_query(text), k)
-            bodies = self._documents.fetch([row_id for _, row_id in ranked])
+                ranked = self._ranked_by_fts5(index.table, fts_query(text), k)
+            bodies = index.fetched(self._documents, [row_id for _, row_id in ranked])
         return pack_candidates(((score, bodies[row_id]) for score, row_id in ranked),
                                k=k, token_budget=token_budget)
 
