@@ -10,11 +10,21 @@ mapped here by `pyproject.toml`; the layers point one way:
 `tests/project/test_layers.py` walks every import and fails on an edge against that order.
 """
 
-from importlib.metadata import PackageNotFoundError, version as _version
-
-try:
-    __version__ = _version("benchledger")
-except PackageNotFoundError:  # running from a checkout that is not installed
-    __version__ = "0.0.0+checkout"
+from __future__ import annotations
 
 __all__ = ["__version__"]
+
+
+def __getattr__(name: str) -> str:
+    """`__version__`, read from the installed distribution when first asked for (reading package
+    metadata is a share of every command's start-up that only `--version` and provenance need)."""
+    if name != "__version__":
+        raise AttributeError(f"module 'benchledger' has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        found = version("benchledger")
+    except PackageNotFoundError:  # running from a checkout that is not installed
+        found = "0.0.0+checkout"
+    globals()["__version__"] = found
+    return found

@@ -1,8 +1,12 @@
 """The `benchledger` command group and the one place typed errors become exit codes.
 
-Every module in `cli.commands` exposes `COMMANDS`; they are registered here, the same way for
-every family. A `BenchledgerError` becomes one line on stderr with its exit code (2 for bad usage
-or bad input, 1 for a failed check or an aborted run); the message already says what to do next.
+Every module in `cli.commands` exposes `COMMANDS`; the group finds them there, the same way for
+every family, and imports a module only when one of its commands is looked up
+(`cli.lazy_commands`), so `benchledger --help` and a command that needs no model or memory import
+none of what the others need. For the same reason this module imports the library inside the
+functions that use it. A `BenchledgerError` becomes one line on stderr with its exit code (2 for
+bad usage or bad input, 1 for a failed check or an aborted run); the message already says what to
+do next.
 
 The options of the whole tool (`--ledger`, `--log-format`, `-v`) may also be written after the
 command name (`benchledger show latest --ledger runs.db`): they are moved in front of it before
@@ -11,22 +15,18 @@ click parses the line, so they mean the same wherever they stand (after `--` not
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import re
 import shlex
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import click
-import benchledger.cli.commands as command_modules
-from benchledger.cli.common import AppContext
-from benchledger.cli.hints import INTERRUPTED_EXIT_CODE
-from benchledger.cli.logging_setup import configure_logging
-from benchledger.cli.streams import guard_standard_streams
-from benchledger.cli.render import inert, inert_output
-from benchledger.errors import BadInput, BenchledgerError
-from benchledger.redaction import redact
+
+from benchledger.cli.lazy_commands import LazyCommands
+
+if TYPE_CHECKING:
+    from benchledger.errors import BenchledgerError
 
 __all__ = ["cli"]
 
@@ -105,6 +105,8 @@ def _option_spellings(group: click.Group, typed: Sequence[str] = ()) -> dict[str
 def _as_the_user_spells_it(err: BenchledgerError, group: click.Group, typed: Sequence[str] = ()) -> str:
     """The error's line, naming a setting by the option the user types (`option --k`), not by the
     model field behind it (`field 'k'`); a field that is no option (one in a file) stays a field."""
+    from benchledger.errors import BadInput
+
     if isinstance(err, BadInput) and err.field and not err.file:
         spellings = _option_spellings(group, typed)
         flag = "--" + err.field.replace("_", "-")  # a field named after its flag (`until` of --until)
@@ -115,12 +117,18 @@ def _as_the_user_spells_it(err: BenchledgerError, group: click.Group, typed: Seq
     return str(err)
 
 
-class BenchledgerGroup(click.Group):
+class BenchledgerGroup(LazyCommands):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.meta["benchledger.typed"] = tuple(args)  # so an error names the option as it was typed
         return super().parse_args(ctx, hoist_global_options(list(args)))
 
     def invoke(self, ctx: click.Context):
+        from benchledger.cli.hints import INTERRUPTED_EXIT_CODE
+        from benchledger.cli.render import inert, inert_output
+        from benchledger.cli.streams import guard_standard_streams
+        from benchledger.errors import BenchledgerError
+        from benchledger.redaction import redact
+
         guard_standard_streams()  # a closed pipe (`| head`) drops output; it never stops paid work
         try:
             with inert_output():  # nothing from a corpus, model, memory or ledger reaches the terminal raw
@@ -151,18 +159,11 @@ class BenchledgerGroup(click.Group):
 @click.pass_context
 def cli(ctx: click.Context, ledger_target: str, log_format: str, verbose: int) -> None:
     """Run memory benchmarks and keep every stage on an append-only ledger."""
+    from benchledger.cli.common import AppContext
+    from benchledger.cli.logging_setup import configure_logging
+
     configure_logging(log_format, verbose)
     ctx.obj = AppContext.for_ledger(ledger_target, log_format=log_format, verbosity=verbose)
-
-
-def _register_commands() -> None:
-    for info in sorted(pkgutil.iter_modules(command_modules.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{command_modules.__name__}.{info.name}")
-        for command in getattr(module, "COMMANDS", ()):
-            cli.add_command(command)
-
-
-_register_commands()
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(cli())
