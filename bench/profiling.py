@@ -49,7 +49,7 @@ def profiled() -> Iterator[list[cProfile.Profile]]:
         yield profiles
     finally:
         main.disable()
-        threading.setprofile(None)  # type: ignore[arg-type]
+        threading.setprofile(None)
 
 
 def write_profile(profiles: list[cProfile.Profile], folder: Path, name: str) -> tuple[Path, Path]:

@@ -76,11 +76,11 @@ class LazyCommands(click.Group):
     def _unindexed(self) -> list[str]:
         return [module for module in self._modules if module not in self._indexed]
 
-    def list_commands(self, ctx: click.Context | None) -> list[str]:  # type: ignore[override]
+    def list_commands(self, ctx: click.Context | None) -> list[str]:
         self._import(self._unindexed())
         return sorted(set(self._where) | set(self._loaded))
 
-    def get_command(self, ctx: click.Context | None, cmd_name: str) -> click.Command | None:  # type: ignore[override]
+    def get_command(self, ctx: click.Context | None, cmd_name: str) -> click.Command | None:
         if cmd_name not in self._loaded:
             module = self._where.get(cmd_name)
             self._import([module] if module else self._modules)

@@ -156,8 +156,9 @@ class GroupCommit:
 
     def _learn_answers(self, answers: list[QuestionAnswered], written: set[str | None]) -> None:
         """Remember which answer the ledger now holds for each question just appended."""
-        lost = [answer for answer in answers if answer.idempotency_key() not in written]
-        self.recorded.update({a.question_id: a for a in answers if a.idempotency_key() in written})
+        keyed = [(answer, answer.idempotency_key()) for answer in answers]  # each key derived once
+        lost = [answer for answer, key in keyed if key not in written]
+        self.recorded.update({answer.question_id: answer for answer, key in keyed if key in written})
         if not lost:
             return
         held = {stored.event.question_id: stored.event
