@@ -1,89 +1,89 @@
-"""Each module of `cli.commands` and the name and help of the commands it declares, so
-`benchledger --help` lists them without importing them (`cli.lazy_commands`).
+"""Each module of `cli.commands`, a checksum of its source, and the name and help of the commands
+it declares, so `benchledger --help` lists them without importing them (`cli.lazy_commands`).
 
 Generated: `python -m benchledger.cli.lazy_commands` writes it again.
 """
 
-INDEX: dict[str, tuple[tuple[str, str, str, bool, bool], ...]] = {
-    'agreement': (
+INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
+    'agreement': (3664170348, (
         ('agreement', "Judge agreement of two scorers on one run: agreement rate, Cohen's kappa, the disagreements.", '', False, False),
-    ),
-    'audit': (
+    )),
+    'audit': (941516536, (
         ('audit', "Read a score critically: stress-test the run's judge (never counted in the score).", '', False, False),
-    ),
-    'benchmarks': (
+    )),
+    'benchmarks': (2220720129, (
         ('benchmarks', 'List the benchmarks installed (entry points in group benchledger.benchmarks).', '', False, False),
-    ),
-    'blob': (
+    )),
+    'blob': (1314460300, (
         ('blob', 'Print a stored body by its SHA-256 digest (context_hash, raw_hash, prompt hashes in the events).', '', False, False),
-    ),
-    'check': (
+    )),
+    'check': (2915404185, (
         ('check', 'Check a released benchmark folder: counts, missing files, invalid records.', '', False, False),
-    ),
-    'combine': (
+    )),
+    'combine': (2198629323, (
         ('combine', "Report several runs of one benchmark together (GroupMemBench: the four domains' total).", '', False, False),
-    ),
-    'compare': (
+    )),
+    'compare': (1078809061, (
         ('compare', 'Compare runs of one benchmark: per-kind accuracy with intervals, the official number, tokens and latency per question (dollars with --prices), paired tests against the best (McNemar, Holm-corrected); refused (exit 2) unless the runs are like for like, or --allow-differences.', '', False, False),
-    ),
-    'conformance': (
+    )),
+    'conformance': (3386456340, (
         ('conformance', "Recompute every official fixture under each DIR with benchledger's own code; exit 1 on any mismatch or on a file no check reads.", '', False, False),
-    ),
-    'diff': (
+    )),
+    'diff': (1420350048, (
         ('diff', 'Compare two runs: configuration differences, then per question (accuracy, or recall for retrieval runs) with B - A, a paired bootstrap 95% CI, and what flipped.', '', False, False),
-    ),
-    'export': (
+    )),
+    'export': (377019226, (
         ('export', 'Export runs: one as JSON, CSV or a self-contained HTML page; one or more as a SQLite analysis database; one as a bundle a third party verifies (--bundle).', '', False, False),
-    ),
-    'fetch': (
-        ('fetch', "Download BENCHMARK's release and official prompt sources at their pinned revisions, check every file by SHA-256, derive the official templates, and lay them out where `run` finds them.", '', False, False),
-    ),
-    'inspect': (
+    )),
+    'fetch': (1406501473, (
+        ('fetch', "Download BENCHMARK's release and official prompt sources at their pinned revisions, check every file by SHA-256 against the benchmark's pins, derive the official templates, and lay them out where `run` finds them.", '', False, False),
+    )),
+    'inspect': (27553810, (
         ('runs', 'List the runs on the ledger, newest first: configuration, status and score.', '', False, False),
         ('show', "Print a run's report (scorecard, or JSON with --json); with --prices, its model calls in dollars.", '', False, False),
         ('events', "List a run's events in order.", '', False, False),
         ('failures', "List a run's operational failures: stage, question, error, and whether a retry resolved it.", '', False, False),
         ('questions', "List a run's question ids with kind and verdict (status, or recall for a retrieval run).", '', False, False),
         ('question', 'Show one question: recalled context with scores, answer, verdicts and reasons, tokens, timings.', '', False, False),
-    ),
-    'ledger': (
+    )),
+    'ledger': (3703434353, (
         ('ledger', 'Set up a ledger: a SQLite file, or a schema on a PostgreSQL server shared by a team.', '', False, False),
-    ),
-    'memories': (
+    )),
+    'memories': (2700155534, (
         ('memories', 'List the memory systems installed (entry points in group benchledger.memory).', '', False, False),
-    ),
-    'purge': (
+    )),
+    'purge': (4148336487, (
         ('purge', 'Purge the memory scopes a run kept; a scope another live run holds is left for it.', '', False, False),
-    ),
-    'rejudge': (
+    )),
+    'rejudge': (1201458119, (
         ('rejudge', "Judge a run's recorded answers again under a new scorer id; the answer model is never called.", '', False, False),
-    ),
-    'replay': (
+    )),
+    'replay': (3902382777, (
         ('replay', 'Re-fold every projection from zero (to any point) and print the report; no model is called.', '', False, False),
-    ),
-    'resume': (
+    )),
+    'resume': (2090556278, (
         ('resume', 'Continue an interrupted run: re-check the corpus, re-prepare if the memory lost it, run what is missing.', '', False, False),
-    ),
-    'retrieval': (
+    )),
+    'retrieval': (2598764638, (
         ('retrieval', 'Score how well a memory system recalls the released evidence (no answer or judge model).', '', False, False),
-    ),
-    'run': (
+    )),
+    'run': (1554982287, (
         ('run', 'Run a released benchmark against a memory system and record every stage.', '', False, False),
-    ),
-    'serve_memory': (
+    )),
+    'serve_memory': (3911446306, (
         ('serve-memory', 'Serve an installed memory system over HTTP for `run --memory http --memory-url URL`.', '', False, False),
-    ),
-    'synth': (
+    )),
+    'synth': (3934625092, (
         ('synth', 'Write synthetic benchmark releases for scale tests and offline demos.', '', False, False),
-    ),
-    'transfer': (
+    )),
+    'transfer': (4175755567, (
         ('push', 'Copy a run of this ledger into another (verified on both sides, hashes kept).', '', False, False),
         ('pull', 'Copy a run of another ledger into this one (verified on both sides, hashes kept).', '', False, False),
-    ),
-    'verify': (
+    )),
+    'verify': (1771415098, (
         ('verify', 'Check schema, hash chain, blobs, cached responses and saved views; exit 1 naming the first bad seq. Given a bundle FILE (`export RUN --bundle FILE`), check it offline and print its report again.', '', False, False),
-    ),
-    'view': (
+    )),
+    'view': (4235957224, (
         ('view', 'Browse the ledger in Datasette, read-only: documented tables, views over the events, canned queries.', '', False, False),
-    ),
+    )),
 }

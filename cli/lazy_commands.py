@@ -5,10 +5,11 @@ Every module of `cli.commands` exposes `COMMANDS`. Importing one imports what it
 all of them, so `LazyCommands` imports a command's module only when the command is looked up to
 run or to show its own help. The top-level listing (`benchledger --help`) reads each command's
 name and help from `cli.command_index`, generated from the modules by
-`python -m benchledger.cli.lazy_commands` (tests/cli/test_startup.py fails when it is stale). A
-module the index does not know yet (a command just added) is imported to be listed, so a stale
-index makes `--help` slower, never a command missing. Whatever needs the whole tree (`commands`,
-the option spellings of an error) loads every module first.
+`python -m benchledger.cli.lazy_commands` (tests/cli/test_startup.py fails when it is stale). The
+index keeps a checksum of each module's source: a module the index does not know, or whose source
+changed since (a command added, a help reworded), is imported to be listed, so a stale index makes
+`--help` slower, never wrong. Whatever needs the whole tree (`commands`, the option spellings of an
+error) loads every module first.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import importlib
 import inspect
 import pkgutil
 import sys
+import zlib
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -32,16 +34,27 @@ IndexEntry = tuple[str, str, str, bool, bool]
 """(name, help, short_help, hidden, deprecated) of one command, as click keeps them."""
 
 
-def _index() -> dict[str, tuple[IndexEntry, ...]]:
+def _index() -> dict[str, tuple[int, tuple[IndexEntry, ...]]]:
     try:
         return dict(importlib.import_module(INDEX_MODULE).INDEX)
     except ImportError:  # an index not generated yet: every module is imported instead
         return {}
 
 
+def _package_folder() -> Path:
+    return Path(importlib.import_module(COMMANDS_PACKAGE).__path__[0])
+
+
 def _module_names() -> list[str]:
-    package = importlib.import_module(COMMANDS_PACKAGE)
-    return sorted(info.name for info in pkgutil.iter_modules(package.__path__))
+    return sorted(info.name for info in pkgutil.iter_modules([str(_package_folder())]))
+
+
+def _checksum(module: str) -> int:
+    """CRC-32 of the module's source (what the index was made from); -1 when it has none."""
+    try:
+        return zlib.crc32((_package_folder() / f"{module}.py").read_bytes())
+    except OSError:
+        return -1
 
 
 class LazyCommands(click.Group):
@@ -50,7 +63,8 @@ class LazyCommands(click.Group):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._modules = _module_names()
-        self._indexed = {module: entries for module, entries in _index().items() if module in self._modules}
+        self._indexed = {module: entries for module, (checksum, entries) in _index().items()
+                         if module in self._modules and checksum == _checksum(module)}
         self._where = {entry[0]: module for module, entries in self._indexed.items() for entry in entries}
         self._imported: set[str] = set()
 
@@ -115,18 +129,18 @@ def _entry(command: click.Command) -> IndexEntry:
 def index_source() -> str:
     """The source of `cli.command_index` for the command modules as they are now."""
     lines = [
-        '"""Each module of `cli.commands` and the name and help of the commands it declares, so',
-        "`benchledger --help` lists them without importing them (`cli.lazy_commands`).",
+        '"""Each module of `cli.commands`, a checksum of its source, and the name and help of the commands',
+        "it declares, so `benchledger --help` lists them without importing them (`cli.lazy_commands`).",
         "",
         "Generated: `python -m benchledger.cli.lazy_commands` writes it again.",
         '"""',
         "",
-        "INDEX: dict[str, tuple[tuple[str, str, str, bool, bool], ...]] = {",
+        "INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {",
     ]
     for module in _module_names():
         commands = getattr(importlib.import_module(f"{COMMANDS_PACKAGE}.{module}"), "COMMANDS", ())
         entries = "".join(f"\n        {_entry(command)!r}," for command in commands)
-        lines.append(f"    {module!r}: ({entries}\n    ),")
+        lines.append(f"    {module!r}: ({_checksum(module)}, ({entries}\n    )),")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
