@@ -17,7 +17,7 @@ INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
     'blob': (1314460300, (
         ('blob', 'Print a stored body by its SHA-256 digest (context_hash, raw_hash, prompt hashes in the events).', '', False, False),
     )),
-    'check': (2915404185, (
+    'check': (3481243191, (
         ('check', 'Check a released benchmark folder: counts, missing files, invalid records.', '', False, False),
     )),
     'combine': (2198629323, (
@@ -29,16 +29,16 @@ INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
     'conformance': (3386456340, (
         ('conformance', "Recompute every official fixture under each DIR with benchledger's own code; exit 1 on any mismatch or on a file no check reads.", '', False, False),
     )),
-    'diff': (1420350048, (
+    'diff': (3198531321, (
         ('diff', 'Compare two runs: configuration differences, then per question (accuracy, or recall for retrieval runs) with B - A, a paired bootstrap 95% CI, and what flipped.', '', False, False),
     )),
-    'export': (377019226, (
+    'export': (2378437684, (
         ('export', 'Export runs: one as JSON, CSV or a self-contained HTML page; one or more as a SQLite analysis database; one as a bundle a third party verifies (--bundle).', '', False, False),
     )),
     'fetch': (1406501473, (
         ('fetch', "Download BENCHMARK's release and official prompt sources at their pinned revisions, check every file by SHA-256 against the benchmark's pins, derive the official templates, and lay them out where `run` finds them.", '', False, False),
     )),
-    'inspect': (27553810, (
+    'inspect': (3976092495, (
         ('runs', 'List the runs on the ledger, newest first: configuration, status and score.', '', False, False),
         ('show', "Print a run's report (scorecard, or JSON with --json); with --prices, its model calls in dollars.", '', False, False),
         ('events', "List a run's events in order.", '', False, False),
@@ -55,10 +55,10 @@ INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
     'purge': (4148336487, (
         ('purge', 'Purge the memory scopes a run kept; a scope another live run holds is left for it.', '', False, False),
     )),
-    'rejudge': (1201458119, (
+    'rejudge': (639457567, (
         ('rejudge', "Judge a run's recorded answers again under a new scorer id; the answer model is never called.", '', False, False),
     )),
-    'replay': (3902382777, (
+    'replay': (3091340522, (
         ('replay', 'Re-fold every projection from zero (to any point) and print the report; no model is called.', '', False, False),
     )),
     'resume': (2090556278, (
@@ -73,7 +73,7 @@ INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
     'serve_memory': (3911446306, (
         ('serve-memory', 'Serve an installed memory system over HTTP for `run --memory http --memory-url URL`.', '', False, False),
     )),
-    'synth': (3934625092, (
+    'synth': (2708999527, (
         ('synth', 'Write synthetic benchmark releases for scale tests and offline demos.', '', False, False),
     )),
     'transfer': (4175755567, (
