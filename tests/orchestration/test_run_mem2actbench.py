@@ -31,6 +31,19 @@ def _actions(report: dict) -> dict:
     return next(s for s in report["sections"] if s["name"] == "mem2actbench.actions")["values"]
 
 
+@pytest.fixture(scope="module")
+def held_out(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("mem2act-held-out") / "release"
+    synthesize_mem2actbench(root, tasks=20, seed=5)
+    return root
+
+
+def test_on_a_held_out_seed_too_the_oracle_acts_best(held_out):
+    f1 = {memory: _actions(_run(held_out, "--memory", memory)[1])["groups"]["overall"]["f1"]["mean"]
+          for memory in ("sqlite", "oracle", "full-context")}
+    assert f1["oracle"] > f1["sqlite"] and f1["oracle"] > f1["full-context"]
+
+
 def test_the_oracle_acts_better_than_the_sqlite_baseline_and_full_context(release):
     outputs, reports = {}, {}
     for memory in ("sqlite", "oracle", "full-context"):
@@ -106,3 +119,16 @@ def test_through_the_loopback_the_answers_are_forced_tool_calls_and_the_question
     assert "attribution: no_call" in shown
     answered = next(e.question_id for e in events if e.type == "QuestionAnswered" and e.question_id not in refused)
     assert "attribution: " in invoke("question", report["run_id"], answered).output
+
+
+def test_a_failed_call_is_resumed_into_an_action(release, loopback):
+    broken = json.loads((release / "toolmembench_small" / "qa_dataset.jsonl").read_text().splitlines()[0])["query"]
+    loopback.faults.always("503", role="agent", contains=f"Request:\n{broken}")
+    _, report = _run(release, "--agent-model", "loopback-agent", "--base-url", loopback.base_url, "--question-limit",
+                     "4", "--max-attempts", "1", expect=3)
+    assert report["failed"] >= 1 and _actions(report)["groups"]["overall"]["n"] == 4 - report["failed"]
+    loopback.faults.clear()
+    resumed = invoke("resume", report["run_id"])
+    assert resumed.exit_code == 0, resumed.output
+    again = json.loads(invoke("show", report["run_id"], "--json").output)
+    assert again["failed"] == 0 and _actions(again)["counts"]["interfaces"] == {"tools": 4}
