@@ -28,10 +28,13 @@ from typing import Any, Literal, NamedTuple
 from benchledger.errors import BadInput
 from benchledger.json_input import load_json
 
-__all__ = ["Interface", "Action", "CallRefused", "parse_json_call", "parse_tool_reply", "tool_reply_text",
+__all__ = ["Interface", "MAX_CALL_BYTES", "Action", "CallRefused", "parse_json_call", "parse_tool_reply", "tool_reply_text",
            "action_record", "read_action", "TOOL_REPLY_KEYS"]
 
 Interface = Literal["tools", "json", "offline"]
+MAX_CALL_BYTES = 64 * 1024
+"""The longest reply read as a call: a tool call is a few hundred bytes; past this it is refused as no
+call (the raw reply is kept as a blob), so an endpoint cannot grow the answer the ledger's event holds."""
 TOOL_REPLY_KEYS = ("content", "tool_calls")
 _FENCE = re.compile(r"\A```[A-Za-z0-9_-]*\n(.*?)\n?```\Z", re.DOTALL)
 
@@ -58,7 +61,7 @@ class CallRefused(ValueError):
 
 def _object(text: str, what: str) -> Any:
     try:
-        return load_json(text, source=what)
+        return load_json(text, source=what, limit=MAX_CALL_BYTES)
     except BadInput as err:  # too large, too deep, or not JSON: the agent's answer, read as no call
         raise CallRefused(f"{what} is not a JSON value the rules read: {err.detail}") from None
 

@@ -13,7 +13,7 @@ from benchledger.adapters.memory.protocol import Candidate
 from benchledger.adapters.models.offline_actions import offline_call, statements
 from benchledger.adapters.models.openai_chat import ChatClient
 from benchledger.adapters.models.tool_calls import (
-    Action, CallRefused, action_record, parse_json_call, parse_tool_reply, read_action, tool_reply_text,
+    MAX_CALL_BYTES, Action, CallRefused, action_record, parse_json_call, parse_tool_reply, read_action, tool_reply_text,
 )
 from benchledger.settings import ModelCalls
 
@@ -62,6 +62,15 @@ def test_a_tools_reply_holds_exactly_one_call_whose_arguments_are_an_object():
         with pytest.raises(CallRefused) as refused:
             parse_tool_reply(text, names)
         assert refused.value.missing is missing
+
+
+def test_a_call_past_the_size_limit_is_no_call_so_the_recorded_answer_stays_small():
+    huge = json.dumps({"name": "a", "arguments": {"x": "y" * MAX_CALL_BYTES}})
+    with pytest.raises(CallRefused, match="over the limit of 65,536 bytes"):
+        parse_json_call(huge)
+    with pytest.raises(CallRefused):
+        parse_tool_reply(tool_reply_text(None, [("a", json.dumps({"x": "y" * MAX_CALL_BYTES}))]))
+    assert parse_json_call(json.dumps({"name": "a", "arguments": {"x": "y" * 1000}}))["name"] == "a"
 
 
 def test_the_action_record_reads_back_as_written_and_a_foreign_answer_is_no_call():
