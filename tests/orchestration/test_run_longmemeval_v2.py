@@ -161,3 +161,22 @@ def test_how_the_official_harness_ends_on_each_kind_of_failure():
     assert "ended the whole run" in official_ending("answer", "ModelError", "Qwen: HTTP 401: unauthorized")
     assert "ended the whole run" in official_ending("judge", "OfficialRunAbort", "Could not parse")
     assert "no such stage" in official_ending("recall", "MemorySystemError", "store locked")
+
+
+def test_an_image_outside_the_release_is_refused_before_anything_is_sent(release, prompts, loopback, tmp_path):
+    copy = tmp_path / "release"
+    import shutil
+
+    shutil.copytree(release, copy)
+    secret = tmp_path / "secret" / "id_rsa"
+    secret.parent.mkdir()
+    secret.write_bytes(b"-----BEGIN OPENSSH PRIVATE KEY-----\n")
+    rows = [json.loads(line) for line in (copy / "questions.jsonl").read_text().splitlines() if line.strip()]
+    qid = next(row["id"] for row in rows if row.get("image") and row["domain"] == "web")
+    (copy / "questions.jsonl").write_text("".join(
+        json.dumps({**row, "image": str(secret)} if row["id"] == qid else row) + "\n" for row in rows))
+    result = invoke("run", "longmemeval-v2", str(copy), "--domain", "web", "--prompts-dir", str(prompts),
+                    "--agent-model", "Qwen/Qwen3.5-9B", "--base-url", loopback.base_url)
+    assert result.exit_code == 2
+    assert result.output.count("\n") == 1 and f"question {qid}: its image names {secret}" in result.output
+    assert not list(loopback.requests) and not Path("ledger.db").exists()  # nothing was sent, nothing written

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from benchledger.adapters.benchmarks.json_source import huge_integer
+from benchledger.adapters.benchmarks.release_paths import contained_file
 from benchledger.errors import BadInput
 from benchledger.json_input import FILE_LIMIT, JsonTooLarge
 
@@ -47,11 +48,7 @@ def check_domain(domain: str) -> str:
 
 def contained_path(root: Path, path: Path) -> Path:
     """`path` resolved, refusing anything (symlinks included) that lands outside `root`."""
-    resolved = path.resolve()
-    if not resolved.is_relative_to(root.resolve()):
-        raise BadInput(f"resolves to {resolved}, outside the release folder {root.resolve()}",
-                       file=str(path))
-    return resolved
+    return contained_file(root, path)
 
 
 def read_text(root: Path, path: Path) -> str:

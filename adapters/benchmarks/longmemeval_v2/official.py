@@ -36,6 +36,7 @@ from benchledger.adapters.benchmarks.longmemeval_v2.prompts import TEMPLATE_SHA2
 from benchledger.adapters.benchmarks.longmemeval_v2.reader import (
     TEMPLATE_STAND_IN, ReaderArgs, reader_messages, truncate,
 )
+from benchledger.adapters.benchmarks.longmemeval_v2.release import screenshot_path
 from benchledger.adapters.benchmarks.longmemeval_v2.spec import eval_name, score
 from benchledger.adapters.benchmarks.official import OfficialProtocol
 from benchledger.adapters.benchmarks.official_prompts import sha256_of
@@ -59,11 +60,9 @@ def context_items(candidates: list[Candidate], release_root: Path) -> list[dict[
         if candidate.text:
             items.append({"type": "text", "value": candidate.text})
         shot = candidate.document.extra.get("screenshot") if candidate.document is not None else None
-        if shot:
-            for base in (release_root, release_root / "screenshots"):
-                if (base / shot).is_file():
-                    items.append({"type": "image", "value": str((base / shot).resolve())})
-                    break
+        found = screenshot_path(release_root, shot) if shot else None  # never a file outside the release
+        if found is not None:
+            items.append({"type": "image", "value": str(found)})
     return items
 
 

@@ -9,19 +9,26 @@ checked before anything is stored or sent, each violation one `BadInput` naming 
   seven; `question` a non-empty string; `answer` a string; `eval_function` a spec that parses and
   names one of the six functions (the official code finds a bad spec only at scoring, after every
   reader call: here it is refused first); `llm_abstention_checker` only for a `-abs` type; `image`
-  null or a path (relative to the data root, or absolute) that exists;
+  null or a path (relative to the data root, or absolute) that exists inside the data root;
 - a trajectory: `id` non-empty and unique; `domain`; `goal` a string; `outcome` a string or null;
   `start_url` non-empty; `states` a non-empty list of objects, each with a non-empty `url`, `action`
   and `thought` (or `thoughts`) a string or null, `accessibility_tree` (or `text`) a string, and a
   non-empty `screenshot`, which must resolve against the data root or its `screenshots/` folder once
   the screenshots are laid out there (the official check is optional: a release whose screenshot
-  archives are not extracted yet has no `screenshots/` folder, and its states carry no image);
+  archives are not extracted yet has no `screenshots/` folder, and its states carry no image), and
+  which may never name a place outside the data root, laid out or not;
   `step` kept when an int, else `state_index`, else the position;
 - the haystack file: every question has an entry and it names no other question; each list holds
   known trajectory ids of the question's domain, none repeated.
 
 Only the trajectories the selected haystacks name are kept (a real `trajectories.jsonl` is about
 1.2 GiB; it is read line by line).
+
+Every path resolves inside the data root, symbolic links followed (`release_paths`): an image, a
+screenshot or a release file that lands outside is refused with one line naming the question or
+trajectory, at load, before anything is sent (an image is read and sent to the reader as a data URL).
+A hub snapshot, whose files are links into the hub cache's `blobs/`, is laid out first with
+`benchledger fetch longmemeval-v2 --from SNAPSHOT`.
 """
 
 from __future__ import annotations
@@ -39,9 +46,10 @@ from benchledger.adapters.benchmarks.longmemeval_v2.errors import OfficialError
 from benchledger.adapters.benchmarks.longmemeval_v2.judging import LLM_CHECKERS
 from benchledger.adapters.benchmarks.longmemeval_v2.spec import CATEGORY_MAP, EVAL_FUNCTIONS, parse_spec
 from benchledger.errors import BadInput
+from benchledger.adapters.benchmarks.release_paths import contained, contained_file, inside
 from benchledger.json_input import load_lines
 
-__all__ = ["QuestionRecord", "State", "Trajectory", "Release", "read_release", "haystack_path"]
+__all__ = ["QuestionRecord", "State", "Trajectory", "Release", "read_release", "haystack_path", "screenshot_path"]
 
 DOMAINS = ("web", "enterprise")
 
@@ -151,20 +159,26 @@ def _question(raw: dict[str, Any], root: Path, path: Path, line: int) -> Questio
     resolved = None
     if image is not None:
         image = _string(image, path, line, "image")
-        candidate = Path(image) if Path(image).is_absolute() else root / image
+        candidate = contained(root, image, what=f"question {qid}: its image", file=path, line=line, field="image")
         if not candidate.is_file():
             raise BadInput(f"image {image} does not exist", file=str(path), line=line, field="image")
-        resolved = str(candidate.resolve())
+        resolved = str(candidate)
     return QuestionRecord(id=qid, domain=domain, question_type=qtype, question=text, answer=answer,
                           eval_function=spec, image=resolved, environment=raw.get("environment"), line=line,
                           raw=raw)
 
 
-def _screenshot_exists(root: Path, value: str) -> bool:
-    return any((base / value).is_file() for base in (root, root / "screenshots")) or Path(value).is_file()
+def screenshot_path(root: Path, value: str) -> Path | None:
+    """The file a state's screenshot names: under the data root or its `screenshots/` folder (as the
+    official harness looks), never outside the root; None when neither holds it."""
+    for name in (value, Path("screenshots") / value):
+        found = inside(root, name)
+        if found is not None and found.is_file():
+            return found
+    return None
 
 
-def _state(raw: Any, index: int, root: Path, path: Path, line: int) -> State:
+def _state(raw: Any, index: int, root: Path, path: Path, line: int, tid: str) -> State:
     field = f"states[{index}]"
     if not isinstance(raw, dict):
         raise BadInput("each state must be an object", file=str(path), line=line, field=field)
@@ -175,7 +189,10 @@ def _state(raw: Any, index: int, root: Path, path: Path, line: int) -> State:
     tree_key = "accessibility_tree" if "accessibility_tree" in raw else "text"
     tree = _string(raw.get(tree_key), path, line, f"{field}.{tree_key}", empty=True)
     screenshot = _string(raw.get("screenshot"), path, line, f"{field}.screenshot")
-    if (root / "screenshots").is_dir() and not _screenshot_exists(root, screenshot):
+    for name in (screenshot, Path("screenshots") / screenshot):  # both places the harness looks, laid out or not
+        contained(root, name, what=f"trajectory {tid}, state {index}: its screenshot", file=path, line=line,
+                  field=f"{field}.screenshot")
+    if (root / "screenshots").is_dir() and screenshot_path(root, screenshot) is None:
         raise BadInput(f"screenshot {screenshot} does not exist under the data root", file=str(path), line=line,
                        field=f"{field}.screenshot")
     step = raw.get("step")
@@ -197,7 +214,7 @@ def _trajectory(raw: dict[str, Any], root: Path, path: Path, line: int) -> Traje
         id=tid, domain=str(raw.get("domain")), goal=_string(raw.get("goal"), path, line, "goal", empty=True),
         outcome=_string(raw.get("outcome"), path, line, "outcome", empty=True, null=True),
         start_url=_string(raw.get("start_url"), path, line, "start_url"),
-        states=tuple(_state(state, i, root, path, line) for i, state in enumerate(states)))
+        states=tuple(_state(state, i, root, path, line, tid) for i, state in enumerate(states)))
 
 
 def _haystack(path: Path, questions: dict[str, QuestionRecord]) -> tuple[dict[str, tuple[str, ...]], str]:
@@ -228,6 +245,8 @@ def read_release(root: Path, *, tier: str, domain: str) -> Release:
     if not root.is_dir():
         raise BadInput("not a folder (pass the LongMemEval-V2 data root)", file=str(root))
     questions_path, trajectories_path = root / "questions.jsonl", root / "trajectories.jsonl"
+    for fixed in (questions_path, trajectories_path, haystack_path(root, tier)):
+        contained_file(root, fixed)  # a release file that is a link out of the release is not read
     questions: dict[str, QuestionRecord] = {}
     for line, raw in _lines(questions_path):
         record = _question(raw, root, questions_path, line)

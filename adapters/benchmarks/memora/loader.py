@@ -11,7 +11,9 @@ it. Questions keep their category as `kind` (remembering, reasoning, recommendin
 evaluation questions as `Criterion`s, and as evidence the sessions named by `memory_evidence`
 (session level, like LongMemEval). Memora releases no gold answer sentence: the criteria are the
 gold, so `gold` is empty. `questions` may be one object keyed by category or, as released, a list
-of such objects (one per query date). Question ids are prefixed by persona to stay unique.
+of such objects (one per query date). Question ids are prefixed by persona to stay unique. A
+session or question file that is a link leading out of the release folder is refused, naming it
+(`release_paths`): its text would become memory the run ingests.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from benchledger.adapters.benchmarks.base import (
 )
 from benchledger.adapters.benchmarks.json_source import read_json, validate
 from benchledger.adapters.benchmarks.memora.selection import MemoraSelection, Split
+from benchledger.adapters.benchmarks.release_paths import contained_file
 from benchledger.errors import BadInput
 
 __all__ = ["ADAPTER_VERSION", "CATEGORIES", "EVIDENCE_LEVEL", "SPLITS", "load_memora", "session_name"]
@@ -119,7 +122,7 @@ def _session_ids(evidence: Any) -> list[int]:
     return list(dict.fromkeys(found))
 
 
-def _documents(persona_dir: Path) -> tuple[tuple[Document, ...], set[int]]:
+def _documents(root: Path, persona_dir: Path) -> tuple[tuple[Document, ...], set[int]]:
     folder = persona_dir / "conversations"
     files = sorted(((int(m.group(1)), f) for f in folder.glob("session_*.json")
                     if (m := _SESSION_FILE.fullmatch(f.name))), key=lambda pair: pair[0])
@@ -128,6 +131,7 @@ def _documents(persona_dir: Path) -> tuple[tuple[Document, ...], set[int]]:
     docs: list[Document] = []
     sessions: set[int] = set()
     for _number, file in files:
+        contained_file(root, file)  # a session file may not be a link out of the release
         value, text = read_json(file)
         session = validate(_Session, value, file=file, text=text)
         if session.session_id in sessions:
@@ -144,9 +148,10 @@ def _documents(persona_dir: Path) -> tuple[tuple[Document, ...], set[int]]:
     return tuple(docs), sessions
 
 
-def _questions(persona: str, persona_dir: Path, sessions: set[int],
+def _questions(root: Path, persona: str, persona_dir: Path, sessions: set[int],
                repairs: list[EvidenceRepair]) -> list[Question]:
     file = persona_dir / f"evaluation_questions_{persona}.json"
+    contained_file(root, file)
     value, text = read_json(file)
     parsed = validate(_QuestionFile, value, file=file, text=text)
     out: list[Question] = []
@@ -213,8 +218,8 @@ def load_memora(root: Path, *, split: Split, personas: Iterable[str] | None = No
     repairs: list[EvidenceRepair] = []
     documents_available = questions_available = 0
     for persona in chosen:
-        docs, sessions = _documents(split_dir / persona)
-        persona_questions = [q for q in _questions(persona, split_dir / persona, sessions, repairs)
+        docs, sessions = _documents(root, split_dir / persona)
+        persona_questions = [q for q in _questions(root, persona, split_dir / persona, sessions, repairs)
                              if wanted_kinds is None or q.kind in wanted_kinds]
         questions_available += len(persona_questions)
         documents_available += len(docs)
