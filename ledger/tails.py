@@ -36,10 +36,12 @@ def ledger_tail(conn: LedgerConnection) -> tuple[int, str]:
     return asked_ledger_tail(conn)()
 
 
-def asked_ledger_tail(conn: LedgerConnection) -> Callable[[], tuple[int, str]]:
+def asked_ledger_tail(conn: LedgerConnection, chain_columns: str | None = None) -> Callable[[], tuple[int, str]]:
     """`ledger_tail` in two steps: its queries are sent now, their answers read by the call returned
-    (so a pipelining connection sends them with whatever else is asked before it)."""
-    head_rows = conn.execute(f"SELECT seq, {conn.chain_columns()}, hash FROM events ORDER BY seq DESC LIMIT 1")
+    (so a pipelining connection sends them with whatever else is asked before it). `chain_columns`
+    is `conn.chain_columns()` where the caller knows it already."""
+    head_rows = conn.execute(f"SELECT seq, {chain_columns or conn.chain_columns()}, hash FROM events "
+                             "ORDER BY seq DESC LIMIT 1")
     issued_rows = conn.execute(conn.issued_seq_sql)
 
     def answer() -> tuple[int, str]:

@@ -98,6 +98,7 @@ class SqlEventWriter:
         self._lock = threading.Lock()
         self._pipelined = pipelined
         self._tails = KnownTails()
+        self._chain_columns: str | None = None
 
     def _connection(self) -> LedgerConnection:
         if self._conn is None:
@@ -109,6 +110,7 @@ class SqlEventWriter:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+                self._chain_columns = None
 
     def run_writer(self, run_id: str) -> AbstractContextManager[None]:
         """Hold the run's writer lock for the block; RunBusy if another writer holds it."""
@@ -208,7 +210,9 @@ class SqlEventWriter:
         # (The keys are asked for only where this writer does not know the run's keys already.)
         tail_rows = conn.execute(_RUN_TAIL, (run_id,))
         recorded_rows = None if self._tails.knows_keys(run_id) else _ask_recorded(conn, run_id, keys)
-        ledger_answer = asked_ledger_tail(conn)
+        if self._chain_columns is None:  # fixed once the write connection is open: it migrated the file
+            self._chain_columns = conn.chain_columns()
+        ledger_answer = asked_ledger_tail(conn, self._chain_columns)
         last = tail_rows.fetchone()
         position, prev_hash = (int(last[0]), str(last[1])) if last else (0, GENESIS)
         known = self._tails.at(run_id, position, prev_hash)
