@@ -86,16 +86,21 @@ def _place(folder: Path, item: Planned, progress: Callable[[int], None],
            stop: threading.Event | None = None) -> tuple[FetchedFile, int]:
     """The file in place and checked; the bytes downloaded for it."""
     target = folder / item.to
+    replaced = ""
     if target.is_file():
         ok, sha = _matches(target, item)
         if ok:
             progress(target.stat().st_size)
             return _record(item, sha, target.stat().st_size), 0
         target.unlink()  # other bytes, whatever their size: never kept under the name
+        replaced = f"; {item.to} in place was not what it must be (SHA-256 {sha[:12]}…) and was removed"
     if stop is not None and stop.is_set():
         raise BadInput("the fetch stopped before this file", file=str(target))
-    partial = download(item.url, target, cap=item.cap, headers=item.headers, expected_size=item.expected.size,
-                       report=progress, stop=stop)
+    try:
+        partial = download(item.url, target, cap=item.cap, headers=item.headers, expected_size=item.expected.size,
+                           report=progress, stop=stop)
+    except SourceUnreachable as err:
+        raise SourceUnreachable(err.host, err.reason + replaced) from None
     ok, sha = (True, sha256_file(partial)) if item.expected.kind == AS_ARRIVED else _matches(partial, item)
     if not ok:
         shown = sha if item.expected.kind == "sha256" else git_blob_id(partial)

@@ -16,15 +16,20 @@ never one found in a parent folder.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from benchledger.errors import BadInput
+from benchledger.json_input import MiB, load_file
+
 __all__ = ["RECEIPT", "FetchedFile", "Receipt", "read_receipt", "write_receipt", "receipt_of", "fetched_run_path"]
 
 RECEIPT = ".benchledger-release.json"
+RECEIPT_LIMIT = 256 * MiB
+"""The largest receipt read (Memora's, 27,647 files, is about 12 MB); past it, or nested past the
+bounded loader's depth, a receipt is no record (`benchledger.json_input`)."""
 
 
 class _Frozen(BaseModel):
@@ -73,8 +78,9 @@ def read_receipt(folder: Path) -> Receipt | None:
     if not path.is_file():
         return None
     try:
-        return Receipt.model_validate(json.loads(path.read_text(encoding="utf-8")))
-    except (ValueError, ValidationError):
+        value, _ = load_file(path, limit=RECEIPT_LIMIT)
+        return Receipt.model_validate(value)
+    except (BadInput, ValueError, ValidationError):  # a record that does not read is no record
         return None
 
 

@@ -208,7 +208,7 @@ def test_a_same_size_file_of_other_bytes_is_refused_offline_even_under_a_receipt
     server.stop()
     with pytest.raises(BadInput) as refused:
         fetch_release("locomo-dev", source, folder, server.settings)
-    assert "--from DIR" in str(refused.value)
+    assert "--from DIR" in str(refused.value) and f"{DEV} in place was not what it must be (SHA-256 " in str(refused.value)
     assert not (folder / DEV).exists() and not (folder / RECEIPT).exists()  # nothing claims the wrong bytes
 
 
