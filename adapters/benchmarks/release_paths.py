@@ -39,5 +39,6 @@ def contained(root: Path, name: str | Path, *, what: str, file: str | Path, line
 
 
 def contained_file(root: Path, path: Path) -> Path:
-    """A file of the release folder itself, resolved; refused when it is a link leading out of it."""
-    return contained(root, path, what="the release", file=path)
+    """A file of the release folder itself (a path as given, not a name inside `root`), resolved; refused
+    when it is a link leading out of the folder."""
+    return contained(root, Path(path).absolute(), what="the release", file=path)

@@ -138,3 +138,13 @@ def test_a_memora_persona_folder_that_is_a_link_out_is_refused(memora, tmp_path)
     os.symlink(tmp_path / persona.name, persona)
     with pytest.raises(BadInput, match="outside the release folder"):
         _load_memora(memora)
+
+
+
+def test_a_release_given_by_a_relative_path_loads(tmp_path, monkeypatch):
+    from conftest import MINI
+
+    shutil.copytree(MINI, tmp_path / "mini")
+    monkeypatch.chdir(tmp_path)
+    benchmark = benchmark_named("groupmem")
+    assert benchmark.load(Path("mini"), benchmark.selection_of({"domain": "Demo"})).questions
