@@ -38,8 +38,11 @@ def scrubbed(text: str, *runs: str) -> str:
 
 
 def comparable(text: str) -> dict:
+    """A report without what differs per ledger: ids, heads, timings and when each scorer was added."""
     report = json.loads(text)
-    return {key: value for key, value in report.items() if key not in _PER_LEDGER}
+    kept = {key: value for key, value in report.items() if key not in _PER_LEDGER}
+    kept["scorer_lines"] = [{k: v for k, v in line.items() if k != "added_at"} for line in kept.get("scorer_lines", [])]
+    return kept
 
 
 @pytest.fixture
