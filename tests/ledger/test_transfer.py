@@ -23,6 +23,7 @@ from benchledger.ledger.store import Ledger, display_target
 from benchledger.ledger.transfer import copy_run
 from chain_rows import append_legacy
 from conftest import MINI
+from ledger_cli import invoke as invoke_any
 from ledger_cli import invoke_expecting as invoke
 from ledger_contract import answered, reply_entry
 
@@ -276,3 +277,44 @@ def test_a_run_id_written_by_hand_with_a_terminal_escape_is_refused_on_read(tmp_
     assert "\x1b" not in result.stderr and "\x07" not in result.stderr
     assert "run id '01X\\x1b]0;pwned\\x07' is not one benchledger records" in result.stderr
     assert "q1" in invoke("--ledger", str(path), "events", RUN).output
+
+
+_ULID_TAIL = "1JCPYRVN0000000000000000Z"
+"""25 characters of Crockford's base32 (0-9 and A-Z without I, L, O, U) to follow a first character."""
+
+
+def _copied(tmp_path: Path, run_id: str) -> tuple[int, int, str, str]:
+    """(push's exit code, pull's exit code, their error lines) for a run recorded under `run_id`."""
+    source = tmp_path / "source.db"
+    with Ledger.open(source) as ledger:
+        ledger.writer.append(run_id, [failed("q1")])
+    pushed = invoke_any("--ledger", str(source), "push", run_id, "--to", str(tmp_path / "pushed.db"))
+    pulled = invoke_any("--ledger", str(tmp_path / "pulled.db"), "pull", run_id, "--from", str(source))
+    return pushed.exit_code, pulled.exit_code, pushed.stderr.strip(), pulled.stderr.strip()
+
+
+@pytest.mark.parametrize("first", ["0", "7"])
+def test_a_ulid_whose_first_character_is_at_the_edge_0_to_7_is_pushed_and_pulled(tmp_path, first):
+    run_id = first + _ULID_TAIL
+    assert _copied(tmp_path, run_id) == (0, 0, "", "")
+    for copy in ("pushed.db", "pulled.db"):
+        with Ledger.open(tmp_path / copy) as ledger:
+            assert [run.run_id for run in ledger.reader.runs()] == [run_id]
+
+
+@pytest.mark.parametrize("run_id", [
+    "8" + _ULID_TAIL,                       # just past the largest first character (a ULID's 48-bit time)
+    "Z" + _ULID_TAIL,                       # a Crockford character, but no ULID starts with it
+    *(f"01JCPY{bad}".ljust(26, "0") for bad in "ILOU"),  # the four letters Crockford's alphabet leaves out
+    "01jcpyrvn0000000000000000z",           # lower case: benchledger writes its ids in capitals
+    ("0" + _ULID_TAIL)[:25], "0" + _ULID_TAIL + "0",  # one character short, one too many
+])
+def test_a_run_id_outside_the_ulid_alphabet_or_length_is_refused_by_push_and_pull(tmp_path, run_id):
+    pushed, pulled, push_line, pull_line = _copied(tmp_path, run_id)
+    assert (pushed, pulled) == (2, 2)
+    for line in (push_line, pull_line):
+        assert line.count("\n") == 0 and f"run id {run_id} is not a ULID" in line, line
+    for copy in ("pushed.db", "pulled.db"):
+        if (tmp_path / copy).exists():
+            with Ledger.open(tmp_path / copy) as ledger:
+                assert ledger.reader.runs() == []
