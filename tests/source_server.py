@@ -6,8 +6,10 @@ hub `GET /api/datasets/<repo>/revision/<rev>` (the commit a revision names), `PO
 /api/datasets/<repo>/paths-info/<commit>` (each file's size, git blob id and LFS SHA-256) and
 `GET /datasets/<repo>/resolve/<commit>/<path>`, all honouring `Range`. Faults are set per path:
 `cut_after` closes the first response after N bytes (an interrupted download); `serve_instead`
-serves other bytes than the ones the hub lists (a corrupted file); `endless` sends a body that never
-ends, announcing no length (a hostile mirror); `bytes_sent` counts what each path's bodies carried.
+serves other bytes than the ones the hub lists (a corrupted file); `endless` sends a body that does not
+end for any client that caps what it reads, announcing no length (a hostile mirror; it stops at
+`ENDLESS_STOPS_AT` so that a client that caps nothing, as under a mutation, fails its test
+instead of filling the disk); `bytes_sent` counts what each path's bodies carried.
 Every request is logged.
 """
 
@@ -21,6 +23,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote
+
+ENDLESS_STOPS_AT = 256 << 20  # far past every cap the tests set (a pin of 2.8 MB, 16 MiB in flight)
 
 __all__ = ["SourceServer", "Request"]
 
@@ -111,7 +115,7 @@ class SourceServer:
                 self.end_headers()  # no Content-Length: the body ends when the connection does
                 block = b"x" * 65536
                 try:
-                    while True:
+                    while server.bytes_sent.get(key, 0) < ENDLESS_STOPS_AT:
                         self.wfile.write(block)
                         server.bytes_sent[key] = server.bytes_sent.get(key, 0) + len(block)
                 except (BrokenPipeError, ConnectionResetError):
