@@ -18,7 +18,6 @@ from __future__ import annotations
 import codecs
 import io
 import json
-import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,6 +28,7 @@ import click
 from benchledger.errors import RunIncomplete
 from benchledger.files import write_atomic
 from benchledger.redaction import redact
+from benchledger.text import inert
 from benchledger.orchestration.reports import report_of
 from benchledger.projections.memory_costs import memory_cost_lines
 from benchledger.projections.prices import Costs, cost_lines
@@ -41,18 +41,6 @@ __all__ = [
     "inert", "inert_output", "unfiltered", "report_for", "show_report", "show_retrieval", "render_metrics", "write_json_atomic",
     "require_every_question_judged",
 ]
-
-
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def _escaped(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group()):04x}"
-
-
-def inert(text: str) -> str:
-    """`text` with every terminal control (C0 but newline and tab, DEL, C1, bidi overrides) escaped."""
-    return _CONTROL.sub(_escaped, text)
 
 
 class _InertBytes(io.RawIOBase):

@@ -16,6 +16,7 @@ from typing import Any
 from benchledger.projections.compare import Comparison, Rate, RunColumn
 from benchledger.projections.export_html import PAGE, _e
 from benchledger.projections.prices import usd
+from benchledger.text import inert_cell
 
 __all__ = ["render_markdown", "render_csv", "render_html", "compare_chart"]
 
@@ -119,7 +120,8 @@ def _md(text: str) -> str:
 
 
 def render_csv(comparison: Comparison) -> str:
-    """One row per run and kind (overall as a kind), numbers unformatted, the label on every row."""
+    """One row per run and kind (overall as a kind), numbers unformatted, the label on every row, text
+    inert as in `export --format csv` (`benchledger.text.inert_cell`)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     tests = {t.run_id: t for t in comparison.tests}
@@ -131,14 +133,14 @@ def render_csv(comparison: Comparison) -> str:
     for run in comparison.runs:
         test = tests.get(run.run_id)
         for kind, rate in [*run.by_kind.items(), ("overall", run.overall)]:
-            writer.writerow([comparison.label, run.run_id, run.memory, run.role, kind, rate.judged, rate.correct,
+            writer.writerow([inert_cell(v) if isinstance(v, str) else v for v in [comparison.label, run.run_id, run.memory, run.role, kind, rate.judged, rate.correct,
                              _cell(rate.accuracy), _cell(rate.ci_low), _cell(rate.ci_high), _cell(run.official),
                              run.official_metric, _cell(run.answer_tokens_per_question),
                              _cell(run.judge_tokens_per_question), _cell(run.latency_ms_per_question),
                              comparison.best, *(_cell(getattr(test, f, None)) for f in
                                                 ("difference", "ci_low", "ci_high", "paired_on", "mcnemar_p", "holm_p")),
                              *([_cell(run.cost_usd), _cell(run.memory_cost_usd), " ".join(run.not_priced),
-                                comparison.price_table["sha256"]] if comparison.price_table else [])])
+                                comparison.price_table["sha256"]] if comparison.price_table else [])]])
     return buffer.getvalue()
 
 

@@ -6,7 +6,10 @@ A retrieval run is exported the same three ways with its own rows and metrics
 The rows are folded from the events like every projection; the only outside call is `get_blob`,
 which turns a recalled context's hash into the text the answer model saw. Serialisers return
 strings and never touch files: the CLI writes them atomically. CSV leaves the (long, multi-line)
-packed context out; JSON and HTML keep it.
+packed context out; JSON and HTML keep it. Every CSV cell of text is inert
+(`benchledger.text.inert_cell`): a control character escaped as on the terminal, and a cell that a
+spreadsheet would run as a formula (a corpus text beginning with `=`, `+`, `-`, `@`, tab or CR)
+prefixed with a single quote.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from benchledger.projections.export_retrieval import export_retrieval
 from benchledger.projections.publishable import Check
 from benchledger.projections.report import Report, SectionFold, report_from_state
 from benchledger.projections.state import QuestionState, RunState
+from benchledger.text import inert_cell
 from benchledger.values import BenchmarkKind
 
 __all__ = [
@@ -90,7 +94,7 @@ def export_json(report: Report, rows: list[dict[str, Any]]) -> str:
 
 
 def export_csv(rows: list[dict[str, Any]], fields: tuple[str, ...] = CSV_FIELDS) -> str:
-    """One CSV row per question; lists joined by spaces, None as an empty cell."""
+    """One CSV row per question; lists joined by spaces, None as an empty cell, text made inert."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
@@ -103,8 +107,8 @@ def _cell(value: Any) -> Any:
     if value is None:
         return ""
     if isinstance(value, (list, tuple)):
-        return " ".join(str(v) for v in value)
-    return value
+        return inert_cell(" ".join(str(v) for v in value))
+    return inert_cell(value) if isinstance(value, str) else value
 
 
 def export_html(report: Report, rows: list[dict[str, Any]], contexts: dict[str, str] | None = None) -> str:

@@ -175,3 +175,48 @@ def test_export_errors_exit_2_and_write_nothing(tmp_path):
     assert guess.exit_code == 2 and "--format" in guess.output
     assert not Path("a.json").exists() and not Path("a.txt").exists()
     assert invoke("export", "NOPE", "--out", "a.csv").exit_code == 2
+
+
+HOSTILE = ("=HYPERLINK(\"http://evil.example\",\"click\")", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A9)",
+           "\tTAB=1", "\rCR=1", "clear \x1b[2J title \x1b]0;owned\x07 csi \u009b31m bidi \u202e end")
+"""Texts a corpus may carry: four formula starts, a tab and a CR before one, and terminal controls."""
+FORMULA_CHARACTERS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _hostile_release(root: Path) -> None:
+    """Rewrite a synthesised release so every question, gold answer and message text is hostile."""
+    assert invoke("synth", "groupmem", str(root), "--messages", "60", "--seed", "1").exit_code == 0
+    for number, path in enumerate(sorted((root / "questions" / "Synth").glob("*.jsonl"))):
+        lines = []
+        for index, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+            item = json.loads(line)
+            item["question"] = f"{HOSTILE[(number + index) % len(HOSTILE)]} {item['question']} {HOSTILE[-1]}"
+            item["answer"] = HOSTILE[(number + index + 1) % len(HOSTILE)] + " " + item["answer"]
+            lines.append(json.dumps(item, ensure_ascii=False))
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    corpus = next((root / "data" / "final" / "Synth").glob("*.json"))
+    channels = json.loads(corpus.read_text(encoding="utf-8"))
+    for channel in channels.values():
+        for index, message in enumerate(channel):
+            message["content"] = HOSTILE[index % len(HOSTILE)] + " " + message["content"]
+    corpus.write_text(json.dumps(channels, ensure_ascii=False), encoding="utf-8")
+
+
+def test_a_hostile_corpus_exported_as_csv_has_no_control_byte_and_no_cell_a_spreadsheet_runs(tmp_path):
+    _hostile_release(tmp_path / "rel")
+    run_id = real_run(str(tmp_path / "rel"), "bm25-reference")
+    assert invoke("export", run_id, "--format", "csv", "--out", "q.csv").exit_code == 0
+    raw = Path("q.csv").read_bytes()
+    assert not re.search(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]", raw)
+    rows = list(csv.reader(io.StringIO(raw.decode("utf-8"), newline="")))
+    cells = [cell for row in rows[1:] for cell in row]
+    assert not [cell for cell in cells if cell.startswith(FORMULA_CHARACTERS)]
+    # the other side: the hostile texts did reach the export, as text a reader still recognises
+    header = rows[0]
+    questions = [row[header.index("question")] for row in rows[1:]]
+    assert {text[:2] for text in questions} >= {"'=", "'+", "'-", "'@", "'\t"}
+    assert any(text.startswith("'\\u000dCR=1") for text in questions)
+    assert all(text.endswith("clear \\u001b[2J title \\u001b]0;owned\\u0007 csi \\u009b31m bidi \\u202e end")
+               for text in questions)
+    golds = [row[header.index("gold")] for row in rows[1:]]
+    assert sum(gold.startswith("'") for gold in golds) == 5 and sum("\\u001b[2J" in gold for gold in golds) == 1
