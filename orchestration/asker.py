@@ -46,7 +46,7 @@ from benchledger.ledger.events import (
 )
 from benchledger.ledger.recorder import CacheEntry, Recorder
 from benchledger.callbacks import Progress, Redact
-from benchledger.orchestration.context import render_context
+from benchledger.orchestration.context import hold_to_budget, render_context
 from benchledger.orchestration.memory_calls import drained_events, in_stage, model_calls_of
 from benchledger.orchestration.recalled_fields import changed_fields
 from benchledger.orchestration.prepare import scope_names
@@ -250,9 +250,10 @@ class QuestionAsker:
     def _recall(self, question: Question) -> list[Candidate] | None:
         """Recall as the asking user and record it; None when the memory system failed.
 
-        A candidate must name a document the scope ingested; the text the memory returned is kept
-        as returned (a blob of the candidates, which resume answers from) and each item says whether
-        that text occurs in the ingested document.
+        The reply is held to k and the token budget first (`context.hold_to_budget`: the protocol's
+        prefix, what was cut counted on the event). A candidate must name a document the scope
+        ingested; the text the memory returned is kept as returned (a blob of the candidates kept,
+        which resume answers from) and each item says whether that text occurs in the ingested document.
         """
         job = self.job
         assert job.memory is not None
@@ -270,6 +271,9 @@ class QuestionAsker:
             for call in drained_events(calls):
                 self.pending.add(call)
         latency = monotonic_ms() - started
+        held = hold_to_budget(candidates, k=job.k, token_budget=job.token_budget,
+                              keep_newest=not getattr(job.memory, "ranks_by_query", True))
+        candidates = held.candidates
         ingested = self.documents[question.scope_key]
         if unknown := [doc_id for c in candidates for doc_id in c.sources if doc_id not in ingested]:
             self.pending.add(self._failed("recall", question.question_id, UnknownDocument(
@@ -284,6 +288,7 @@ class QuestionAsker:
             question_id=question.question_id, query=question.text, asking_user=question.asking_user,
             k=job.k, token_budget=job.token_budget, items=items, context_hash=_sha(context),
             candidates_hash=_sha(returned), context_tokens=estimate_tokens(context.decode()), latency_ms=latency,
+            truncated_candidates=held.truncated_candidates, truncated_tokens=held.truncated_tokens,
         ), context)
         return candidates
 

@@ -38,7 +38,7 @@ from benchledger.projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES,
 __all__ = ["PROJECTION_VERSIONS", "REPORT_VERSION", "FailureRow", "SegmentRow", "Report", "Section", "SectionFold",
            "build_report", "report_from_state"]
 
-REPORT_VERSION = 12
+REPORT_VERSION = 13
 """The core report's version: bump it whenever the core of a saved scorecard would read differently. What a
 benchmark's own conditions and sections say is versioned by its `report_version`; a saved view carries both
 (`projections.views.scorecard_version`), and verify compares a view only under the version this code folds."""
@@ -238,6 +238,14 @@ class Report(BaseModel):
     """Derived candidates naming no document: they count toward no evidence."""
     discarded_verdicts: int = 0
     """Verdicts on an answer other than the recorded one (a writer that lost a race); never counted."""
+    recalls: int = 0
+    """Questions recalled (each recall once)."""
+    recalls_over_budget: int = 0
+    """Recalls the memory returned past k or the token budget, which benchledger held to them."""
+    truncated_candidates: int = 0
+    """Candidates cut from those recalls (`ContextRecalled.truncated_candidates`, summed)."""
+    truncated_tokens: int = 0
+    """Their estimated tokens, summed."""
     fama: dict[str, Any] | None = None
     """Memora: FAMA overall, `by_category` and per question (`questions`), for this scorer."""
     sections: list[Section] | None = None
@@ -389,11 +397,21 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
         recalled_unattributed=sum(1 for q in state.questions.values() if q.recalled
                                   for item in q.recalled.items if not item.named()),
         discarded_verdicts=sum(len(q.discarded) for q in state.questions.values()),
+        **_over_budget(state),
         fama=fama,
         sections=folded or None,
         judge_audits=audits or None,
         corrected_gold=overlays or None,
     )
+
+
+def _over_budget(state: RunState) -> dict[str, int]:
+    """How many recalls benchledger held to k and the budget, and what it cut (`orchestration.context`)."""
+    recalled = [q.recalled for q in state.questions.values() if q.recalled is not None]
+    return {"recalls": len(recalled),
+            "recalls_over_budget": sum(1 for r in recalled if r.truncated_candidates),
+            "truncated_candidates": sum(r.truncated_candidates for r in recalled),
+            "truncated_tokens": sum(r.truncated_tokens for r in recalled)}
 
 
 def _segment_row(segment: Segment) -> SegmentRow:

@@ -53,6 +53,7 @@ def render_scorecard(report: Report, *, added_by: dict[str, str] | None = None) 
         f"  memory {report.memory} {report.memory_version}  k={report.k}  budget={budget}  "
         f"protocol={report.protocol}"
     )
+    lines += _over_budget_lines(report)
     if report.memory_options or report.memory_model:
         shown = "  ".join(f"{key}={strip_url_credentials(value)}" for key, value in sorted(report.memory_options.items()))
         lines.append(f"  memory options {shown or '-'}" + (f"  memory model {report.memory_model}"
@@ -140,6 +141,14 @@ def _scorer_lines(report: Report, added_by: dict[str, str]) -> list[str]:
         out.append(f"    {line.scorer_id}: {judge} ({line.protocol}), {added}: {_headline(line.score, line.metric)}, "
                    f"{line.judged}/{line.answered} judged{failures}; {status}")
     return out
+
+
+def _over_budget_lines(report: Report) -> list[str]:
+    """What benchledger cut from recalls the memory returned past k or the budget (the harness's rule)."""
+    if not report.recalls_over_budget:
+        return []
+    return [f"  over budget: {report.recalls_over_budget} of {report.recalls} recalls; benchledger cut "
+            f"{report.truncated_candidates} candidates, ~{report.truncated_tokens:,} tokens"]
 
 
 def _headline(score: float | None, metric: str) -> str:

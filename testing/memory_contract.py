@@ -89,15 +89,26 @@ class MemoryContract:
         return tmp_path / "memory-store.db"
 
     @pytest.fixture
+    def scope(self) -> str:
+        """The scope a test writes: `SCOPE` on a store of its own; a live server's run gives each test a
+        fresh one (`benchledger.testing.live`)."""
+        return SCOPE
+
+    @pytest.fixture
+    def other_scope(self) -> str:
+        """A second scope, for the isolation tests."""
+        return OTHER_SCOPE
+
+    @pytest.fixture
     def memory(self, memory_factory: MemoryFactory, store_path: Path):
         system = memory_factory(store_path)
         yield system
         system.close()
 
     @pytest.fixture
-    def loaded(self, memory: MemorySystem) -> MemorySystem:
-        memory.ingest(SCOPE, contract_corpus())
-        _build_all(memory, SCOPE)
+    def loaded(self, scope: str, memory: MemorySystem) -> MemorySystem:
+        memory.ingest(scope, contract_corpus())
+        _build_all(memory, scope)
         return memory
 
     def unmark_store(self, store_path: Path) -> None:
@@ -113,65 +124,77 @@ class MemoryContract:
         assert isinstance(memory, MemorySystem)
         assert memory.name and memory.version
 
-    def test_ingest_is_idempotent_by_doc_id(self, memory: MemorySystem) -> None:
+    def test_ingest_is_idempotent_by_doc_id(self, scope: str, memory: MemorySystem) -> None:
         corpus = contract_corpus()
-        assert memory.ingest(SCOPE, corpus[:5]) == 5
-        assert memory.ingest(SCOPE, corpus[:5]) == 0
-        assert memory.ingest(SCOPE, corpus[3:]) == len(corpus) - 5
-        assert memory.state(SCOPE).documents == len(corpus)
+        assert memory.ingest(scope, corpus[:5]) == 5
+        assert memory.ingest(scope, corpus[:5]) == 0
+        assert memory.ingest(scope, corpus[3:]) == len(corpus) - 5
+        assert memory.state(scope).documents == len(corpus)
 
-    def test_state_counts_documents_and_pending_chunks(self, memory: MemorySystem) -> None:
-        assert memory.state(SCOPE).documents == 0
-        assert memory.state(SCOPE).pending_chunks == 0
-        memory.ingest(SCOPE, contract_corpus())
-        state = memory.state(SCOPE)
+    def test_state_counts_documents_and_pending_chunks(self, scope: str, memory: MemorySystem) -> None:
+        assert memory.state(scope).documents == 0
+        assert memory.state(scope).pending_chunks == 0
+        memory.ingest(scope, contract_corpus())
+        state = memory.state(scope)
         assert state.documents == len(contract_corpus())
         assert state.pending_chunks > 0
 
-    def test_build_drains_pending_in_batches_and_yields_ids(self, memory: MemorySystem) -> None:
-        memory.ingest(SCOPE, contract_corpus())
-        batches = _build_all(memory, SCOPE, batch_size=3)
+    def test_build_drains_pending_in_batches_and_yields_ids(self, scope: str, memory: MemorySystem) -> None:
+        memory.ingest(scope, contract_corpus())
+        batches = _build_all(memory, scope, batch_size=3)
         assert len(batches) >= 2
         assert all(0 < len(batch) <= 3 for batch in batches)
         chunk_ids = [chunk_id for batch in batches for chunk_id in batch]
         assert all(isinstance(chunk_id, str) and chunk_id for chunk_id in chunk_ids)
         assert len(set(chunk_ids)) == len(chunk_ids)
-        assert memory.state(SCOPE).pending_chunks == 0
-        assert _build_all(memory, SCOPE) == []
-        memory.ingest(SCOPE, contract_corpus(prefix="Late_", texts=["a late arrival"]))
-        assert memory.state(SCOPE).pending_chunks > 0
-        assert len([i for batch in _build_all(memory, SCOPE) for i in batch]) >= 1
-        assert memory.state(SCOPE).pending_chunks == 0
+        assert memory.state(scope).pending_chunks == 0
+        assert _build_all(memory, scope) == []
+        memory.ingest(scope, contract_corpus(prefix="Late_", texts=["a late arrival"]))
+        assert memory.state(scope).pending_chunks > 0
+        assert len([i for batch in _build_all(memory, scope) for i in batch]) >= 1
+        assert memory.state(scope).pending_chunks == 0
 
-    def test_recall_respects_k_and_ranks_in_order(self, loaded: MemorySystem) -> None:
+    def test_recall_respects_k_and_ranks_in_order(self, scope: str, loaded: MemorySystem) -> None:
         query = "billing migration freeze audit budget vendor"
         for k in (1, 3, 10):
-            got = loaded.recall(SCOPE, query, asking_user="User_1", k=k, token_budget=None)
+            got = loaded.recall(scope, query, asking_user="User_1", k=k, token_budget=None)
             assert 0 < len(got) <= k
             assert [c.rank for c in got] == list(range(1, len(got) + 1))
             assert all(a.score >= b.score for a, b in zip(got, got[1:]))
-        assert loaded.recall(SCOPE, query, asking_user=None, k=0, token_budget=None) == []
+        assert loaded.recall(scope, query, asking_user=None, k=0, token_budget=None) == []
 
-    def test_recall_packs_a_prefix_within_the_token_budget(self, loaded: MemorySystem) -> None:
+    def test_recall_packs_a_prefix_within_the_token_budget(self, scope: str, loaded: MemorySystem) -> None:
         query = "billing migration freeze"
-        full = loaded.recall(SCOPE, query, asking_user=None, k=10, token_budget=None)
+        full = loaded.recall(scope, query, asking_user=None, k=10, token_budget=None)
         assert len(full) >= 2
         costs = [estimate_tokens(c.text) for c in full]
         texts = [c.text for c in full]
         if not _ranks_by_query(loaded):  # the budget keeps the newest: a suffix, not a prefix
             costs, texts = costs[::-1], texts[::-1]
         budget = costs[0] + costs[1] - 1  # room for the first, not the second
-        packed = loaded.recall(SCOPE, query, asking_user=None, k=10, token_budget=budget)
+        packed = loaded.recall(scope, query, asking_user=None, k=10, token_budget=budget)
         assert [c.text for c in packed] == texts[:1]
-        exact = loaded.recall(SCOPE, query, asking_user=None, k=10, token_budget=costs[0] + costs[1])
+        exact = loaded.recall(scope, query, asking_user=None, k=10, token_budget=costs[0] + costs[1])
         assert sorted(c.text for c in exact) == sorted(texts[:2])
         assert all(sum(estimate_tokens(c.text) for c in got) <= b for got, b in
                    ((packed, budget), (exact, costs[0] + costs[1])))
-        assert loaded.recall(SCOPE, query, asking_user=None, k=10, token_budget=0) == []
+        assert loaded.recall(scope, query, asking_user=None, k=10, token_budget=0) == []
 
-    def test_recall_returns_every_structural_field(self, loaded: MemorySystem) -> None:
+    def test_recall_never_exceeds_the_token_budget(self, scope: str, loaded: MemorySystem) -> None:
+        """Whatever the budget, the candidates' estimated tokens fit it: a memory over budget fails here
+        (benchledger would cut its reply in a run, and count the cut on the scorecard)."""
+        query = "billing migration freeze audit budget vendor"
+        full = loaded.recall(scope, query, asking_user=None, k=10, token_budget=None)
+        costs = [estimate_tokens(c.text) for c in full]
+        assert len(costs) >= 3
+        for budget in (1, min(costs), sum(costs[:2]), sum(costs[:3]) - 1, sum(costs) - 1):
+            got = loaded.recall(scope, query, asking_user=None, k=10, token_budget=budget)
+            used = sum(estimate_tokens(c.text) for c in got)
+            assert used <= budget, f"{len(got)} candidates of ~{used} tokens returned for token_budget={budget}"
+
+    def test_recall_returns_every_structural_field(self, scope: str, loaded: MemorySystem) -> None:
         corpus = {doc.doc_id: doc for doc in contract_corpus()}
-        got = loaded.recall(SCOPE, "billing migration reconciliation contract", asking_user=None,
+        got = loaded.recall(scope, "billing migration reconciliation contract", asking_user=None,
                             k=10, token_budget=None)
         assert got
         for candidate in got:
@@ -184,90 +207,91 @@ class MemoryContract:
                 assert candidate.document is None
                 assert set(candidate.sources) <= set(corpus), candidate.sources
 
-    def test_candidates_name_only_ingested_documents(self, loaded: MemorySystem) -> None:
+    def test_candidates_name_only_ingested_documents(self, scope: str, loaded: MemorySystem) -> None:
         ingested = {doc.doc_id for doc in contract_corpus()}
         for query in ("Who owns the vendor contract?", "When does the audit start?", "cat video"):
-            got = loaded.recall(SCOPE, query, asking_user="User_0", k=10, token_budget=None)
+            got = loaded.recall(scope, query, asking_user="User_0", k=10, token_budget=None)
             assert got, query
             assert set(_ids(got)) <= ingested
             assert any(c.sources for c in got), "no candidate names where it came from"
 
-    def test_recall_attributes_a_fact_to_its_document(self, loaded: MemorySystem) -> None:
+    def test_recall_attributes_a_fact_to_its_document(self, scope: str, loaded: MemorySystem) -> None:
         k = 3 if _ranks_by_query(loaded) else len(contract_corpus())
-        got = loaded.recall(SCOPE, "What is the budget cap for the observability rollout?", asking_user=None,
+        got = loaded.recall(scope, "What is the budget cap for the observability rollout?", asking_user=None,
                             k=k, token_budget=None)
         assert "Msg_4" in _ids(got)
         assert any("40k" in c.text for c in got if "Msg_4" in c.sources)
 
-    def test_exact_match_ranks_first(self, loaded: MemorySystem) -> None:
+    def test_exact_match_ranks_first(self, scope: str, loaded: MemorySystem) -> None:
         if not _ranks_by_query(loaded):
             corpus = contract_corpus()
             newest = [doc.doc_id for doc in corpus[-3:]]
             for doc in corpus:
-                got = loaded.recall(SCOPE, doc.text, asking_user="User_99", k=3, token_budget=None)
+                got = loaded.recall(scope, doc.text, asking_user="User_99", k=3, token_budget=None)
                 assert _ids(got) == newest, doc.text
             return
         for doc in contract_corpus():
-            got = loaded.recall(SCOPE, doc.text, asking_user="User_99", k=3, token_budget=None)
+            got = loaded.recall(scope, doc.text, asking_user="User_99", k=3, token_budget=None)
             assert got and doc.doc_id in got[0].sources, doc.text
 
-    def test_recall_is_deterministic(self, loaded: MemorySystem) -> None:
+    def test_recall_is_deterministic(self, scope: str, loaded: MemorySystem) -> None:
         query = "the billing freeze and the audit"
-        first = loaded.recall(SCOPE, query, asking_user="User_2", k=5, token_budget=None)
+        first = loaded.recall(scope, query, asking_user="User_2", k=5, token_budget=None)
         for _ in range(3):
-            assert loaded.recall(SCOPE, query, asking_user="User_2", k=5, token_budget=None) == first
+            assert loaded.recall(scope, query, asking_user="User_2", k=5, token_budget=None) == first
 
-    def test_recall_sees_only_query_user_and_time(self, memory: MemorySystem) -> None:
+    def test_recall_sees_only_query_user_and_time(self, scope: str, memory: MemorySystem) -> None:
         parameters = set(inspect.signature(memory.recall).parameters)
         assert parameters <= {"scope", "query", "asking_user", "k", "token_budget", "question_time"}
         assert not {"gold", "evidence", "answer"} & set(Document.model_fields)
 
-    def test_scopes_are_isolated(self, loaded: MemorySystem) -> None:
+    def test_scopes_are_isolated(self, scope: str, other_scope: str, loaded: MemorySystem) -> None:
         query = "billing migration freeze"
-        before = loaded.recall(SCOPE, query, asking_user=None, k=5, token_budget=None)
+        before = loaded.recall(scope, query, asking_user=None, k=5, token_budget=None)
         other = contract_corpus(prefix="Other_", texts=["billing billing migration elsewhere"] * 3)
-        loaded.ingest(OTHER_SCOPE, other)
-        _build_all(loaded, OTHER_SCOPE)
-        assert loaded.recall(SCOPE, query, asking_user=None, k=5, token_budget=None) == before
-        in_other = loaded.recall(OTHER_SCOPE, query, asking_user=None, k=5, token_budget=None)
+        loaded.ingest(other_scope, other)
+        _build_all(loaded, other_scope)
+        assert loaded.recall(scope, query, asking_user=None, k=5, token_budget=None) == before
+        in_other = loaded.recall(other_scope, query, asking_user=None, k=5, token_budget=None)
         assert in_other and all(doc_id.startswith("Other_") for doc_id in _ids(in_other))
-        assert loaded.state(OTHER_SCOPE).documents == 3
-        assert loaded.state(SCOPE).documents == len(contract_corpus())
+        assert loaded.state(other_scope).documents == 3
+        assert loaded.state(scope).documents == len(contract_corpus())
 
-    def test_purge_removes_the_scope_and_counts(self, loaded: MemorySystem) -> None:
-        loaded.ingest(OTHER_SCOPE, contract_corpus(prefix="Other_"))
-        assert loaded.purge(SCOPE) == len(contract_corpus())
-        assert loaded.state(SCOPE).documents == 0
-        assert loaded.state(SCOPE).pending_chunks == 0
-        assert loaded.recall(SCOPE, "billing migration", asking_user=None, k=5, token_budget=None) == []
-        assert loaded.purge(SCOPE) == 0
-        assert loaded.state(OTHER_SCOPE).documents == len(contract_corpus())
+    def test_purge_removes_the_scope_and_counts(self, scope: str, other_scope: str, loaded: MemorySystem) -> None:
+        loaded.ingest(other_scope, contract_corpus(prefix="Other_"))
+        assert loaded.purge(scope) == len(contract_corpus())
+        assert loaded.state(scope).documents == 0
+        assert loaded.state(scope).pending_chunks == 0
+        assert loaded.recall(scope, "billing migration", asking_user=None, k=5, token_budget=None) == []
+        assert loaded.purge(scope) == 0
+        assert loaded.state(other_scope).documents == len(contract_corpus())
 
     def test_purge_refuses_a_store_not_marked_for_evaluation(
-        self, loaded: MemorySystem, store_path: Path
+        self, scope: str, loaded: MemorySystem, store_path: Path
     ) -> None:
         self.unmark_store(store_path)
         with pytest.raises(NotAnEvaluationStore):
-            loaded.purge(SCOPE)
-        assert loaded.state(SCOPE).documents == len(contract_corpus())
+            loaded.purge(scope)
+        assert loaded.state(scope).documents == len(contract_corpus())
 
     def test_data_survives_close_and_reopen(
-        self, memory_factory: MemoryFactory, store_path: Path
+        self, scope: str, memory_factory: MemoryFactory, store_path: Path
     ) -> None:
         query = "billing migration freeze"
         first = memory_factory(store_path)
-        first.ingest(SCOPE, contract_corpus())
-        _build_all(first, SCOPE)
-        expected = first.recall(SCOPE, query, asking_user="User_1", k=5, token_budget=None)
+        first.ingest(scope, contract_corpus())
+        _build_all(first, scope)
+        expected = first.recall(scope, query, asking_user="User_1", k=5, token_budget=None)
         first.close()
         again = memory_factory(store_path)
         try:
-            assert again.state(SCOPE).documents == len(contract_corpus())
-            assert again.state(SCOPE).pending_chunks == 0
-            assert again.recall(SCOPE, query, asking_user="User_1", k=5, token_budget=None) == expected
+            assert again.state(scope).documents == len(contract_corpus())
+            assert again.state(scope).pending_chunks == 0
+            assert again.recall(scope, query, asking_user="User_1", k=5, token_budget=None) == expected
         finally:
             again.close()
 
-    def test_empty_scope_recalls_nothing(self, loaded: MemorySystem) -> None:
-        assert loaded.recall("benchmark:contract:never:0", "billing migration", asking_user="User_1",
-                             k=10, token_budget=None) == []
+    def test_empty_scope_recalls_nothing(self, scope: str, loaded: MemorySystem) -> None:
+        never = f"{scope}:never"
+        assert loaded.recall(never, "billing migration", asking_user="User_1", k=10, token_budget=None) == []
+        assert loaded.state(never).documents == 0

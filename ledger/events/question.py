@@ -87,12 +87,18 @@ class ContextRecalled(Event):
     context_hash: str
     """Blob hash of the packed context exactly as shown to the answer model."""
     candidates_hash: str = ""
-    """Blob hash of the candidates exactly as the memory returned them (JSON); resume answers from
-    them ('' on rows before they were kept)."""
+    """Blob hash of the candidates kept, their text exactly as the memory returned it (JSON); resume
+    answers from them ('' on rows before they were kept)."""
     context_tokens: int
     """Estimated tokens of the packed context."""
     latency_ms: float
     """How long the recall took, in milliseconds."""
+    truncated_candidates: int = 0
+    """Candidates the memory returned past k or the token budget, which benchledger cut (the protocol's
+    rule: the longest prefix of the ranking within both); `items` and the blobs hold what was kept. 0 on
+    rows before the harness held recalls to the budget."""
+    truncated_tokens: int = 0
+    """Estimated tokens (`estimate_tokens` summed over their text) of the candidates cut."""
 
 
 @declare(key=lambda e: f"answer:{e.question_id}", blobs=("raw_hash",), sealing=OPEN_RUN_ONLY, fold="answered")
