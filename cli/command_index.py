@@ -20,6 +20,9 @@ INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
     'check': (3481243191, (
         ('check', 'Check a released benchmark folder: counts, missing files, invalid records.', '', False, False),
     )),
+    'check_memory': (4190358412, (
+        ('check-memory', 'Run the memory contract against a live HTTP memory server, a fresh scope per test.', '', False, False),
+    )),
     'combine': (2198629323, (
         ('combine', "Report several runs of one benchmark together (GroupMemBench: the four domains' total).", '', False, False),
     )),
@@ -38,7 +41,7 @@ INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
     'fetch': (1406501473, (
         ('fetch', "Download BENCHMARK's release and official prompt sources at their pinned revisions, check every file by SHA-256 against the benchmark's pins, derive the official templates, and lay them out where `run` finds them.", '', False, False),
     )),
-    'inspect': (3976092495, (
+    'inspect': (759897690, (
         ('runs', 'List the runs on the ledger, newest first: configuration, status and score.', '', False, False),
         ('show', "Print a run's report (scorecard, or JSON with --json); with --prices, its model calls in dollars.", '', False, False),
         ('events', "List a run's events in order.", '', False, False),

@@ -2,8 +2,9 @@
 
 `benchledger.testing.memory_contract.MemoryContract` is the one contract every memory system,
 built-in or plug-in, must pass (pytest test cases: subclass it and provide a `memory_factory`
-fixture). It needs pytest (`pip install 'benchledger[testing]'`); nothing else in benchledger
-imports this package.
+fixture); `benchledger.testing.live` runs it against a live HTTP server (`benchledger check-memory
+URL`). It needs pytest (`pip install 'benchledger[testing]'`); nothing else in benchledger
+imports this package (that command imports it only when it runs).
 """
 
 from __future__ import annotations

@@ -248,8 +248,9 @@ def question(app: AppContext, run_ref: str, question_id: str, as_json: bool) -> 
         click.echo(f"  recalled k={r.k} in {r.latency_ms:.1f} ms, ~{r.context_tokens} tokens:")
         if r.truncated_candidates:
             budget = f"budget={r.token_budget}" if r.token_budget is not None else "no budget"
-            click.echo(f"    over k={r.k}/{budget}: benchledger cut {r.truncated_candidates} more "
-                       f"candidates (~{r.truncated_tokens:,} tokens)")
+            click.echo(f"    held to k={r.k}, {budget} (estimated tokens of the candidates' text):")
+            click.echo(f"    benchledger cut {r.truncated_candidates} more candidates the memory returned "
+                       f"(~{r.truncated_tokens:,} tokens)")
         cells = [(item.rank, item.doc_id, f"{item.score:.3f}", item.author, item.channel) for item in r.items]
         click.echo(render_table(cells, ("rank", "document", "score", "author", "channel"),
                                 align=["right", "left", "right", "left", "left"], indent="    "))

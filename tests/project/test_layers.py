@@ -1,10 +1,12 @@
 """The layers point one way: every import inside benchledger is checked against their order.
 
-    testing -> bench -> cli -> orchestration -> adapters -> projections -> ledger -> bottom
+    bench -> cli -> testing -> orchestration -> adapters -> projections -> ledger -> bottom
 
 The bottom is the `benchledger` folder's own modules (errors, clock, values, text), which every
 layer may import. A benchmark adapter may read projections (it declares its publishable
-conditions as folds over a run); projections never read adapters. `python -m pytest
+conditions as folds over a run); projections never read adapters. `testing` (the contracts plug-in
+authors run) stands on the adapters and below the CLI, whose `check-memory` runs the memory
+contract against a live server. `python -m pytest
 tests/project/test_layers.py -s` prints the matrix of module edges between the layers.
 """
 
@@ -16,8 +18,8 @@ from pathlib import Path
 
 from conftest import REPO
 
-LAYERS = {"bottom": 0, "ledger": 1, "projections": 2, "adapters": 3, "orchestration": 4, "cli": 5, "bench": 6,
-          "testing": 7}
+LAYERS = {"bottom": 0, "ledger": 1, "projections": 2, "adapters": 3, "orchestration": 4, "testing": 5, "cli": 6,
+          "bench": 7}
 FOLDERS = {"benchledger": "bottom", **{name: name for name in LAYERS if name != "bottom"}}
 TOP_NAMES = set(FOLDERS) - {"benchledger"}
 

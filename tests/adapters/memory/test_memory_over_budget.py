@@ -97,8 +97,9 @@ def test_a_server_over_budget_is_cut_to_the_budget_and_the_cut_is_counted(tmp_pa
     shown = runner.invoke(cli, ["--ledger", str(tmp_path / "over.db"), "question", over["run_id"], qid],
                           catch_exceptions=False)
     assert shown.exit_code == 0, shown.output
-    assert (f"over k=10/budget={BUDGET}: benchledger cut {event.truncated_candidates} more candidates "
-            f"(~{event.truncated_tokens:,} tokens)") in shown.output
+    assert f"    held to k=10, budget={BUDGET} (estimated tokens of the candidates' text):\n" \
+           f"    benchledger cut {event.truncated_candidates} more candidates the memory returned " \
+           f"(~{event.truncated_tokens:,} tokens)\n" in shown.output
     as_json = runner.invoke(cli, ["--ledger", str(tmp_path / "over.db"), "question", over["run_id"], qid, "--json"],
                             catch_exceptions=False)
     recalled = json.loads(as_json.output)["recalled"]
