@@ -58,9 +58,9 @@ def recorded_templates(reader: EventReader, benchmark: Benchmark, state: RunStat
 
 def _official_scorer(ledger: Recorder, benchmark: Benchmark, state: RunState, settings: RunSettings, *,
                      judge_model: str | None, judge_models: tuple[str, ...], prompts_dir: Path | None,
-                     method: str | None, scorer_hashes: dict[str, str] | None) -> JudgeModel:
+                     method: str | None, scorer_hashes: dict[str, str] | None, cached: bool = True) -> JudgeModel:
     """The benchmark's official scorer (or, continuing, the scorer of `method`) over its templates,
-    asking at the endpoint `settings` name."""
+    asking at the endpoint `settings` name (answered from the ledger's response cache unless not `cached`)."""
     official = benchmark.official
     if official is None:
         raise BadInput(f"{benchmark.name} declares no official scorer of its own", field="protocol")
@@ -75,7 +75,8 @@ def _official_scorer(ledger: Recorder, benchmark: Benchmark, state: RunState, se
             prompts_dir or benchmark.default_prompts_dir(Path(state.started.config.corpus_path)))
     context = model_context(
         agent_model=OFFLINE_ANSWERER, judge_model=judge_model or settings.judge_model,
-        judge_models=judge_models or settings.judge_models, calls=settings.model_calls, cache=ledger_cache(ledger))
+        judge_models=judge_models or settings.judge_models, calls=settings.model_calls,
+        cache=ledger_cache(ledger) if cached else None)
     return official.scorer(context, templates or {}, wanted)
 
 
@@ -92,9 +93,10 @@ def dataset_from_plan(reader: EventReader, state: RunState) -> Dataset:
 
 
 def judge_of_scorer(ledger: Recorder, state: RunState, scorer_id: str, settings: RunSettings,
-                    dataset: Dataset) -> JudgeModel:
+                    dataset: Dataset, *, cached: bool = True) -> JudgeModel:
     """The judge of a recorded scorer, rebuilt to ask exactly as it asked: its model (or voting
-    judges), protocol, method and recorded templates, at the endpoint `settings` name."""
+    judges), protocol, method and recorded templates, at the endpoint `settings` name; with `cached`
+    False it never answers from the ledger's response cache (a spot check must ask the provider)."""
     scorer = state.scorers[scorer_id]
     assert state.started is not None
     if scorer.protocol in DECLARED_PROTOCOLS or scorer.method:
@@ -105,10 +107,10 @@ def judge_of_scorer(ledger: Recorder, state: RunState, scorer_id: str, settings:
         return _official_scorer(
             ledger, benchmark, state, settings, judge_model=None if scorer.judge_models else scorer.judge_model,
             judge_models=scorer.judge_models, prompts_dir=None, method=scorer.method or None,
-            scorer_hashes=scorer.prompt_hashes)
+            scorer_hashes=scorer.prompt_hashes, cached=cached)
     _, judge = build_models(
         agent_model=OFFLINE_ANSWERER, judge_model=scorer.judge_model, protocol=scorer.protocol,  # type: ignore[arg-type]
-        calls=settings.model_calls, cache=ledger_cache(ledger), prompts=dataset.prompts)
+        calls=settings.model_calls, cache=ledger_cache(ledger) if cached else None, prompts=dataset.prompts)
     return judge
 
 

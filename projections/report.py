@@ -28,6 +28,7 @@ from benchledger.projections.memory_costs import memory_costs_summary
 from benchledger.projections.fama import FAMA_VERSION, aggregate, score_question
 from benchledger.projections.headline import Evaluation, ScorerLine, evaluation, scorer_verdicts
 from benchledger.projections.gold_overlay import GOLD_OVERLAY_VERSION, CorrectedGold, corrected_golds
+from benchledger.projections.checks import CHECKS_VERSION, RunCheck, run_checks
 from benchledger.projections.judge_audit import JUDGE_AUDIT_VERSION, JudgeAudit, judge_audits
 from benchledger.projections.publishable import PUBLISHABLE_VERSION, Check, Condition, evaluate_conditions
 from benchledger.projections.releases import release_line
@@ -256,11 +257,14 @@ class Report(BaseModel):
     corrected_gold: list[CorrectedGold] | None = None
     """`rejudge --gold-overlay` segments: official and corrected-gold score, ceilings per kind (diagnostic,
     never the official score); None when the run has none."""
+    checks: list[RunCheck] | None = None
+    """Third-party checks appended to the run (`verify --against-source`, `verify --spot-check`): what
+    each found, never in the score or the conditions; None when the run has none."""
 
     @model_serializer(mode="wrap")
     def _leave_out_absent_benchmark_fields(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
-        for name in ("fama", "sections", "judge_audits", "corrected_gold"):
+        for name in ("fama", "sections", "judge_audits", "corrected_gold", "checks"):
             if isinstance(data, dict) and data.get(name, 0) is None:
                 del data[name]
         return data
@@ -382,7 +386,8 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
         projection_versions={**PROJECTION_VERSIONS, "scoring_rule": scoring_rule,
                              **({"fama": FAMA_VERSION} if fama is not None else {}),
                              **({"judge_audit": JUDGE_AUDIT_VERSION} if audits else {}),
-                             **({"gold_overlay": GOLD_OVERLAY_VERSION} if overlays else {})},
+                             **({"gold_overlay": GOLD_OVERLAY_VERSION} if overlays else {}),
+                             **({"checks": CHECKS_VERSION} if state.checks else {})},
         segments=[_segment_row(segment) for segment in state.segments],
         answers_from_cache=sum(1 for q in state.questions.values() if q.answered and q.answered.cache_hit),
         verdicts_from_cache=sum(1 for q in state.questions.values()
@@ -402,6 +407,7 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
         sections=folded or None,
         judge_audits=audits or None,
         corrected_gold=overlays or None,
+        checks=run_checks(state.checks) or None,
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchledger.projections.checks import Agreement, RunCheck
 from benchledger.projections.gold_overlay import CorrectedGold, KindCorrection
 from benchledger.projections.judge_audit import JudgeAudit
 from benchledger.projections.memory_costs import memory_cost_lines
@@ -114,6 +115,7 @@ def render_scorecard(report: Report, *, added_by: dict[str, str] | None = None) 
         lines.append(f"  failures: none unresolved ({report.failures_retried} resolved by retry or resume)")
     else:
         lines.append("  failures: 0")
+    lines += render_checks(report.checks or [])
     lines += _provenance_lines(report)
     lines.append(f"  ledger head {report.ledger_head}")
     return "\n".join(lines)
@@ -201,6 +203,43 @@ def _provenance_lines(report: Report) -> list[str]:
         lines.append(f"  {report.discarded_verdicts} verdict(s) on an answer that was not the recorded one "
                      "were not counted")
     return lines
+
+
+def _agreement(what: str, a: Agreement | None) -> str:
+    if a is None or not (a.replies or a.failed):
+        return f"{what}: none sent"
+    failed = f", {a.failed} failed" if a.failed else ""
+    if not a.replies:
+        return f"{what}: no reply{failed}"
+    return f"{what} {a.agree}/{a.replies} agree ({_pct(a.rate)}, 95% CI {_ci(a.ci_low, a.ci_high)}){failed}"
+
+
+def render_checks(checks: list[RunCheck]) -> list[str]:
+    """Every third-party check appended to the run: who, when, against what, what it found (never in the score)."""
+    if not checks:
+        return []
+    lines = ["", "  checks appended after the run (never in the score or the conditions above):"]
+    for check in checks:
+        when = check.checked_at[:19].replace("T", " ")
+        head = f"    {check.check_id} {check.kind} by {check.checked_by} (as they named themselves), {when} UTC, " \
+               f"{check.checked_with}, against {check.against}"
+        if check.kind == "against-source":
+            found = ", ".join(f"{n} {status}" for status, n in sorted(check.counts.items()))
+            lines += [head, f"      release files re-read from the official source: {found}"]
+        else:
+            c = check.counts
+            lines += [head, f"      drew {c['drawn']} of {c['population']} question(s) (asked {c['asked']}, seed "
+                            f"{c['seed']}): {_agreement('answers', check.answers)}; "
+                            f"{_agreement('verdicts', check.verdicts)}"]
+        for off in check.disagreements:
+            lines.append(f"      {off.item}: {_short(off.again, 160)}" if check.kind == "against-source"
+                         else f"      {off.item}: recorded {_short(off.recorded)}, now {_short(off.again)}")
+    return lines
+
+
+def _short(text: str, cap: int = 60) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= cap else one[: cap - 1] + "…"
 
 
 def render_judge_audit(audit: JudgeAudit) -> list[str]:

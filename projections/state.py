@@ -26,6 +26,7 @@ from benchledger.ledger.events import (
     EndpointPaced, MemoryModelCalled, RunForecast, ScopePurged, ScopeVerified, ScorerContinued, ScorerStarted,
 )
 from benchledger.values import Question, is_offline_model
+from benchledger.ledger.events.checks import SourceChecked, SpotChecked
 
 __all__ = ["FOLD_VERSION", "FOLD_HANDLERS", "QuestionState", "RunState", "Segment", "fold_run", "QUESTION_STAGES"]
 
@@ -155,6 +156,9 @@ class RunState:
     """What the run was forecast to spend before it asked anything (None: not forecast)."""
     audit_events: list[AuditStarted | AuditContinued | PlantJudged | PlantFailed] = field(default_factory=list)
     """Audit segments' events, in order: kept apart from the score (`projections.judge_audit` folds them)."""
+    checks: list[SourceChecked | SpotChecked] = field(default_factory=list)
+    """Third-party checks appended to the run (`verify --against-source`, `--spot-check`), in order:
+    never in the score (`projections.checks` folds them)."""
     headline_scorer: str | None = None
     """The scorer the run's reports lead with, once chosen under its benchmark's conditions
     (`projections.headline`, set by whoever folds the run with them); None: `default_scorer`'s own rule."""
@@ -405,6 +409,10 @@ def _audited(state: RunState, event: AuditStarted | AuditContinued | PlantJudged
     state.audit_events.append(event)  # never a question's answer, verdict or failure
 
 
+def _checked(state: RunState, event: SourceChecked | SpotChecked) -> None:
+    state.checks.append(event)  # a check of the run, never an answer, a verdict or a condition
+
+
 def _memory_call(state: RunState, event: MemoryModelCalled) -> None:
     state.memory_calls.append(event)
 
@@ -427,7 +435,7 @@ FOLD_HANDLERS: dict[str, Callable[[RunState, Any], None]] = {
     "ingested": _ingested, "extracted": _extracted, "verified": _verified, "purged": _purged,
     "recalled": _recalled, "answered": _answered, "scorer_segment": _scorer_segment, "verdict": _verdict,
     "failed": _failed, "resumed": _resumed, "finished": _finished, "audited": _audited,
-    "memory_call": _memory_call, "paced": _paced, "forecast": _forecast, "not_folded": _not_folded,
+    "checked": _checked, "memory_call": _memory_call, "paced": _paced, "forecast": _forecast, "not_folded": _not_folded,
 }
 """The fold's handlers by the name an event type's declaration gives (`@declare(fold=...)`)."""
 

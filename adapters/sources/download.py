@@ -31,7 +31,7 @@ from typing import Any
 
 from benchledger.errors import BadInput
 
-__all__ = ["Published", "Cap", "SourceUnreachable", "download", "hub_commit", "hub_published", "sha256_file",
+__all__ = ["Published", "Cap", "SourceUnreachable", "BodyPastCap", "download", "hub_commit", "hub_published", "sha256_file",
            "git_blob_id", "INCOMPLETE", "CHUNK"]
 
 INCOMPLETE = ".incomplete"
@@ -76,6 +76,10 @@ class SourceUnreachable(BadInput):
     def __init__(self, host: str, reason: str) -> None:
         self.host, self.reason = host, reason
         super().__init__(f"cannot reach {host} ({reason})")
+
+
+class BodyPastCap(BadInput):
+    """A body ran (or was announced to run) past its cap: stopped there, nothing kept."""
 
 
 class _Restart(Exception):
@@ -187,7 +191,7 @@ def _stream(session: Any, url: str, partial: Path, resume: int, cap: Cap, header
         announced = response.headers.get("Content-Length")
         if announced is not None and announced.isdigit() and resume + int(announced) > cap.bytes:
             partial.unlink(missing_ok=True)
-            raise BadInput(f"the source announces {resume + int(announced):,} bytes for {url}, more than the "
+            raise BodyPastCap(f"the source announces {resume + int(announced):,} bytes for {url}, more than the "
                            f"{cap.bytes:,} {cap.why}; nothing was downloaded",
                            file=str(partial.with_name(partial.name.removesuffix(INCOMPLETE))))
         written, handle = resume, None
@@ -200,7 +204,7 @@ def _stream(session: Any, url: str, partial: Path, resume: int, cap: Cap, header
                         handle.close()
                         handle = None
                     partial.unlink(missing_ok=True)
-                    raise BadInput(f"the body of {url} runs past the {cap.bytes:,} bytes {cap.why}: stopped "
+                    raise BodyPastCap(f"the body of {url} runs past the {cap.bytes:,} bytes {cap.why}: stopped "
                                    "there, nothing kept",
                                    file=str(partial.with_name(partial.name.removesuffix(INCOMPLETE))))
                 if handle is None:  # opened at the first byte: a failed connection leaves no file
