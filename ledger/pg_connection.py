@@ -12,11 +12,19 @@ transaction; a write transaction first takes the ledger's tail lock, so appender
 number of processes and machines take turns at the chain's tail and keep one linear chain.
 
 The tail lock is a row lock on `ledger_tail` (`SELECT ... FOR UPDATE`), which PostgreSQL grants
-only to a role holding UPDATE on that table: a writer. A reader, or a role with no rights on the
-ledger, cannot take it and hold every writer up (an advisory lock is open to every role). A wait
-for it is bounded by `lock_timeout` (`TAIL_LOCK_TIMEOUT_S` unless the URL sets one, e.g.
-`options=-clock_timeout%3D5s`) and ends in one line naming the ledger. psycopg's errors become the store's
-typed errors here, picked by their class (SQLSTATE), never by their text.
+only to a role holding UPDATE on a column of that table: a writer. A reader, or a role with no
+rights on the ledger, cannot take it and hold every writer up (an advisory lock is open to every
+role).
+
+No session waits without end (issue 32): every one sets `lock_timeout` and `statement_timeout`
+(`SessionLimits`: a reading session waits 10 s for a table lock, a writing one 60 s for the
+tail, and no statement runs past 300 s) unless the URL or the role already sets them
+(`options=-clock_timeout%3D5s%20-cstatement_timeout%3D10min`). Writers hold no table privilege
+that lets them lock a reader out (`pg_schema.writer_grants`), so a table lock a reader meets is
+the owner's or a superuser's; when a wait ends, `lock_holders` asks `pg_locks` and
+`pg_stat_activity`, on a connection of its own, who holds what the session waited for, and the
+one line names that role, its backend and the table. psycopg's errors become the store's typed
+errors here, picked by their class (SQLSTATE), never by their text.
 """
 
 from __future__ import annotations
@@ -26,12 +34,13 @@ import re
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import psycopg
 from psycopg import errors as pg_errors
 from psycopg import pq
 from psycopg.conninfo import conninfo_to_dict
+from pydantic import BaseModel, ConfigDict, Field
 
 from benchledger.errors import BadInput, LedgerCorrupt, LedgerError, LedgerWriteFailed, NotALedger
 from benchledger.ledger import pg_identity, pg_schema
@@ -39,11 +48,50 @@ from benchledger.ledger.backend import Cursor
 from benchledger.ledger.mapper import ROW_COLUMNS
 from benchledger.ledger.urls import display_url
 
-__all__ = ["PostgresConnection", "connect", "lock_key", "storage_error"]
+__all__ = ["PostgresConnection", "SessionLimits", "connect", "lock_holders", "lock_key", "storage_error"]
 
 CONNECT_TIMEOUT_S = 10
-TAIL_LOCK_TIMEOUT_S = 60
-"""How long a write waits for another writer to release the ledger's tail, unless the URL says."""
+
+
+class SessionLimits(BaseModel):
+    """How long a session benchledger opens on a PostgreSQL ledger may wait: the one place these
+    defaults live. A URL's own `options=-clock_timeout...` (or the role's settings) wins."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    read_lock_timeout_s: int = Field(default=10, ge=1)
+    """Seconds a reading session waits for a table lock (only the owner's migration or a superuser
+    takes one a reader must wait for; a migration takes well under a second)."""
+    write_lock_timeout_s: int = Field(default=60, ge=1)
+    """Seconds a writing session waits for another writer to release the ledger's tail."""
+    statement_timeout_s: int = Field(default=300, ge=1)
+    """Seconds any one statement may run (a page of events, a batch of appends, a migration)."""
+
+
+LIMITS = SessionLimits()
+
+
+class LockHolder(NamedTuple):
+    """Who held up a session, found after its wait ended (`lock_holders`)."""
+
+    who: str
+    """`role NAME (backend PID, in a transaction since HH:MM:SS UTC)`."""
+    what: str
+    """What it holds: `holds a lock on table views (AccessExclusiveLock)`, or `holds the ledger's tail`."""
+    tail: bool
+    """It is the writer holding the ledger's tail (the wait every writer takes turns at)."""
+_STRONG_MODES = ("ShareUpdateExclusiveLock", "ShareLock", "ShareRowExclusiveLock", "ExclusiveLock",
+                 "AccessExclusiveLock")
+"""Table lock modes, weakest first, that hold up a reader's SELECT or a writer's INSERT (PostgreSQL's
+conflict table); ROW SHARE and ROW EXCLUSIVE, all an INSERT grant allows, hold up neither."""
+_HOLDERS = """SELECT c.relname, l.mode, l.granted, a.usename, l.pid, to_char(a.xact_start AT TIME ZONE 'UTC', 'HH24:MI:SS')
+  FROM pg_locks l JOIN pg_class c ON c.oid = l.relation LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+  WHERE l.locktype = 'relation' AND l.mode = ANY (%(modes)s) AND l.pid <> ALL (%(pids)s)
+    AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = %(schema)s)
+  ORDER BY l.granted DESC, array_position(%(modes)s, l.mode::text) DESC, l.pid LIMIT 1"""
+_TAIL_HOLDER = """SELECT a.usename, l.pid, to_char(a.xact_start AT TIME ZONE 'UTC', 'HH24:MI:SS')
+  FROM {tail} t JOIN pg_locks l ON l.locktype = 'transactionid' AND l.transactionid = t.xmax AND l.granted
+  LEFT JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.pid <> ALL (%(pids)s) LIMIT 1"""
 _LITERAL = re.compile(r"('(?:[^']|'')*')")
 
 
@@ -72,8 +120,46 @@ def _message(exc: psycopg.Error) -> str:
     return primary or (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
-def storage_error(exc: Exception, where: str, action: str) -> LedgerError:
-    """The typed error for a psycopg error raised while doing `action` on the ledger at `where`."""
+def _who(user: object, pid: object, since: object) -> str:
+    role = f"role {user}" if user else "a role this one may not see"
+    return f"{role} (backend {pid}" + (f", in a transaction since {since} UTC)" if since else ")")
+
+
+def lock_holders(url: str, schema: str, waiter_pid: int) -> LockHolder | None:
+    """Who holds (or waits ahead for) what a session of `schema` waited for, or None.
+
+    Asked on a connection of its own (the waiting session's transaction is aborted), after the
+    wait ended: the strongest table lock another backend holds on a table of the schema, else
+    one queued ahead, else the writer holding the ledger's tail row. Best effort: any failure to
+    find out is None, and the caller says the lock timed out without naming anyone.
+    """
+    from psycopg import sql
+
+    try:
+        with psycopg.connect(url, autocommit=True, connect_timeout=5,
+                             application_name="benchledger (who holds the lock)") as conn:
+            conn.execute("SET statement_timeout = '5s'")
+            mine = conn.info.backend_pid
+            params = {"modes": list(_STRONG_MODES), "pids": [waiter_pid, mine], "schema": schema}
+            row = conn.execute(_HOLDERS, params).fetchone()
+            if row is not None:
+                table, mode, granted, user, pid, since = row
+                held = "holds" if granted else "is queued for (every reader waits behind it)"
+                return LockHolder(_who(user, pid, since), f"{held} a lock on table {table} ({mode})",
+                                  tail=False)
+            tail = sql.SQL(_TAIL_HOLDER).format(tail=sql.Identifier(schema, "ledger_tail"))
+            row = conn.execute(tail, {"pids": [waiter_pid, mine]}).fetchone()
+            if row is not None:
+                return LockHolder(_who(*row), "holds the ledger's tail", tail=True)
+    except psycopg.Error:
+        return None
+    return None
+
+
+def storage_error(exc: Exception, where: str, action: str, *, holder: LockHolder | None = None,
+                  timeout: str | None = None) -> LedgerError:
+    """The typed error for a psycopg error raised while doing `action` on the ledger at `where`
+    (`holder` and `timeout`, when known, name who held a lock the session waited for, and how long)."""
     if not isinstance(exc, psycopg.Error):
         return LedgerError(f"cannot {action} the ledger at {where}: {exc}")
     message = f"cannot {action} the ledger at {where}: {_message(exc)}"
@@ -83,9 +169,18 @@ def storage_error(exc: Exception, where: str, action: str) -> LedgerError:
         return LedgerWriteFailed(f"{message}; its owner can let this role add to it with `benchledger ledger "
                                  "grant URL RUN ROLE`")
     if isinstance(exc, pg_errors.LockNotAvailable):
-        return LedgerWriteFailed(f"{message}; another writer held the ledger's tail for longer than this "
-                                 "session's lock_timeout: try again once it is done (or raise lock_timeout "
-                                 "with options=-clock_timeout%3D120s in the URL)")
+        waited = f"this session's lock_timeout ({timeout})" if timeout else "this session's lock_timeout"
+        raise_it = "raise lock_timeout with options=-clock_timeout%3D120s in the URL"
+        if holder is None or holder.tail:
+            who = f" ({holder.who})" if holder else ""
+            return LedgerWriteFailed(f"{message}; another writer{who} held the ledger's tail for longer than "
+                                     f"{waited}: try again once it is done (or {raise_it})")
+        return LedgerError(f"{message}: {holder.who} {holder.what}, for longer than {waited}; try again once "
+                           f"it is done (a superuser can end it with pg_terminate_backend), or {raise_it}")
+    if isinstance(exc, pg_errors.QueryCanceled):
+        return LedgerError(f"{message}; a statement ran longer than this session's statement_timeout"
+                           f"{f' ({timeout})' if timeout else ''}: raise it with options=-cstatement_timeout%3D30min "
+                           "in the URL")
     if isinstance(exc, pg_errors.InsufficientPrivilege):
         return LedgerWriteFailed(f"{message}; the role has no right to do that (see the README's role "
                                  "set-up: a writer role appends, the owner runs `benchledger ledger init`)")
@@ -106,8 +201,8 @@ class PostgresConnection:
     records_writers = True
     issued_seq_sql = "SELECT seq FROM ledger_tail"
 
-    def __init__(self, raw: psycopg.Connection[Any], where: str, schema: str) -> None:
-        self._raw, self.where, self.schema = raw, where, schema
+    def __init__(self, raw: psycopg.Connection[Any], where: str, schema: str, url: str = "") -> None:
+        self._raw, self.where, self.schema, self._url = raw, where, schema, url
 
     def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> Cursor:
         cursor = psycopg.RawCursor(self._raw)
@@ -167,14 +262,39 @@ class PostgresConnection:
         return f"starts_with({column}, ?)", (prefix,)
 
     def storage_error(self, exc: Exception, action: str) -> LedgerError:
+        if isinstance(exc, (pg_errors.LockNotAvailable, pg_errors.QueryCanceled)):
+            name = "lock_timeout" if isinstance(exc, pg_errors.LockNotAvailable) else "statement_timeout"
+            timeout = self._setting(name)
+            holder = (lock_holders(self._url, self.schema, self._raw.info.backend_pid)
+                      if name == "lock_timeout" and self._url else None)
+            return storage_error(exc, self.where, action, holder=holder, timeout=timeout)
         return storage_error(exc, self.where, action)
+
+    def _setting(self, name: str) -> str | None:
+        """A setting of this session (None when the session cannot say: it is mid-pipeline or gone)."""
+        if self._raw.closed or self._raw.pgconn.pipeline_status != pq.PipelineStatus.OFF:
+            return None
+        try:
+            if self.in_transaction:
+                self._raw.execute("ROLLBACK")  # a failed transaction answers nothing else
+            row = self._raw.execute("SELECT current_setting(%s)", (name,)).fetchone()
+        except psycopg.Error:
+            return None
+        return str(row[0]) if row else None
 
     def is_damaged(self, exc: Exception) -> bool:
         return isinstance(exc, (pg_errors.DataCorrupted, pg_errors.IndexCorrupted))
 
 
-def connect(url: str, *, read_only: bool = False) -> PostgresConnection:
-    """A connection to the server and schema the URL names (not yet checked to hold a ledger).
+def _limit(raw: psycopg.Connection[Any], name: str, seconds: int) -> None:
+    """Set `name` to `seconds` unless the URL (or the role, or the server) already set it."""
+    if raw.execute("SELECT current_setting(%s)", (name,)).fetchone() == ("0",):
+        raw.execute(f"SET {name} = '{int(seconds)}s'")
+
+
+def connect(url: str, *, read_only: bool = False, limits: SessionLimits = LIMITS) -> PostgresConnection:
+    """A connection to the server and schema the URL names (not yet checked to hold a ledger),
+    whose waits are bounded by `limits` (the reading or the writing lock timeout, by `read_only`).
 
     A URL psycopg cannot read is BadInput; a server that cannot be reached, or a role it refuses,
     a LedgerError; a `search_path` naming no schema the role may use, NotALedger.
@@ -197,8 +317,8 @@ def connect(url: str, *, read_only: bool = False) -> PostgresConnection:
     try:
         if read_only:
             raw.execute("SET default_transaction_read_only = on")
-        elif raw.execute("SELECT current_setting('lock_timeout')").fetchone() == ("0",):
-            raw.execute(f"SET lock_timeout = '{TAIL_LOCK_TIMEOUT_S}s'")
+        _limit(raw, "lock_timeout", limits.read_lock_timeout_s if read_only else limits.write_lock_timeout_s)
+        _limit(raw, "statement_timeout", limits.statement_timeout_s)
         row = raw.execute("SELECT current_schema()").fetchone()
     except psycopg.Error as exc:
         raw.close()
@@ -209,4 +329,4 @@ def connect(url: str, *, read_only: bool = False) -> PostgresConnection:
                          "the role was granted no USAGE on it): its owner creates the ledger with "
                          "`benchledger ledger init URL --writer ROLE` (see the README's role set-up), or "
                          "name another schema with options=-csearch_path=NAME")
-    return PostgresConnection(raw, where, str(row[0]))
+    return PostgresConnection(raw, where, str(row[0]), url)

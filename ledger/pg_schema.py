@@ -12,7 +12,10 @@ blobs and cached responses (whoever asks, the owner included, until the owner dr
 them); the writer role is granted only SELECT and INSERT there, so its UPDATE is refused even
 before a trigger runs, and as it does not own the tables it cannot drop, disable or alter a
 guard. `writer_grants` and `reader_grants` are the statements `benchledger ledger init` runs
-for the roles it is given (the README shows the whole role set-up).
+for the roles it is given (the README shows the whole role set-up). No role but the owner holds
+a table privilege with which PostgreSQL allows a table lock that holds a reader up
+(`LOCKING_PRIVILEGES`): a writer updates `views` and `ledger_tail` through column privileges,
+which `LOCK TABLE` does not count, and p003 takes the table-wide ones an older init granted.
 
 The schema is declared once, as data (`_TABLES`, `_INDEXES`, `_FUNCTIONS`, `_TRIGGERS`), in
 the form PostgreSQL prints it back (`pg_get_constraintdef`, `pg_get_indexdef`,
@@ -34,7 +37,7 @@ from benchledger.ledger import pg_identity
 from benchledger.ledger.backend import LedgerConnection
 from benchledger.ledger.migrations import FORMAT, Migration
 
-__all__ = ["MIGRATIONS", "GUARD_TRIGGERS", "TABLES", "check_schema", "check_writers", "describe", "expected",
+__all__ = ["MIGRATIONS", "GUARD_TRIGGERS", "LOCKING_PRIVILEGES", "TABLES", "check_schema", "check_writers", "describe", "expected",
            "migration_rows", "writer_grants", "reader_grants", "init_lock_key"]
 
 
@@ -171,10 +174,46 @@ _P001 = (
     "INSERT INTO ledger_tail (id, seq) VALUES (true, 0)",
 )
 
+LOCKING_PRIVILEGES = ("UPDATE", "DELETE", "TRUNCATE", "MAINTAIN")
+"""Table privileges with which PostgreSQL lets a role take any table lock (`LOCK TABLE ... IN ACCESS
+EXCLUSIVE MODE`, which holds up every reader); SELECT allows only ACCESS SHARE, INSERT only up to
+ROW EXCLUSIVE, and neither conflicts with a reader's ACCESS SHARE or a writer's INSERT."""
+
+VIEW_COLUMNS = ("position", "value")
+"""The columns of `views` a writer updates (a saved view replaced by a later fold: `writer._UPSERT_VIEW`)."""
+TAIL_COLUMNS = ("seq",)
+"""The column of `ledger_tail` a writer updates (the insert trigger moves it forward) and locks the
+row of (`SELECT ... FOR UPDATE`, which needs UPDATE on one column of the table)."""
+
+
+_P003 = (f"""DO $do$
+DECLARE
+  grant_row record;
+BEGIN
+  FOR grant_row IN SELECT c.relname, a.privilege_type,
+      CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE a.grantee::regrole::text END AS grantee
+    FROM pg_class c, aclexplode(c.relacl) a
+    WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) AND c.relkind = 'r' AND a.grantee <> c.relowner
+      AND a.privilege_type = ANY (ARRAY['{"', '".join(LOCKING_PRIVILEGES)}'])
+  LOOP
+    EXECUTE format('REVOKE %s ON %I FROM %s', grant_row.privilege_type, grant_row.relname, grant_row.grantee);
+    IF grant_row.privilege_type = 'UPDATE' AND grant_row.relname = 'views' THEN
+      EXECUTE format('GRANT UPDATE ({', '.join(VIEW_COLUMNS)}) ON views TO %s', grant_row.grantee);
+    ELSIF grant_row.privilege_type = 'UPDATE' AND grant_row.relname = 'ledger_tail' THEN
+      EXECUTE format('GRANT UPDATE ({', '.join(TAIL_COLUMNS)}) ON ledger_tail TO %s', grant_row.grantee);
+    END IF;
+  END LOOP;
+END
+$do$""",)
+"""p003: no role but the owner keeps a table privilege that allows a table lock; a writer's UPDATE on
+`views` and `ledger_tail` becomes UPDATE on the columns it writes (issue 32: `LOCK TABLE views IN
+ACCESS EXCLUSIVE MODE`, which the table-wide grant allowed, held every reader up)."""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "p001_ledger", _P001),
     Migration(2, "p002_writer_identities", pg_identity.statements(
         _create_table("run_grants", _TABLES["run_grants"]), _create_table("writer_secret", _TABLES["writer_secret"]))),
+    Migration(3, "p003_no_table_locks", _P003),
 )
 """The PostgreSQL ledger's own numbered migrations (the SQLite file has its own)."""
 
@@ -196,14 +235,20 @@ def migration_rows(migration: Migration) -> list[tuple[str, tuple[Any, ...]]]:
 
 
 def writer_grants(schema: str, role: str) -> list[str]:
-    """What a writer role may do: read everything, append events, blobs and responses, save views
-    (and move the ledger tail forward, which the insert trigger does as the inserting role).
-    `schema` and `role` are quoted identifiers."""
+    """What a writer role may do: read everything, append events, blobs, responses and grants, save
+    views, and move the ledger tail forward (the insert trigger does it as the inserting role).
+
+    No table privilege that allows a table lock (`LOCKING_PRIVILEGES`): what it updates it may
+    update through column privileges only, which PostgreSQL does not count for `LOCK TABLE`
+    (it checks the table's own privileges), so a writer can take no lock a reader's SELECT or
+    another writer's INSERT waits for. An older `ledger init` granted UPDATE on `views` and
+    `ledger_tail` whole; it is revoked first. `schema` and `role` are quoted identifiers."""
     return [*reader_grants(schema, role),
             f"GRANT SELECT ON writer_secret TO {role}",
-            f"GRANT INSERT ON events, blobs, responses, run_grants TO {role}",
-            f"GRANT INSERT, UPDATE ON views TO {role}",
-            f"GRANT UPDATE ON ledger_tail TO {role}"]
+            f"REVOKE {', '.join(LOCKING_PRIVILEGES[:3])} ON {', '.join(_TABLES)} FROM {role}",
+            f"GRANT INSERT ON events, blobs, responses, run_grants, views TO {role}",
+            f"GRANT UPDATE ({', '.join(VIEW_COLUMNS)}) ON views TO {role}",
+            f"GRANT UPDATE ({', '.join(TAIL_COLUMNS)}) ON ledger_tail TO {role}"]
 
 
 def reader_grants(schema: str, role: str) -> list[str]:

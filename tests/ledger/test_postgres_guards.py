@@ -180,7 +180,8 @@ def test_a_new_ledger_has_exactly_the_declared_schema(postgres_server):
     try:
         assert pg_schema.describe(conn) == pg_schema.expected()
         assert conn.execute("SELECT number, name FROM schema_migrations").fetchall() == [(1, "p001_ledger"),
-                                                                                  (2, "p002_writer_identities")]
+                                                                                  (2, "p002_writer_identities"),
+                                                                                  (3, "p003_no_table_locks")]
         assert conn.execute("SELECT seq FROM ledger_tail").fetchall() == [(0,)]
     finally:
         conn.close()
@@ -197,7 +198,7 @@ def test_opening_never_creates_and_init_is_idempotent(postgres_server):
     with pytest.raises(LedgerError, match="permission denied for schema empty_one"):
         init_ledger(url)  # the writer cannot create a ledger
     assert postgres_server.sql("SELECT count(*) FROM pg_tables WHERE schemaname = 'empty_one'") == [(0,)]
-    assert init_ledger(owner, writers=(WRITER,)) == ["p001_ledger", "p002_writer_identities"]
+    assert init_ledger(owner, writers=(WRITER,)) == ["p001_ledger", "p002_writer_identities", "p003_no_table_locks"]
     assert init_ledger(owner, writers=(WRITER,)) == []
     with Ledger.open(url) as ledger:
         assert ledger.reader.runs() == [] and ledger.reader.verify().ok
