@@ -371,3 +371,78 @@ def test_a_granted_role_adds_only_a_segment_of_its_own(alices_run):
         with pytest.raises(LedgerWriteFailed, match="only inside a segment of its own"):
             ledger.writer.append(RUN, [failed("q3")])
     assert alices_run.writers(RUN) == [(1, "alice"), (2, "alice")]
+
+
+# -- a grant on a run nobody owns (issue 37, item 4) ------------------------------------------------
+
+def grant_sql(shared: Shared, role: str, run_id: str, grantee: str) -> None:
+    shared.sql(role, "INSERT INTO run_grants (run_id, grantee, granted_by, granted_at) VALUES (%s, %s, '', '')",
+               (run_id, grantee))
+
+
+def legacy_run(shared: Shared, run_id: str) -> None:
+    """A run as recorded before writers had identities (p002): its rows carry no writer."""
+    shared.sql(OWNER, "ALTER TABLE events DISABLE TRIGGER events_check_insert")
+    try:
+        for qid in ("q1", "q2"):
+            insert(shared, OWNER, next_row(shared, OWNER, run_id, failed(qid)))
+    finally:
+        shared.sql(OWNER, "ALTER TABLE events ENABLE TRIGGER events_check_insert")
+    assert shared.writers(run_id) == [(1, None), (2, None)]
+
+
+OTHER = "01JABCDEFGHJKMNPQRSTVWXYZ9"
+
+
+def test_a_role_may_grant_on_a_run_it_started_and_on_no_other(alices_run):
+    from benchledger.ledger.pg_store import grant_run
+
+    with Ledger.open(alices_run.url("mallory")) as ledger:
+        ledger.writer.append(OTHER, [failed("q1")])  # mallory's own run
+    assert grant_run(alices_run.url("mallory"), OTHER, "alice") == OTHER  # owned by me: allowed
+    grant_sql(alices_run, "mallory", OTHER, "eve")
+    with pytest.raises(LedgerError, match=f"only the role that started run {RUN} may grant others to add to it "
+                                          "\\(its owner is alice\\)"):
+        grant_run(alices_run.url("mallory"), RUN, "mallory")  # another's: refused
+    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="its owner is alice"):
+        grant_sql(alices_run, "mallory", RUN, "mallory")
+    assert alices_run.sql(OWNER, "SELECT run_id, grantee, granted_by FROM run_grants ORDER BY grantee") == [
+        (OTHER, "alice", "mallory"), (OTHER, "eve", "mallory")]
+
+
+def test_a_grant_on_a_run_id_nobody_has_started_yet_is_refused_and_cannot_wait_for_its_owner(shared):
+    """mallory saw alice's run id before alice pushed it, and grants herself rights on it first."""
+    from benchledger.errors import RunNotFound
+    from benchledger.ledger.pg_store import grant_run
+
+    for role in ("mallory", "alice"):  # nobody, not even the role that will start it, grants ahead
+        with pytest.raises(psycopg.errors.InsufficientPrivilege,
+                           match=f"only the role that started run {RUN} may grant .*its owner is no role"):
+            grant_sql(shared, role, RUN, "mallory")
+    with pytest.raises(RunNotFound):
+        grant_run(shared.url("mallory"), RUN, "mallory")
+    assert shared.sql(OWNER, "SELECT count(*) FROM run_grants") == [(0,)]
+    with Ledger.open(shared.url("alice")) as ledger:  # alice pushes her run
+        ledger.writer.append(RUN, [failed("q1")])
+    with Ledger.open(shared.url("mallory")) as ledger:
+        with pytest.raises(LedgerWriteFailed, match=f"run {RUN} belongs to role alice, which has not granted "
+                                                     "role mallory"):
+            ledger.writer.append(RUN, [failed("q2")])
+    assert shared.writers(RUN) == [(1, "alice")]
+    grant_sql(shared, "alice", RUN, "mallory")  # the other side: now it has an owner, the owner may
+    assert shared.sql(OWNER, "SELECT grantee, granted_by FROM run_grants") == [("mallory", "alice")]
+
+
+def test_a_grant_on_a_run_recorded_before_writers_had_identities_is_refused_to_every_role(shared):
+    from benchledger.ledger.pg_store import grant_run
+
+    legacy_run(shared, "OLD")
+    for role in ("alice", "mallory"):
+        with pytest.raises(LedgerError, match="only the role that started run OLD may grant .*its owner is no "
+                                              "role: it was not started here since migration p002"):
+            grant_run(shared.url(role), "OLD", role)
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="its owner is no role"):
+            grant_sql(shared, role, "OLD", "eve")
+    assert shared.sql(OWNER, "SELECT count(*) FROM run_grants") == [(0,)]
+    with Ledger.open(shared.url("eve")) as ledger:
+        assert ledger.reader.verify("OLD").ok
