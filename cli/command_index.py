@@ -83,8 +83,8 @@ INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
         ('push', 'Copy a run of this ledger into another (verified on both sides, hashes kept).', '', False, False),
         ('pull', 'Copy a run of another ledger into this one (verified on both sides, hashes kept).', '', False, False),
     )),
-    'verify': (3223970564, (
-        ('verify', "Check schema, hash chain, blobs, cached responses and saved views; exit 1 naming the first bad seq. Given a bundle FILE (`export RUN --bundle FILE`), check it offline and print its report again. With --against-source or --spot-check N, check what the run's machine saw against the official source or the provider, and append the check to the run (never in its score).", '', False, False),
+    'verify': (388771963, (
+        ('verify', "Check schema, hash chain, blobs, cached responses and saved views; exit 1 naming the first bad seq. Given a bundle FILE (`export RUN --bundle FILE`), check it offline and print its report again. With --against-source or --spot-check N, check what the run's machine saw against the official source or the provider, and append the check to the run (never in its score); a bundle FILE is verified first, then its run copied into the ledger, where the check is recorded.", '', False, False),
     )),
     'view': (4235957224, (
         ('view', 'Browse the ledger in Datasette, read-only: documented tables, views over the events, canned queries.', '', False, False),

@@ -3,7 +3,8 @@
 offline from the file alone (`orchestration.bundle_check`), no ledger opened;
 `benchledger verify RUN --against-source` / `--spot-check N [--seed S]`: a third party's checks of
 what the run's machine saw (`orchestration.source_check`, `orchestration.spot_check`), each appended
-to the run as its own event and never in its score."""
+to the run as its own event and never in its score (a bundle's run is verified, then copied into
+the selected ledger and checked there)."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ __all__ = ["COMMANDS"]
               help="With FILE: the bundle must be signed by this Ed25519 public key (PEM, as `openssl pkey -pubout` "
                    "writes it), the author's, got from them rather than from the bundle.")
 @click.option("--against-source", "against_source", is_flag=True, default=False,
-              help="With RUN: re-read, from each file's official source (the package's pin table, never the URL the run "
+              help="With RUN (or FILE): re-read, from each file's official source (the package's pin table, never the URL the run "
                    "recorded), the hashes of the release files the run recorded; recorded as a check of the run.")
 @click.option("--github-raw", default=None, metavar="URL",
               help="With --against-source: base URL of raw GitHub files [env BENCHLEDGER_GITHUB_RAW; default "
@@ -40,7 +41,7 @@ __all__ = ["COMMANDS"]
 @click.option("--hub", default=None, metavar="URL",
               help="With --against-source: base URL of the Hugging Face hub [env HF_ENDPOINT; default https://huggingface.co]")
 @click.option("--spot-check", "spot_n", type=click.IntRange(min=1), default=None, metavar="N",
-              help="With RUN: send the answer and judge requests of N recorded questions (a seeded draw) to the "
+              help="With RUN (or FILE): send the answer and judge requests of N recorded questions (a seeded draw) to the "
                    "provider again and say how many agree; recorded as a check of the run.")
 @click.option("--seed", type=int, default=0, show_default=True, help="With --spot-check: the seed of the draw.")
 @click.option("--scorer", "scorer_id", default=None,
@@ -62,17 +63,20 @@ def verify(app: AppContext, run_ref: str | None, expect_head: str | None, signer
     """Check schema, hash chain, blobs, cached responses and saved views; exit 1 naming the first bad seq.
     Given a bundle FILE (`export RUN --bundle FILE`), check it offline and print its report again.
     With --against-source or --spot-check N, check what the run's machine saw against the official
-    source or the provider, and append the check to the run (never in its score)."""
+    source or the provider, and append the check to the run (never in its score); a bundle FILE is
+    verified first, then its run copied into the ledger, where the check is recorded."""
     checking = against_source or spot_n is not None
     if run_ref is not None and is_bundle(Path(run_ref)):
-        if checking:
-            raise BadInput("--against-source and --spot-check append a check to a run in a ledger; a bundle is read "
-                           "only: `verify FILE` it, then check the author's run in a ledger that holds it",
-                           field="against_source" if against_source else "spot_check")
-        _verify_bundle(Path(run_ref), expect_head, signer, as_json)
-        return
+        if not checking:
+            _verify_bundle(Path(run_ref), expect_head, signer, as_json)
+            return
+        run_ref = _bundle_into_ledger(app, Path(run_ref), expect_head, signer)
+        expect_head = None
     if signer is not None:
         raise BadInput("--signer checks who signed a bundle; pass the bundle FILE", field="signer")
+    if expect_head is not None and checking:
+        raise BadInput("--expect-head pins a bundle's head or checks a ledger; a check of a RUN takes the run as it "
+                       "stands", field="expect_head")
     _refuse_stray(against_source, spot_n, github_raw=github_raw, hub=hub, seed=seed, scorer=scorer_id,
                   base_url=base_url, api_key_env=api_key_env, max_attempts=max_attempts, by=checked_by)
     if checking:
@@ -104,6 +108,29 @@ def verify(app: AppContext, run_ref: str | None, expect_head: str | None, signer
             click.echo(line)
         for line in result.stale:
             click.echo(f"note: {line}")
+
+
+def _bundle_into_ledger(app: AppContext, path: Path, expect_head: str | None, signer_key: Path | None) -> str:
+    """A bundle to check: verified as `verify FILE` verifies it, then its run copied into the selected ledger
+    (created if need be; rows it already holds are kept), where the check is appended. The run's id."""
+    from benchledger.orchestration.bundle_check import check_bundle, read_bundle
+    from benchledger.signing import load_public_key
+
+    signer = load_public_key(signer_key) if signer_key is not None else None
+    checked = check_bundle(path, expect_head=expect_head, signer=signer)  # CheckFailed (exit 1) on a bad bundle
+    bundle = read_bundle(path)
+    with open_ledger(app, create=True) as ledger:
+        if ledger.reader.head(bundle.run_id) is None:
+            copied = ledger.writer.copy_in(bundle.run_copy())
+        else:  # checked before: the ledger's run must still hold the bundle's head (later rows are its checks)
+            ledger.reader.verified_events(bundle.run_id, expect_head=bundle.head)
+            copied = 0
+    click.echo(f"checked {path.name}, offline, from the file alone:")
+    for line in checked.checked:
+        click.echo(f"  {line}")
+    click.echo(f"run {bundle.run_id}: {copied} event(s) copied into {app.ledger_url or app.ledger_path}, where the "
+               "check is recorded")
+    return bundle.run_id
 
 
 def _refuse_stray(against_source: bool, spot_n: int | None, **given: object) -> None:

@@ -142,12 +142,28 @@ def test_a_file_the_pin_table_names_no_source_for_is_no_source(tmp_path):
     assert checked.status == "no-source" and checked.url == ""
 
 
-def test_a_check_option_without_its_check_and_a_bundle_are_refused_in_one_line(run, tmp_path):
+def test_a_check_option_without_its_check_is_refused_in_one_line(run, tmp_path):
     stray = invoke("verify", run["run_id"], "--hub", "http://127.0.0.1:9")
     assert stray.exit_code == 2 and "--hub goes with --against-source" in stray.output
     seed = invoke("verify", run["run_id"], "--seed", "3")
     assert seed.exit_code == 2 and "--seed goes with --spot-check N" in seed.output
-    Path("b.json").write_text("{}")
-    bundled = invoke("verify", "b.json", "--against-source")
-    assert bundled.exit_code == 2 and "a bundle is read only" in bundled.output
     assert not [e for e in events_of(run["run_id"]) if e.type == "SourceChecked"]
+
+
+def test_a_bundle_is_checked_in_the_third_partys_own_ledger_after_it_verifies(source, run, tmp_path):
+    assert invoke("export", run["run_id"], "--bundle", "run.bundle.json").exit_code == 0
+    mine = tmp_path / "reviewer" / "mine.db"
+    mine.parent.mkdir()
+    result = invoke("verify", "run.bundle.json", "--against-source", "--github-raw", source.base, ledger=mine)
+    assert result.exit_code == 0, result.output
+    assert "checked run.bundle.json, offline, from the file alone:" in result.output
+    assert f"run {run['run_id']}: " in result.output and f"copied into {mine}" in result.output
+    assert "1 agrees" in result.output
+    again = invoke("verify", "run.bundle.json", "--against-source", "--github-raw", source.base, ledger=mine)
+    assert again.exit_code == 0 and ": 0 event(s) copied" in again.output, again.output  # the run is there
+    shown = invoke("show", run["run_id"], ledger=mine).output
+    assert "c1 against-source" in shown and "c2 against-source" in shown
+    assert not [e for e in events_of(run["run_id"]) if e.type == "SourceChecked"]  # the author's ledger untouched
+    Path("bad.bundle.json").write_text("{}")
+    refused = invoke("verify", "bad.bundle.json", "--against-source", ledger=tmp_path / "reviewer" / "other.db")
+    assert refused.exit_code == 2 and not (tmp_path / "reviewer" / "other.db").exists()
