@@ -145,14 +145,16 @@ def open_models(ledger: Recorder | None, settings: RunSettings, dataset: Dataset
     return models
 
 
-def probe_run_endpoint(settings: ResolvedSettings, dataset: Dataset, *, benchmark: Benchmark) -> None:
-    """Probe the endpoint the run's models would ask, before a ledger is opened or created.
+def probe_run_endpoint(settings: ResolvedSettings, dataset: Dataset, *, benchmark: Benchmark) -> Models | None:
+    """Probe the endpoint the run's models would ask, before a ledger is opened or created; the models
+    it opened to do so (None in retrieval mode), so the caller can say which are the offline ones.
 
     The CLI calls it first, so a dead endpoint or a refused key leaves no ledger file behind; it
     then passes `probed=True` to `run_dataset`.
     """
     if settings.mode == "qa":
-        open_models(None, settings, dataset, benchmark=benchmark)
+        return open_models(None, settings, dataset, benchmark=benchmark)
+    return None
 
 
 def open_run_memory(settings: RunSettings, dataset: Dataset | None = None) -> MemorySystem:

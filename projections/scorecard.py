@@ -19,14 +19,24 @@ from benchledger.projections.report import Report
 from benchledger.projections.tallies import KindTally
 from benchledger.redaction import strip_url_credentials
 from benchledger.tables import SEPARATOR, render_table
+from benchledger.values import is_offline_model
 
-__all__ = ["OFFLINE_NOTE", "render_scorecard", "render_judge_audit", "render_corrected_gold"]
+__all__ = ["offline_note", "render_scorecard", "render_judge_audit", "render_corrected_gold"]
 
-OFFLINE_NOTE = "(offline deterministic baseline) --agent-model MODEL asks a real one"
-"""What a card says of a run whose models were the deterministic offline ones, and how to change it."""
+
+def offline_note(*, agent_offline: bool) -> str:
+    """What a run says first, and its card says under its status, when the deterministic offline models
+    answered or judged: that it is the offline baseline, and the option that asks a real model (the
+    agent's: without one, the judge is the offline one too; else the judge's)."""
+    option = "--agent-model MODEL" if agent_offline else "--judge-model MODEL"
+    return f"offline deterministic baseline: {option} asks a real model"
+
 
 _KIND_HEADERS = ("kind", "planned", "judged", "correct", "unclear", "failed", "pending", "accuracy", "95% CI",
                  "strict")
+_COUNT_HEADERS = ("kind", "planned", "judged", "full score", "unclear", "failed", "pending")
+"""The kind table of a benchmark whose number is its own (token F1, FAMA, argument F1): counts only, so
+the card has one headline number; a share of verdicts at the full score is not that number."""
 
 
 def _pct(value: float | None) -> str:
@@ -49,6 +59,8 @@ def render_scorecard(report: Report, *, added_by: dict[str, str] | None = None) 
     lines.append(f"{status}  {report.benchmark} / {report.subset}  run {report.run_id}")
     if report.run_status != "completed":
         lines.append(f"  RUN {report.run_status.upper()}" + (f": {report.run_reason}" if report.run_reason else ""))
+    if report.offline_models:
+        lines.append(f"  {offline_note(agent_offline=is_offline_model(report.agent_model))}")
     budget = report.token_budget if report.token_budget is not None else "none"
     lines.append(
         f"  memory {report.memory} {report.memory_version}  k={report.k}  budget={budget}  "
@@ -60,9 +72,7 @@ def render_scorecard(report: Report, *, added_by: dict[str, str] | None = None) 
         lines.append(f"  memory options {shown or '-'}" + (f"  memory model {report.memory_model}"
                                                              if report.memory_model else ""))
     lines += memory_cost_lines(report.memory_calls)
-    offline = f"  {OFFLINE_NOTE}" if report.offline_models else ""
-    lines.append(f"  agent {report.agent_model}  judge {report.judge_model}  scorer {report.scorer_id or '-'}"
-                 f"{offline}")
+    lines.append(f"  agent {report.agent_model}  judge {report.judge_model}  scorer {report.scorer_id or '-'}")
     if report.kind == "action":
         lines.append("  an action benchmark: scored by the tool call the agent made; any evidence recall shown is a "
                      "diagnostic of the memory, never the score")
@@ -81,16 +91,20 @@ def render_scorecard(report: Report, *, added_by: dict[str, str] | None = None) 
     if report.release:
         lines.append(f"  release {report.release}")
     lines.append("")
-    if report.metric != "accuracy":
+    own_number = report.metric != "accuracy"
+    if own_number:  # one headline: the benchmark's number; the table only counts questions under it
         score = "n/a" if report.score is None else f"{100 * report.score:.1f}%"
-        lines += [f"  score {score}  {report.metric}, the benchmark's own overall number (scorer {report.scorer_id});",
-                  "  the table counts verdicts, and a verdict is correct only at the full score", ""]
+        lines += [f"  score {score}  {report.metric} (scorer {report.scorer_id}), the benchmark's own number",
+                  "  (per kind in its own statistics below; the table counts questions, and",
+                  "  'full score' those that scored in full)", ""]
     overall = KindTally(planned=report.total, answered=report.answered, judged=report.judged,
                         correct=report.correct, incorrect=report.incorrect, unclear=report.unclear,
                         failed=report.failed, pending=report.pending, accuracy=report.accuracy,
                         ci_low=report.ci_low, ci_high=report.ci_high, strict_accuracy=report.strict_accuracy)
-    rows = [_kind_row(kind, t) for kind, t in sorted(report.by_kind.items())]
-    lines.append(render_table([*rows, SEPARATOR, _kind_row("overall", overall)], _KIND_HEADERS, indent="  "))
+    headers = _COUNT_HEADERS if own_number else _KIND_HEADERS
+    rows: list[Any] = [_kind_row(kind, t)[:len(headers)] for kind, t in sorted(report.by_kind.items())]
+    rows += [SEPARATOR, _kind_row("overall", overall)[:len(headers)]]
+    lines.append(render_table(rows, headers, indent="  "))
     if report.fama is not None and not report.sections:  # a benchmark's own sections speak for it
         lines += _fama_section(report.fama)
     for section in report.sections or ():

@@ -32,6 +32,7 @@ from benchledger.adapters.sources.receipt import fetched_run_path
 from benchledger.adapters.sources.settings import release_dir
 from benchledger.clock import new_run_id
 from benchledger.projections.prices import run_costs
+from benchledger.projections.scorecard import offline_note
 from benchledger.projections.state import fold_run
 from benchledger.errors import BadInput, RunAborted
 from benchledger.ledger.events import RunForecast
@@ -102,7 +103,9 @@ def _execute_run(app: AppContext, benchmark: Benchmark, source: Path | None, opt
         click.echo(render_forecast(forecast_run(dataset, settings, benchmark), prices))
         return
     register_secret_env(settings.api_key_env)
-    probe_run_endpoint(settings, dataset, benchmark=benchmark)  # before a ledger file is made
+    models = probe_run_endpoint(settings, dataset, benchmark=benchmark)  # before a ledger file is made
+    if models is not None and (models.answer.offline or any(judge.offline for judge in models.judges)):
+        click.echo(offline_note(agent_offline=models.answer.offline), err=True)  # the run's first line
     forecast = _first_lines_forecast(dataset, settings, benchmark)
     progress = make_progress(app.log_format)
     run_id = new_run_id()

@@ -66,7 +66,7 @@ def test_the_oracle_acts_better_than_the_sqlite_baseline_and_full_context(releas
         assert "no pin can be known here" in reasons["official_release"]
         text = outputs[memory]
         assert "failure attribution (from the recorded recall and answer)" in text and "temporal conflict" in text
-        assert "a diagnostic of the memory, never the score" in text and "(offline deterministic baseline)" in text
+        assert "a diagnostic of the memory, never the score" in text and "offline deterministic baseline: --agent-model" in text
     assert _actions(reports["oracle"])["evidence_recall"]["recall"] == 1.0
     assert _actions(reports["oracle"])["counts"]["attribution"]["retrieval_miss"] == 0
     assert _actions(reports["sqlite"])["counts"]["attribution"]["retrieval_miss"] > 0
