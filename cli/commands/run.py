@@ -25,6 +25,7 @@ from benchledger.cli.options import (
     memory_options, model_options, run_options, selection_from_options, selection_options,
     settings_from_options,
 )
+from benchledger.callbacks import Progress
 from benchledger.cli.progress import make_progress
 from benchledger.cli.forecast import render_forecast
 from benchledger.cli.render import report_for, require_every_question_judged, show_report
@@ -104,10 +105,10 @@ def _execute_run(app: AppContext, benchmark: Benchmark, source: Path | None, opt
         return
     register_secret_env(settings.api_key_env)
     models = probe_run_endpoint(settings, dataset, benchmark=benchmark)  # before a ledger file is made
-    if models is not None and (models.answer.offline or any(judge.offline for judge in models.judges)):
-        click.echo(offline_note(agent_offline=models.answer.offline), err=True)  # the run's first line
     forecast = _first_lines_forecast(dataset, settings, benchmark)
     progress = make_progress(app.log_format)
+    if models is not None and (models.answer.offline or any(judge.offline for judge in models.judges)):
+        progress = _SaidFirst(offline_note(agent_offline=models.answer.offline), progress)
     run_id = new_run_id()
     with open_ledger(app) as ledger:
         try:
@@ -115,16 +116,39 @@ def _execute_run(app: AppContext, benchmark: Benchmark, source: Path | None, opt
                         forecast=forecast)
         except RunAborted as err:
             if err.run_id:
+                if isinstance(progress, _SaidFirst):
+                    progress.say()
                 show_report(report_for(ledger, err.run_id), out=opts.get("out"))
             raise
         except KeyboardInterrupt:
             raise interrupted_run(app, ledger, run_id, resumable=True) from None
+        if isinstance(progress, _SaidFirst):
+            progress.say()  # a run that reported no progress still says it was offline
         report = report_for(ledger, run_id)
         costs = run_costs(fold_run(run_id, ledger.reader.events(run_id)), prices, report.scorer_id) if prices else None
         show_report(report, out=opts.get("out"), costs=costs)
         if settings.keep:
             _say_what_was_kept(app, ledger, run_id, settings)
     require_every_question_judged(report, next_step=f"benchledger resume {run_id}", run_failures=True)
+
+
+class _SaidFirst:
+    """A progress that says `note` once, on stderr, before the run's first progress line.
+
+    The offline note is the run's first line, but only once the run has begun: a refusal before
+    anything is recorded (a bad ledger, an oracle without labels) stays the one line it is."""
+
+    def __init__(self, note: str, progress: Progress) -> None:
+        self.note, self.progress, self.said = note, progress, False
+
+    def say(self) -> None:
+        if not self.said:
+            self.said = True
+            click.echo(self.note, err=True)
+
+    def __call__(self, stage: str, done: int, total: int, /, **detail: int) -> None:
+        self.say()
+        self.progress(stage, done, total, **detail)
 
 
 def _first_lines_forecast(dataset, settings, benchmark: Benchmark) -> RunForecast | None:
