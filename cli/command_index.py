@@ -70,7 +70,7 @@ INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
     'retrieval': (2598764638, (
         ('retrieval', 'Score how well a memory system recalls the released evidence (no answer or judge model).', '', False, False),
     )),
-    'run': (1847848519, (
+    'run': (1177997030, (
         ('run', 'Run a released benchmark against a memory system and record every stage.', '', False, False),
     )),
     'serve_memory': (3911446306, (

@@ -26,7 +26,7 @@ READS_THE_LEDGER = {"runs", "show", "events", "failures", "questions", "question
                     "rejudge", "diff", "export", "agreement", "purge", "blob", "view", "combine", "push", "audit", "compare"}
 # `pull` writes into --ledger (creating it, as `run` does); `ledger init` names its ledger itself
 NEEDS_NO_LEDGER = {"run", "retrieval", "benchmarks", "memories", "check", "conformance", "synth", "serve-memory",
-                   "pull", "ledger", "fetch"}
+                   "pull", "ledger", "fetch", "check-memory"}
 ARGS = {"show": ["latest"], "events": ["latest"], "failures": ["latest"], "questions": ["latest"],
         "question": ["latest", "q1"], "replay": ["latest"], "resume": ["latest"], "rejudge": ["latest"],
         "diff": ["latest", "latest"], "export": ["latest", "--out", "x.json"], "agreement": ["latest"],
