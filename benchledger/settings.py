@@ -13,7 +13,7 @@ fields kept as they were written; the benchmark validates the whole again with i
 (`Benchmark.selection_of`) before it loads anything.
 
 `ModelCalls` is the part of the settings a chat client needs (endpoint, key variable, timeout,
-retries, the longest Retry-After), handed on as one object (`RunSettings.model_calls`); its fields
+retries, the longest Retry-After, the longest reply), handed on as one object (`RunSettings.model_calls`); its fields
 are the only statement of their defaults, limits and descriptions, which `RunSettings` takes over
 field by field. `Overrides` is what a command that goes on with a recorded run (resume, rejudge,
 audit) changes of its recorded settings.
@@ -73,6 +73,9 @@ class ModelCalls(BaseModel):
     max_retry_after: float = Field(default=120.0, gt=0)
     """The longest wait in seconds honoured when the endpoint asks for one (its Retry-After, or a
     rate-limit budget that resets later), so a hostile or confused server cannot stall a run."""
+    max_reply_bytes: int = Field(default=16 * (1 << 20), ge=1)
+    """The longest reply body read from the endpoint, in bytes (16 MiB; a real chat completion is a few
+    hundred KB at most); past it the call is an operational failure, and nothing more is read."""
 
 
 def _model_call(name: str) -> Any:
@@ -131,6 +134,7 @@ class RunSettings(BaseModel):
     max_attempts: int = _model_call("max_attempts")
     backoff_base: float = _model_call("backoff_base")
     max_retry_after: float = _model_call("max_retry_after")
+    max_reply_bytes: int = _model_call("max_reply_bytes")
     cache_from: str | None = None
     """Another run of this ledger whose recorded model responses may also answer this run's calls
     (unset: only the run's own); the run is then diagnostic."""

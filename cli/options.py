@@ -116,6 +116,8 @@ def model_options(benchmark: Benchmark) -> Decorator:
                      show_default=True, help=_help("backoff_base")),
         click.option("--max-retry-after", type=click.FloatRange(min=0.1),
                      default=setting_default("max_retry_after"), show_default=True, help=_help("max_retry_after")),
+        click.option("--max-reply-bytes", type=setting_range("max_reply_bytes"),
+                     default=setting_default("max_reply_bytes"), show_default=True, help=_help("max_reply_bytes")),
     )
 
 

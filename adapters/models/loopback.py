@@ -44,6 +44,8 @@ Attributes tests read:
   requests                 every chat request body received, in order (none with keep_bodies=False,
                            for long benchmarks)
   max_in_flight            the most chat requests handled at the same time
+  streamed_bytes           body bytes an `oversized` fault got onto the connection before the client
+                           hung up (or all of them)
 """
 
 from __future__ import annotations
@@ -205,6 +207,34 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _send_oversized(self, loop: LoopbackOpenAI, model: str, size: int) -> None:
+        """A chat completion of `size` bytes of content, chunked (no Content-Length), until the client
+        hangs up; never built in memory, so a 200 MB one costs the server one chunk."""
+        head = json.dumps({"id": "chatcmpl-oversized", "object": "chat.completion", "created": 0, "model": model,
+                           "choices": [{"index": 0, "message": {"role": "assistant", "content": "@"}}]})
+        text = head.encode()
+        at = text.rindex(b'"@"') + 1  # the content's place: after the model's name, whatever it is
+        opening, closing = text[:at], text[at + 1:]
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.close_connection = True
+        chunk = b"x" * (64 * 1024)
+        try:
+            self._chunk(loop, opening)
+            for start in range(0, size, len(chunk)):
+                self._chunk(loop, chunk[: min(len(chunk), size - start)])
+            self._chunk(loop, closing)
+            self.wfile.write(b"0\r\n\r\n")
+        except OSError:
+            pass  # the client hung up at its limit, as it should
+
+    def _chunk(self, loop: LoopbackOpenAI, data: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        with loop._lock:
+            loop.streamed_bytes += len(data)
+
     def do_GET(self) -> None:
         if self.path.rstrip("/") != "/v1/models":
             return self._send_json(404, {"error": {"message": f"no route {self.path}"}})
@@ -296,6 +326,8 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(fault.delay)  # type: ignore[union-attr]
         if kind == "malformed_body":
             return self._send_json(200, b'{"id": "chatcmpl-broken", "choices": [{"message": ')
+        if kind == "oversized":
+            return self._send_oversized(loop, model, fault.size)  # type: ignore[union-attr]
         if kind == "no_tools" and body.get("tools"):
             return self._send_json(400, {"error": {"message": "this endpoint does not support tools",
                                                    "type": "invalid_request_error"}})
@@ -340,6 +372,7 @@ class LoopbackOpenAI:
         self.authorization_seen: list[str] = []
         self.requests: list[dict] = []
         self.max_in_flight = 0
+        self.streamed_bytes = 0
         self._calls: Counter[tuple[str, str]] = Counter()
         self._in_flight = 0
         self._lock = threading.Lock()

@@ -27,6 +27,9 @@ Kinds (`FAULT_KINDS`):
   echo_key        the usual reply, after a preamble of more than 500 characters that repeats the
                   bearer token it was sent (an endpoint that echoes the key in a normal answer)
   no_tools        HTTP 400 for a request that offers `tools` (an endpoint without the tools interface)
+  oversized       HTTP 200, a chat completion whose content is `size` bytes (default 200 MB), sent in
+                  64 KiB chunks with no Content-Length (chunked), so only reading it tells its size; the
+                  server stops when the client hangs up (`LoopbackOpenAI.streamed_bytes` says how far it got)
   barrier         (`push_barrier`) the usual reply, but only once `parties` matching requests are
                   held at the same time; if they are not within `delay` seconds, a 503. It proves
                   without timing that a client really has several requests in flight.
@@ -38,12 +41,14 @@ import threading
 from collections import deque
 from dataclasses import dataclass
 
-__all__ = ["FAULT_KINDS", "Fault", "FaultScript"]
+__all__ = ["FAULT_KINDS", "OVERSIZED", "Fault", "FaultScript"]
 
 FAULT_KINDS = frozenset({
     "429", "500", "503", "401", "reset", "slow", "malformed_body", "empty", "no_final", "bad_json",
-    "wrong_schema", "reply", "other_model", "usage", "echo_key", "barrier", "no_tools",
+    "wrong_schema", "reply", "other_model", "usage", "echo_key", "barrier", "no_tools", "oversized",
 })
+OVERSIZED = 200 * 1000 * 1000
+"""An `oversized` fault's content length by default: the 200 MB reply of issue 32."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,8 @@ class Fault:
     fault's error message (`{key}` stands for the bare key it was sent)."""
     barrier: threading.Barrier | None = None
     """A `barrier` fault's barrier, shared by the `parties` faults `push_barrier` pushed."""
+    size: int = OVERSIZED
+    """The bytes of content an `oversized` fault sends."""
 
     def matches(self, *, role: str, model: str, prompt: str) -> bool:
         return ((self.role is None or self.role == role) and (self.model is None or self.model == model)
@@ -82,10 +89,11 @@ class FaultScript:
         return Fault(kind=kind, **fields)  # type: ignore[arg-type]
 
     def push(self, kind: str, *, times: int = 1, retry_after: float | None = None, delay: float = 2.0,
-             role: str | None = None, model: str | None = None, contains: str | None = None, text: str = "") -> None:
+             role: str | None = None, model: str | None = None, contains: str | None = None, text: str = "",
+             size: int = OVERSIZED) -> None:
         """Fail the next `times` matching requests with this fault."""
         fault = self._fault(kind, retry_after=retry_after, delay=delay, role=role, model=model, contains=contains,
-                            text=text)
+                            text=text, size=size)
         with self._lock:
             self._pushed.extend([fault] * times)
 
@@ -100,10 +108,11 @@ class FaultScript:
         return barrier
 
     def always(self, kind: str, *, retry_after: float | None = None, delay: float = 2.0,
-               role: str | None = None, model: str | None = None, contains: str | None = None, text: str = "") -> None:
+               role: str | None = None, model: str | None = None, contains: str | None = None, text: str = "",
+               size: int = OVERSIZED) -> None:
         """Fail every matching request with this fault until `clear()`."""
         fault = self._fault(kind, retry_after=retry_after, delay=delay, role=role, model=model, contains=contains,
-                            text=text)
+                            text=text, size=size)
         with self._lock:
             self._rules.append(fault)
 

@@ -8,6 +8,10 @@ retries turned off, so this module decides and counts every attempt:
   `max_attempts` attempts in all); when they run out, `TransientModelError` is raised.
 - Other HTTP errors (400, 401, 404, ...) raise `ModelError` at once; a body that is not a chat
   completion raises `ModelParseError`; an empty completion raises `EmptyResponseError`.
+- A reply is read in chunks up to `max_reply_bytes` and refused as soon as it passes it
+  (`ReplyTooLarge`, not retried: `adapters.models.reply_limit`); within it, the body is parsed with the
+  bounded parser first (`benchledger.json_input`: a body nested past its depth is a `ModelParseError`,
+  not the SDK's `RecursionError`).
 - Error messages never contain the API key: every message is redacted (`benchledger.redaction`:
   the key, bearer tokens, `sk-` keys, URL credentials) and only then capped, before it leaves
   this module. A successful reply is redacted the same way, whole, before anything reads it: an
@@ -49,6 +53,7 @@ from benchledger.adapters.models.scheduler import EndpointScheduler, Ticket
 from benchledger.adapters.models.tool_calls import tool_reply_text
 from benchledger.clock import monotonic_ms
 from benchledger.errors import BadInput
+from benchledger.json_input import load_json
 from benchledger.providers import OPENAI_DEFAULT_BASE_URL
 from benchledger.redaction import redact, safe_message
 from benchledger.retry import RetryPolicy, retry_after_seconds
@@ -99,7 +104,11 @@ class ChatClient:
         self._secrets = (api_key,)
         import openai  # imported on first use: the SDK is a large share of every command's start-up
 
-        self._sdk = openai.OpenAI(api_key=api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0)
+        from benchledger.adapters.models.reply_limit import bounded_http_client  # imports httpx2, as the SDK does
+
+        self.max_reply_bytes = calls.max_reply_bytes
+        self._sdk = openai.OpenAI(api_key=api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0,
+                                  http_client=bounded_http_client(self.base_url, self.max_reply_bytes))
         self._lock = threading.Lock()
         self.stats = {"calls": 0, "attempts": 0, "retries": 0, "cache_hits": 0, "failures": 0}
 
@@ -162,13 +171,21 @@ class ChatClient:
                  ticket: Ticket | None) -> tuple[str, str, Usage]:
         import openai
 
+        from benchledger.adapters.models.reply_limit import ReplyTooLarge
+
         try:
             # messages are plain role/content dicts, built per protocol; the SDK's TypedDicts add nothing here
             raw = self._sdk.chat.completions.with_raw_response.create(
                 model=model, messages=cast(Any, messages), **params)
             if ticket is not None:
                 ticket.done(raw.headers)
+            # jiter first: the SDK's json.loads would recurse past Python's limit on a deep body
+            load_json(raw.http_response.content, source="the reply", limit=self.max_reply_bytes)
             completion = raw.parse()
+        except ReplyTooLarge as error:
+            raise ReplyTooLarge(safe_message(f"{model}: {error}", self._secrets)) from None
+        except BadInput as error:
+            raise ModelParseError(self._message(model, "the endpoint's reply is not a chat completion", error)) from None
         except openai.RateLimitError as error:
             retry_after = retry_after_seconds(error.response.headers)
             if ticket is not None:

@@ -25,7 +25,6 @@ import hashlib
 import ipaddress
 import socket
 import ssl
-import urllib.request
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -83,13 +82,10 @@ def address_problem(host: str, address: str) -> str | None:
 def environment_proxy(base_url: str) -> str | None:
     """The proxy the environment names for `base_url` (`HTTPS_PROXY`, `ALL_PROXY`, unless `NO_PROXY`
     exempts the host), without credentials; None when the calls go straight to the host."""
-    parts = urlsplit(base_url)
-    proxies = urllib.request.getproxies_environment()
-    proxy = proxies.get(parts.scheme) or proxies.get("all")
-    bypass = getattr(urllib.request, "proxy_bypass_environment")  # public since Python 2, untyped in typeshed
-    if not proxy or bypass(parts.hostname or "", proxies):
-        return None
-    return strip_url_credentials(proxy)
+    from benchledger.adapters.models.reply_limit import proxy_for  # the rule the chat client's transport follows
+
+    proxy = proxy_for(base_url)
+    return strip_url_credentials(proxy) if proxy else None
 
 
 def _handshake(address: str, port: int, host: str, context: ssl.SSLContext, timeout: float,

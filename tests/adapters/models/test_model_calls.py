@@ -41,14 +41,14 @@ def test_no_call_below_the_settings_restates_a_model_call_setting() -> None:
 
 def test_settings_other_than_the_defaults_reach_the_chat_client(monkeypatch: pytest.MonkeyPatch) -> None:
     settings = RunSettings(agent_model="m", base_url="http://127.0.0.1:9/v1", api_key_env="HOUSE_CALLS_KEY",
-                           timeout=2.5, max_attempts=3, backoff_base=0.25)
+                           timeout=2.5, max_attempts=3, backoff_base=0.25, max_reply_bytes=4096)
     with pytest.raises(BadInput, match="HOUSE_CALLS_KEY") as missing:
         settings_context(None, settings).client()
     assert missing.value.field == "api_key_env"
     monkeypatch.setenv("HOUSE_CALLS_KEY", "sk-house-calls-0000")
     client = settings_context(None, settings).client()
     assert (client.base_url, client.timeout) == ("http://127.0.0.1:9/v1", 2.5)
-    assert (client.retry.max_attempts, client.retry.backoff_base) == (3, 0.25)
+    assert (client.retry.max_attempts, client.retry.backoff_base, client.max_reply_bytes) == (3, 0.25, 4096)
     default = settings_context(None, RunSettings(agent_model="m", api_key_env="HOUSE_CALLS_KEY")).client()
     assert (default.timeout, default.retry.max_attempts) == (ModelCalls().timeout, ModelCalls().max_attempts)
 
