@@ -28,6 +28,7 @@ A file's release path is `release_prefix + path`, its path at the source `source
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -128,6 +129,15 @@ class PinTable:
                 raise ValueError(f"the pin table of {self.benchmark} lists {entry.path} twice")
             table[entry.path] = entry
         return table
+
+    def __report_digest__(self) -> dict[str, Any]:
+        """What a report digest counts of the table (`projections.report_digest`): its entries, and a
+        packaged table by its file's SHA-256 (cheaper than reading 27,645 entries, and as exact)."""
+        packaged = None
+        if self.resource is not None:
+            package, name = self.resource
+            packaged = hashlib.sha256(files(package).joinpath(name).read_bytes()).hexdigest()
+        return {"benchmark": self.benchmark, "given": self.given, "packaged": packaged}
 
     def __iter__(self) -> Iterator[Entry]:
         return iter(self.entries.values())

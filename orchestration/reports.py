@@ -61,7 +61,7 @@ def refold_views(run_id: str, stored_events: Sequence) -> dict[str, tuple[int, o
     """What `Ledger.reader.verify(refold=...)` compares each stored view with."""
     folds = folds_of(fold_run(run_id, stored_events))
     return run_views(run_id, stored_events, folds.conditions, sections=folds.sections,
-                     retrieval_official=folds.retrieval_official, benchmark_version=folds.version, kind=folds.kind)
+                     retrieval_official=folds.retrieval_official, kind=folds.kind)
 
 
 def combined_report(states: Sequence[RunState]) -> tuple[Section, list[Report]]:

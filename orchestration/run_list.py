@@ -74,8 +74,9 @@ def _from_metrics(summary: RunSummary, metrics: dict[str, Any]) -> dict[str, Any
 
 
 def _current_view(reader: EventReader, summary: RunSummary) -> tuple[str, dict[str, Any]] | None:
-    benchmark_version = folds_for_benchmark(summary.benchmark).version if summary.benchmark else 0
-    current = {SCORECARD_VIEW: scorecard_version(benchmark_version), RETRIEVAL_VIEW: RETRIEVAL_VERSION}
+    folds = folds_for_benchmark(summary.benchmark) if summary.benchmark else None
+    scorecard = scorecard_version(folds.conditions, folds.sections, folds.kind) if folds else None
+    current = {SCORECARD_VIEW: scorecard, RETRIEVAL_VIEW: RETRIEVAL_VERSION}
     for name, version, position, value in reader.stored_views(summary.run_id):
         # a view an older projection saved may lack what this one reports: fold the events instead
         if current.get(name) == version and position == summary.events and isinstance(value, dict):

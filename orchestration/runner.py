@@ -231,8 +231,7 @@ def finish(ledger: Recorder, run_id: str, benchmark: Benchmark, events: list[Eve
         try:
             folds = benchmark.report_folds()
             views = views_after(run_id, stored, events, folds.conditions, sections=folds.sections,
-                                retrieval_official=folds.retrieval_official, benchmark_version=folds.version,
-                                kind=folds.kind)
+                                retrieval_official=folds.retrieval_official, kind=folds.kind)
             ledger.writer.append(run_id, events, views=views, expected_position=stored[-1].position if stored else 0)
             return
         except ConcurrencyConflict:

@@ -40,9 +40,10 @@ __all__ = ["PROJECTION_VERSIONS", "REPORT_VERSION", "FailureRow", "SegmentRow", 
            "build_report", "report_from_state"]
 
 REPORT_VERSION = 13
-"""The core report's version: bump it whenever the core of a saved scorecard would read differently. What a
-benchmark's own conditions and sections say is versioned by its `report_version`; a saved view carries both
-(`projections.views.scorecard_version`), and verify compares a view only under the version this code folds."""
+"""The core report's number as the report lists it among its projections' versions. A saved view does not
+rest on it: the view's version is derived from the code (`projections.report_digest`: the core report's
+code and shape, and the run's benchmark's conditions, sections and kind), so a change nobody bumps for
+still makes older views stale (`projections.views.scorecard_version`), never tampering."""
 PROJECTION_VERSIONS = {
     "fold": FOLD_VERSION, "corpus_state": CORPUS_STATE_VERSION, "publishable": PUBLISHABLE_VERSION,
     "report": REPORT_VERSION,

@@ -40,6 +40,7 @@ from benchledger.projections.publishable import (
     Check, no_limits, real_models, unknown_benchmark, zero_failures,
 )
 from benchledger.projections.report import Section, SectionFold
+from benchledger.projections.report_digest import benchmark_digest
 from benchledger.projections.retrieval import RetrievalFold
 from benchledger.projections.state import RunState
 from benchledger.settings import Protocol, Selection
@@ -98,10 +99,6 @@ class Benchmark(ABC):
     """The publishable conditions (`benchledger.projections.publishable`); complete_run is added."""
     sections: ClassVar[tuple[SectionFold, ...]] = ()
     """Report sections the benchmark adds: its own statistics for its scorers (`projections.report`)."""
-    report_version: ClassVar[int] = 1
-    """The version of what its `conditions` and `sections` put in a report (their names, reasons and
-    figures): bump it whenever a saved scorecard of its runs would read differently, so `verify`
-    re-folds an older saved view as stale instead of finding it differs (`projections.views`)."""
     source: ClassVar[ReleaseSource | None] = None
     """Where its release and official prompts come from, pinned (`benchledger fetch`); None: not fetchable."""
 
@@ -129,9 +126,16 @@ class Benchmark(ABC):
         when it has none."""
         return None
 
+    def report_digest(self) -> str:
+        """The digest of what its reports say (`conditions` with their texts, `sections`, `kind`), from the
+        code itself: a saved view of its runs carries it, so a reworded condition makes an older view
+        stale, never tampering (`projections.report_digest`); nothing to bump by hand."""
+        folds = self.report_folds()
+        return benchmark_digest(folds.conditions, folds.sections, folds.kind)
+
     def report_folds(self) -> ReportFolds:
         """What reports and views of this benchmark's runs fold with."""
-        return ReportFolds(self.conditions, self.sections, self.official_retrieval, self.report_version, self.kind)
+        return ReportFolds(self.conditions, self.sections, self.official_retrieval, self.kind)
 
     def default_prompts_dir(self, source: Path) -> Path:
         """Where the official templates are looked for when no folder is given: `prompts/` inside a
@@ -246,8 +250,6 @@ class ReportFolds:
     conditions: tuple[Check, ...]
     sections: tuple[SectionFold, ...] = ()
     retrieval_official: RetrievalFold | None = None
-    version: int = 0
-    """The benchmark's `report_version` (0 for a run whose benchmark has no installed adapter)."""
     kind: BenchmarkKind | None = None
     """What the benchmark scores (`Benchmark.kind`); None for a run whose benchmark has no installed adapter."""
     question_notes: QuestionNotes | None = None

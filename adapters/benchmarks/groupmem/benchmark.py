@@ -43,7 +43,6 @@ class GroupMemBench(Benchmark):
     demo: ClassVar[tuple[str, tuple[tuple[str, str], ...]] | None] = ("groupmem-mini", (("domain", "Demo"),))
     retrieval = False
     conditions: ClassVar[tuple[Check, ...]] = CONDITIONS
-    report_version: ClassVar[int] = 2  # bump with any change to what its conditions or sections report
     source: ClassVar[ReleaseSource | None] = SOURCE
     sections: ClassVar[tuple[SectionFold, ...]] = (rules_section,)
 

@@ -37,7 +37,6 @@ class LoCoMo(Benchmark):
     official = LoCoMoOfficial()
     retrieval = True
     conditions: ClassVar[tuple[Check, ...]] = CONDITIONS
-    report_version: ClassVar[int] = 2  # bump with any change to what its conditions or sections report
     source: ClassVar[ReleaseSource | None] = SOURCE
     sections: ClassVar[tuple[SectionFold, ...]] = (official_section, llm_judge_section)
 

@@ -70,5 +70,5 @@ class Mem2ActBench(Benchmark):
         return super().check_protocol(protocol)
 
     def report_folds(self) -> ReportFolds:
-        return ReportFolds(self.conditions, self.sections, None, self.report_version, self.kind,
+        return ReportFolds(self.conditions, self.sections, None, self.kind,
                            question_notes=question_notes)

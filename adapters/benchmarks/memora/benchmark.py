@@ -38,7 +38,6 @@ class Memora(Benchmark):
     official = MemoraOfficial()
     retrieval = True
     conditions: ClassVar[tuple[Check, ...]] = CONDITIONS
-    report_version: ClassVar[int] = 2  # bump with any change to what its conditions or sections report
     sections: ClassVar[tuple[SectionFold, ...]] = (fama_section,)
     source: ClassVar[ReleaseSource | None] = SOURCE
 
