@@ -41,7 +41,7 @@ INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
     'fetch': (1406501473, (
         ('fetch', "Download BENCHMARK's release and official prompt sources at their pinned revisions, check every file by SHA-256 against the benchmark's pins, derive the official templates, and lay them out where `run` finds them.", '', False, False),
     )),
-    'inspect': (759897690, (
+    'inspect': (553238276, (
         ('runs', 'List the runs on the ledger, newest first: configuration, status and score.', '', False, False),
         ('show', "Print a run's report (scorecard, or JSON with --json); with --prices, its model calls in dollars.", '', False, False),
         ('events', "List a run's events in order.", '', False, False),
@@ -83,7 +83,7 @@ INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
         ('push', 'Copy a run of this ledger into another (verified on both sides, hashes kept).', '', False, False),
         ('pull', 'Copy a run of another ledger into this one (verified on both sides, hashes kept).', '', False, False),
     )),
-    'verify': (388771963, (
+    'verify': (2605433407, (
         ('verify', "Check schema, hash chain, blobs, cached responses and saved views; exit 1 naming the first bad seq. Given a bundle FILE (`export RUN --bundle FILE`), check it offline and print its report again. With --against-source or --spot-check N, check what the run's machine saw against the official source or the provider, and append the check to the run (never in its score); a bundle FILE is verified first, then its run copied into the ledger, where the check is recorded.", '', False, False),
     )),
     'view': (4235957224, (

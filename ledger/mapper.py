@@ -26,11 +26,27 @@ from benchledger.collector import building_long_lived
 from benchledger.errors import LedgerError
 from benchledger.ledger.events import EVENT_TYPES, AnyEvent, Event, any_event_adapter
 from benchledger.ledger.events.keys import KEYS
-from benchledger.ledger.upcasts import UPCASTERS
+from benchledger.ledger.upcasts import SAME_PAYLOAD, UPCASTERS
 
 __all__ = [
-    "StoredEvent", "ROW_COLUMNS", "EventRow", "ChainRow", "Row", "event_rows", "row_to_stored", "rows_to_stored", "event_row", "stored_event",
+    "StoredEvent", "ROW_COLUMNS", "READ_AS_IS", "EventRow", "ChainRow", "Row", "event_rows", "row_to_stored", "rows_to_stored", "event_row", "stored_event",
 ]
+
+def _read_as_is() -> frozenset[tuple[str, int]]:
+    """(type, stored version) whose payload the current class reads unchanged: the current version,
+    and each older one from which every later version changed the key rule only (`SAME_PAYLOAD`)."""
+    found = set()
+    for name, cls in EVENT_TYPES.items():
+        version = cls.schema_version
+        found.add((name, version))
+        while (name, version - 1) in SAME_PAYLOAD:
+            version -= 1
+            found.add((name, version))
+    return frozenset(found)
+
+
+READ_AS_IS = _read_as_is()
+"""(event type, schema version) of rows validated as they are stored, with no upcaster to run."""
 
 ROW_COLUMNS = ("seq, run_id, position, type, schema_version, recorded_at, idempotency_key, "
                "payload, prev_hash, hash")
@@ -128,7 +144,7 @@ def _read_event(type_: str, schema_version: int, payload: str | bytes) -> Event:
     cls = EVENT_TYPES.get(type_)
     if cls is None:
         raise LedgerError(f"unknown event type {type_!r} in the ledger; upgrade benchledger")
-    if schema_version == cls.schema_version:
+    if (type_, schema_version) in READ_AS_IS:
         event: Event = any_event_adapter.validate_json(payload)
         return event
     if schema_version > cls.schema_version:
@@ -172,17 +188,17 @@ def row_to_stored(row: Row) -> StoredEvent:
 def rows_to_stored(rows: Iterable[Row]) -> list[StoredEvent]:
     """Many rows -> StoredEvents, in the order given (see the module docstring for the cost).
 
-    A row of a current schema version is validated inline; anything else (an upcast, an unknown
+    A row of a current schema version (or of one `READ_AS_IS`) is validated inline; anything else (an upcast, an unknown
     type, a payload that does not validate) takes `row_to_stored`, which names the bad seq.
     """
-    current = {name: cls.schema_version for name, cls in EVENT_TYPES.items()}
+    current, as_is = {name: cls.schema_version for name, cls in EVENT_TYPES.items()}, READ_AS_IS
     # Each row's class is known from its type column: its own validator skips the union's dispatch.
     validators = {name: cls.__pydantic_validator__.validate_json for name, cls in EVENT_TYPES.items()}
     stored: list[StoredEvent] = []
     with building_long_lived():
         for row in rows:
             seq, run_id, position, type_, version, recorded_at, key, payload, prev_hash, hash_ = row
-            if current.get(type_) == version:
+            if current.get(type_) == version or (type_, version) in as_is:
                 try:
                     event: Event = validators[type_](payload)
                 except ValueError:

@@ -4,6 +4,11 @@ Rows are never rewritten (their hashes cover their bytes); the mapper passes an 
 through `UPCASTERS[(type, version)]` one version at a time before validating it. An upcaster is
 frozen history: it says what a payload of that version meant, with the defaults that version's
 code used, and never changes once released.
+
+A version that changed only the row's key rule, not its payload (issue 32 item 5: keys name their
+subjects), lifts the payload unchanged (`_same_payload`) and is listed in `SAME_PAYLOAD`, so the
+mapper reads such rows as fast as current ones; the key they were written under is the legacy rule
+their declaration keeps (`ledger.events.keys.stored_key_rule`).
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from typing import Any
 
 from benchledger.values import is_offline_model
 
-__all__ = ["Upcaster", "UPCASTERS"]
+__all__ = ["Upcaster", "UPCASTERS", "SAME_PAYLOAD"]
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -76,7 +81,18 @@ def _run_started_1_to_2(payload: dict[str, Any]) -> dict[str, Any]:
     return {**payload, "config": config}
 
 
+def _same_payload(payload: dict[str, Any]) -> dict[str, Any]:
+    """A version that changed the key rule only: the payload reads as it was written."""
+    return payload
+
+
+SAME_PAYLOAD: frozenset[tuple[str, int]] = frozenset(
+    (name, 1) for name in ("Failed", "Judged", "ScorerStarted", "ScorerContinued", "AuditStarted", "AuditContinued",
+                           "PlantJudged", "PlantFailed"))
+"""(event type, version) whose payload the next version reads unchanged (only the key rule changed)."""
+
 UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("RunStarted", 1): _run_started_1_to_2,
+    **{version: _same_payload for version in sorted(SAME_PAYLOAD)},
 }
 """(event type, schema version it reads) -> function returning the payload one version later."""

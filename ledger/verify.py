@@ -11,7 +11,9 @@ Every check reads one snapshot (the caller's read transaction) and names the fir
 - the database remembers the largest seq ever issued (SQLite's `sqlite_sequence`, the
   PostgreSQL ledger's `ledger_tail`), so deleting the newest rows shows;
 - every row must keep the store's rules (`ledger.rules`): its idempotency key is the one its
-  type and payload derive, and no key holds two rows of a run;
+  type and payload derive, and no key holds two rows of a run; a row written before its type's
+  key rule changed is checked against the legacy rule of its schema version, and the result names
+  such rows (`legacy_keys`: they are valid, in the legacy key form);
 - on a server, every row of a run was written by its owner or a role it granted (`check_writers`);
 - every blob an event names (`references`) must be stored and must hash to its digest (every
   stored blob, for the whole ledger), inflated no further than its recorded size;
@@ -51,7 +53,7 @@ from benchledger.ledger import blobs, cache, references
 from benchledger.ledger.backend import LedgerConnection
 from benchledger.ledger.chain import CHAIN_RUN, GENESIS, ledger_link, ledger_value
 from benchledger.ledger.mapper import ChainRow, Row, StoredEvent, event_rows, rows_to_stored
-from benchledger.ledger.rules import rules_problem
+from benchledger.ledger.rules import legacy_key_rows, rules_problem
 from benchledger.ledger.walk import ChainWalk, Problem, missing_rows, unlinked
 
 __all__ = ["VerifyResult", "Refold", "Problem", "check_run", "check_run_in_full", "ledger_head",
@@ -76,6 +78,23 @@ class VerifyResult(BaseModel):
     """Hash of the last event checked (the ledger's, or the run's); pin it to catch a rewrite."""
     stale: tuple[str, ...] = ()
     """Saved views written by another code version: re-folded and not compared (never tampering)."""
+    legacy_keys: tuple[str, ...] = ()
+    """Per run holding any, the rows keyed in a legacy key form (written before their type's key rule
+    changed, checked against that rule): valid, and named so a reader knows which form a row uses."""
+
+
+def _legacy_line(run_id: str, events: Sequence[StoredEvent]) -> str | None:
+    """`run R: 3 rows in the legacy key form (Failed seq 5, 9; Judged seq 7)`, or None."""
+    rows = legacy_key_rows(events)
+    if not rows:
+        return None
+    by_type: dict[str, list[int]] = {}
+    for row in rows:
+        by_type.setdefault(row.type, []).append(row.seq)
+    listed = "; ".join(f"{name} seq {', '.join(map(str, seqs[:5]))}{' ...' if len(seqs) > 5 else ''}"
+                       for name, seqs in by_type.items())
+    return (f"run {run_id}: {len(rows)} row(s) in the legacy key form, written before keys named their "
+            f"subjects and checked against it ({listed})")
 
 
 def _walk_ledger(conn: LedgerConnection) -> tuple[int, str, Problem | None]:
@@ -250,11 +269,14 @@ class _LastRun:
 
 
 def _check_runs(conn: LedgerConnection, refold: Refold | None, events_of: _LastRun,
-                stale: list[str]) -> Problem | None:
+                stale: list[str], legacy: list[str]) -> Problem | None:
     """Every run of the ledger in order of its first row: the store's rules, then its views."""
     with_views = {r for (r,) in conn.execute("SELECT DISTINCT run_id FROM views")} if refold else set()
     for (run_id,) in conn.execute("SELECT run_id FROM events GROUP BY run_id ORDER BY MIN(seq)").fetchall():
         problem = rules_problem(events_of(run_id))
+        line = _legacy_line(run_id, events_of(run_id)) if problem is None else None
+        if line:
+            legacy.append(line)
         if problem is None and refold is not None and run_id in with_views:
             problem = _check_views(conn, [run_id], refold, events_of, stale)
         if problem:
@@ -310,9 +332,10 @@ def _check_run_blobs(conn: LedgerConnection, run_id: str) -> str | None:
 
 def _later_checks(conn: LedgerConnection, run_id: str | None, refold: Refold | None,
                   read_events: Callable[[str], list[StoredEvent]],
-                  stale: list[str] | None = None) -> Iterable[Problem | None]:
+                  stale: list[str] | None = None, legacy: list[str] | None = None) -> Iterable[Problem | None]:
     """The checks after the chain, lazily, cheapest first (a run's own rules ran with its chain)."""
     stale = [] if stale is None else stale
+    legacy = [] if legacy is None else legacy
     events_of = read_events if isinstance(read_events, _LastRun) else _LastRun(read_events)
     yield conn.check_writers(run_id)
     yield _check_references(conn, run_id)
@@ -321,7 +344,7 @@ def _later_checks(conn: LedgerConnection, run_id: str | None, refold: Refold | N
     cache_problem = cache.check_entries(conn, run_id)
     yield (None, cache_problem) if cache_problem else None
     if run_id is None:
-        yield _check_runs(conn, refold, events_of, stale)
+        yield _check_runs(conn, refold, events_of, stale, legacy)
     elif refold is not None:
         yield _check_views(conn, [run_id], refold, events_of, stale)
     if run_id is None:
@@ -342,25 +365,28 @@ def _verify_snapshot(conn: LedgerConnection, run_id: str | None, refold: Refold 
             problem = _missing_head(expect_head, None)
         head_or_none: str | None = head if checked else None
     events_of = _LastRun(read_events)
+    legacy: list[str] = []
     if run_id is not None:
         rows, problem = check_run(conn, run_id, expect_head)
         if problem is None:
             try:
                 events_of.keep(run_id, rows_to_stored(rows))
                 problem = rules_problem(events_of(run_id))
+                line = _legacy_line(run_id, events_of(run_id))
+                legacy += [line] if line else []
             except LedgerError as exc:
                 problem = None, str(exc)
         checked, head_or_none = len(rows), (rows[-1].hash if rows else None)
     stale: list[str] = []
     if problem is None:
         try:
-            problem = next((found for found in _later_checks(conn, run_id, refold, events_of, stale) if found),
-                           None)
+            problem = next((found for found in _later_checks(conn, run_id, refold, events_of, stale, legacy)
+                            if found), None)
         except LedgerError as exc:  # an event the views need cannot be read
             problem = None, str(exc)
     if problem:
         return VerifyResult(ok=False, checked=checked, first_bad_seq=problem[0], problem=problem[1])
-    return VerifyResult(ok=True, checked=checked, head=head_or_none, stale=tuple(stale))
+    return VerifyResult(ok=True, checked=checked, head=head_or_none, stale=tuple(stale), legacy_keys=tuple(legacy))
 
 
 def verify_ledger(conn: LedgerConnection, run_id: str | None, refold: Refold | None,

@@ -225,7 +225,7 @@ STORE_TABLES: dict[str, tuple[str, str, dict[str, str]]] = {
         "type": "The event type (RunStarted, ContextRecalled, Judged, Failed, ...).",
         "schema_version": "Version of the event's schema it was written under (older ones are upcast on read).",
         "recorded_at": "When the event was appended (UTC, ISO 8601).",
-        "idempotency_key": "One key per stage and item (e.g. judge:s1:temporal_3): a stage is recorded once.",
+        "idempotency_key": "One key per stage and item (e.g. judge:scorer:s1:question:temporal_3): a stage is recorded once.",
         "payload": "The event as JSON; the views unpack it into columns.",
         "prev_hash": "Hash of the previous event: of the same run (chain 2), or in seq order (chain 1).",
         "hash": "SHA-256 of prev_hash and this row's exact stored bytes; `benchledger verify` recomputes it.",

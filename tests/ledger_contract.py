@@ -46,27 +46,29 @@ def answered(qid: str, reply: str, request: str) -> QuestionAnswered:
                             raw_hash=_sha(reply), request_digest=request)
 
 
-def reply_entry(qid: str, reply: str, request: str, stage: str = "answer") -> CacheEntry:
+def reply_entry(qid: str, reply: str, request: str, key: str | None = None) -> CacheEntry:
+    """A cached reply vouched for by the event keyed `key` (default: the answer to `qid`)."""
     return CacheEntry(request_digest=request, response={"text": reply, "model": "m", "usage": {}},
-                      model="m", idempotency_key=f"{stage}:{qid}")
+                      model="m", idempotency_key=key or f"answer:{qid}")
 
 
 def verdict(qid: str, value: str = "incorrect", scorer: str = "s1") -> Judged:
     return Judged(question_id=qid, scorer_id=scorer, verdict=value, model="j")  # type: ignore[arg-type]
 
 
-def forge(store: Any, run_id: str, event: Event, key: str | None) -> int:
+def forge(store: Any, run_id: str, event: Event, key: str | None, version: int | None = None) -> int:
     """Insert one row as a writer holding the ledger's SQL rights could, bypassing `append`: the
-    event's payload under `key`, chained and linked exactly as the store would. Its seq."""
+    event's payload under `key`, chained and linked exactly as the store would, under its class's
+    schema version or `version` (as an older benchledger wrote it). Its seq."""
     payload = event.model_dump_json()
+    version = type(event).schema_version if version is None else version
 
     def insert(conn: Any) -> int:
         position, prev_hash = run_tail(conn, run_id)
         seq, value = ledger_tail(conn)
         at = clock.now_iso()
-        hash_ = batch_linker(run_id, at)(prev_hash, position + 1, event.type, type(event).schema_version, key,
-                                         payload.encode())
-        conn.execute(INSERT_EVENT, (seq + 1, run_id, position + 1, event.type, type(event).schema_version, at,
+        hash_ = batch_linker(run_id, at)(prev_hash, position + 1, event.type, version, key, payload.encode())
+        conn.execute(INSERT_EVENT, (seq + 1, run_id, position + 1, event.type, version, at,
                                     key, payload, prev_hash, hash_, ledger_link(value, hash_)))
         return int(seq + 1)
 
@@ -119,7 +121,7 @@ class LedgerContract:
     def test_recorded_idempotency_keys_are_skipped(self, store: Recorder) -> None:
         store.writer.append("run", [failed("q1"), failed("q1")])
         assert store.writer.append("run", [failed("q1"), failed("q2")])[0].position == 2
-        assert store.reader.recorded_keys("run") == {"failed:answer:-:q1:1", "failed:answer:-:q2:1"}
+        assert store.reader.recorded_keys("run") == {"failed:question:q1:answer:1", "failed:question:q2:answer:1"}
 
     def test_an_append_behind_expected_position_writes_nothing(self, store: Recorder) -> None:
         store.writer.append("run", [failed("q1")])
@@ -215,7 +217,7 @@ class LedgerContract:
         request = "c" * 64
         verdict = Judged(question_id="q1", scorer_id="s1", verdict="correct", model="j",
                          raw_hash=_sha("Final: Correct"), request_digest=request)
-        store.writer.append("run", [verdict], cache=[reply_entry("q1", "Final: Correct", request, stage="judge:s1")])
+        store.writer.append("run", [verdict], cache=[reply_entry("q1", "Final: Correct", request, key=verdict.idempotency_key())])
         assert store.cache.cache_get(request, runs=("run",))["text"] == "Final: Correct"
 
 
@@ -231,7 +233,7 @@ class LedgerContract:
             store.writer.append("run", [Rescored(question_id="q1", scorer_id="s1", verdict="correct", model="j")])
         assert store.writer.append("run", [verdict("q1", "correct")]) == []  # the registered class: skipped by key
         (only,) = store.reader.verified_events("run")
-        assert only.idempotency_key == "judge:s1:q1" and only.event.verdict == "incorrect"
+        assert only.idempotency_key == "judge:scorer:s1:question:q1" and only.event.verdict == "incorrect"
 
     def test_an_event_that_would_not_read_back_is_refused(self, store: Recorder) -> None:
         junk = Judged.model_construct(question_id="q1", scorer_id="s1", verdict="perfect", model="j")
@@ -239,14 +241,14 @@ class LedgerContract:
             store.writer.append("run", [junk])
         assert store.reader.events("run") == []
 
-    @pytest.mark.parametrize("key", [None, "judge:s1:q1:again", "answer:q9"])
+    @pytest.mark.parametrize("key", [None, "judge:scorer:s1:question:q1:again", "answer:q9"])
     def test_a_row_under_a_key_its_payload_does_not_derive_is_tampering(self, store: Recorder,
                                                                          key: str | None) -> None:
         store.writer.append("run", [verdict("q1", "incorrect"), failed("q2")])
         seq = forge(store, "run", verdict("q1", "correct"), key)
         result = store.reader.verify()
         assert (result.ok, result.first_bad_seq) == (False, seq)
-        assert "judge:s1:q1" in result.problem and "not written by the store" in result.problem
+        assert "judge:scorer:s1:question:q1" in result.problem and "not written by the store" in result.problem
         assert store.reader.verify("run").first_bad_seq == seq
         with pytest.raises(VerificationFailed, match=f"at seq {seq}"):
             store.reader.verified_events("run")
@@ -254,12 +256,12 @@ class LedgerContract:
     def test_a_second_row_under_a_recorded_key_is_refused_by_the_database(self, store: Recorder) -> None:
         store.writer.append("run", [verdict("q1", "incorrect")])
         with pytest.raises(ConcurrencyConflict):
-            forge(store, "run", verdict("q1", "correct"), "judge:s1:q1")
+            forge(store, "run", verdict("q1", "correct"), "judge:scorer:s1:question:q1")
         assert store.reader.verify().ok and [e.event.verdict for e in store.reader.verified_events("run")] == ["incorrect"]
 
     def test_a_row_with_the_right_key_verifies(self, store: Recorder) -> None:
         store.writer.append("run", [verdict("q1")])
-        forge(store, "run", verdict("q2"), "judge:s1:q2")
+        forge(store, "run", verdict("q2"), "judge:scorer:s1:question:q2")
         assert store.reader.verify().ok and len(store.reader.verified_events("run")) == 2
 
     # -- run ids and blobs (issue 19 items 5 and 6) -------------------------------------------
@@ -334,7 +336,7 @@ class LedgerContract:
         store.writer.append("run", [answered("q1", "a", "r" * 64), verdict("q1"), RunFinished(status="completed")],
                             blobs=[b"a"])
         head = store.reader.head("run")
-        seq = forge(store, "run", verdict("q2", "correct"), "judge:s1:q2")  # the key it derives: only the seal names it
+        seq = forge(store, "run", verdict("q2", "correct"), "judge:scorer:s1:question:q2")  # the key it derives: only the seal names it
         result = store.reader.verify()
         assert (result.ok, result.first_bad_seq) == (False, seq) and "after it finished" in result.problem
         assert store.reader.verify("run").first_bad_seq == seq

@@ -14,6 +14,7 @@ from benchledger.cli.options import prices_option, scoring_rule_help
 from benchledger.cli.render import show_report, show_retrieval
 from benchledger.errors import BadInput
 from benchledger.ledger.events import EVENT_TYPES, STAGES
+from benchledger.ledger.events.keys import is_legacy_form
 from benchledger.ledger.runs import WriterSpan
 from benchledger.orchestration.prices import read_prices
 from benchledger.orchestration.recorded import recorded_run
@@ -143,15 +144,22 @@ def events(app: AppContext, run_ref: str, types: tuple[str, ...], as_json: bool)
         run_id = ledger.reader.resolve_run(run_ref)
         rows = ledger.reader.events(run_id, types=types or None)
     if as_json:
-        echo_json([{**r.model_dump(exclude={"event"}), "payload": r.event.model_dump(mode="json")} for r in rows])
+        echo_json([{**r.model_dump(exclude={"event"}), "key_form": _key_form(r.type, r.schema_version),
+                    "payload": r.event.model_dump(mode="json")} for r in rows])
         return
     if not rows:
         click.echo(f"no {' or '.join(types)} events in run {run_id}" if types else f"run {run_id} has no events")
         return
-    cells = [(r.seq, r.position, r.recorded_at, r.type, _summary(r.event.model_dump_json(exclude={"type"})))
-             for r in rows]
+    cells = [(r.seq, r.position, r.recorded_at,
+              r.type if _key_form(r.type, r.schema_version) == "current" else f"{r.type} (legacy key form)",
+              _summary(r.event.model_dump_json(exclude={"type"}))) for r in rows]
     click.echo(render_table(cells, ("seq", "position", "recorded at", "type", "payload"),
                             align=["right", "right", "left", "left", "left"]))
+
+
+def _key_form(type_: str, schema_version: int) -> str:
+    """"legacy" for a row keyed as before its type's key rule changed (`ledger.events.keys`), else "current"."""
+    return "legacy" if is_legacy_form(type_, schema_version) else "current"
 
 
 def _summary(text: str, width: int = 110) -> str:

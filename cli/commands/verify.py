@@ -108,6 +108,8 @@ def verify(app: AppContext, run_ref: str | None, expect_head: str | None, signer
             click.echo(line)
         for line in result.stale:
             click.echo(f"note: {line}")
+        for line in result.legacy_keys:
+            click.echo(f"note: {line}")
 
 
 def _bundle_into_ledger(app: AppContext, path: Path, expect_head: str | None, signer_key: Path | None) -> str:

@@ -12,20 +12,25 @@ and a verdict against an overlay's gold never a verdict of a scorer.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
 from benchledger.ledger.events.base import Event, Usage
-from benchledger.ledger.events.declaration import Joins, Opens, declare
+from benchledger.ledger.events.declaration import Joins, LegacyKey, Opens, declare
 from benchledger.ledger.events.endpoints import Endpoint
+from benchledger.ledger.events.keys import part
 
 __all__ = ["AuditStarted", "AuditContinued", "PlantJudged", "PlantFailed", "AUDIT_EVENT_TYPES"]
 
 
-@declare(key=lambda e: f"audit:{e.audit_id}", blobs=(), sealing=(Opens("audit", owner="audit_id"),), fold="audited")
+@declare(key=lambda e: f"audit:{part(e.audit_id)}", blobs=(), sealing=(Opens("audit", owner="audit_id"),), fold="audited",
+         legacy=(LegacyKey(1, lambda e: f"audit:{e.audit_id}"),))
 class AuditStarted(Event):
     """An audit segment begins: which scorer it asks, where its calls go, and what it asks about."""
+
+    schema_version: ClassVar[int] = 2
+    """2: the key quotes its ids and names the plant (issue 32 item 5); the payload is as in 1."""
 
     type: Literal["AuditStarted"] = "AuditStarted"
     """The event type."""
@@ -76,10 +81,14 @@ class AuditStarted(Event):
     (premise_error, not_determinable, contested)."""
 
 
-@declare(key=lambda e: f"audit:{e.audit_id}:continue:{e.attempt}", blobs=(),
-         sealing=(Opens("audit", owner="audit_id"),), fold="audited")
+@declare(key=lambda e: f"audit:{part(e.audit_id)}:continue:{e.attempt}", blobs=(),
+         sealing=(Opens("audit", owner="audit_id"),), fold="audited",
+         legacy=(LegacyKey(1, lambda e: f"audit:{e.audit_id}:continue:{e.attempt}"),))
 class AuditContinued(Event):
     """An interrupted audit is finished (`audit judge --continue`), possibly at another endpoint."""
+
+    schema_version: ClassVar[int] = 2
+    """2: the key quotes its ids and names the plant (issue 32 item 5); the payload is as in 1."""
 
     type: Literal["AuditContinued"] = "AuditContinued"
     """The event type."""
@@ -91,10 +100,14 @@ class AuditContinued(Event):
     """Where its judge calls now go (None when the judge asks no model)."""
 
 
-@declare(key=lambda e: f"audit:{e.audit_id}:{e.plant_id}", blobs=(), sealing=(Joins("audit", owner="audit_id"),),
-         fold="audited")
+@declare(key=lambda e: f"audit:{part(e.audit_id)}:plant:{part(e.plant_id)}", blobs=(),
+         sealing=(Joins("audit", owner="audit_id"),), fold="audited",
+         legacy=(LegacyKey(1, lambda e: f"audit:{e.audit_id}:{e.plant_id}"),))
 class PlantJudged(Event):
     """The audited judge's verdict on one planted answer (or one recorded answer against corrected gold)."""
+
+    schema_version: ClassVar[int] = 2
+    """2: the key quotes its ids and names the plant (issue 32 item 5); the payload is as in 1."""
 
     type: Literal["PlantJudged"] = "PlantJudged"
     """The event type."""
@@ -131,10 +144,14 @@ class PlantJudged(Event):
     """How long the call took, in milliseconds (0 on a cache hit)."""
 
 
-@declare(key=lambda e: f"audit:{e.audit_id}:{e.plant_id}:failed:{e.attempt}", blobs=(),
-         sealing=(Joins("audit", owner="audit_id"),), fold="audited")
+@declare(key=lambda e: f"audit:{part(e.audit_id)}:plant:{part(e.plant_id)}:failed:{e.attempt}", blobs=(),
+         sealing=(Joins("audit", owner="audit_id"),), fold="audited",
+         legacy=(LegacyKey(1, lambda e: f"audit:{e.audit_id}:{e.plant_id}:failed:{e.attempt}"),))
 class PlantFailed(Event):
     """An operational failure asking the audited judge about one item: never a verdict."""
+
+    schema_version: ClassVar[int] = 2
+    """2: the key quotes its ids and names the plant (issue 32 item 5); the payload is as in 1."""
 
     type: Literal["PlantFailed"] = "PlantFailed"
     """The event type."""

@@ -15,7 +15,7 @@ from typing import Any
 
 from benchledger.ledger.events import DECLARATIONS, EVENT_CLASSES
 from benchledger.ledger.events.declaration import Closes, Declaration, Housekeeping, Joins, Opens, SealRule
-from benchledger.ledger.events.keys import key_form
+from benchledger.ledger.events.keys import key_form, legacy_key_form
 from benchledger.ledger.events.base import fields_of, is_validated_type
 
 __all__ = ["render_events_markdown", "documented_models", "undocumented_fields", "key_form"]
@@ -83,7 +83,9 @@ def _declared(declaration: Declaration) -> list[str]:
     """What the type's declaration says (`ledger/events/declaration.py`), as the reference prints it."""
     blobs = ", ".join(f"`{'.'.join(path)}`" for path in declaration.blobs) or "none"
     sealing = "; ".join(_sealing(rule) for rule in declaration.sealing) or "refused (it joins an open run only)"
-    return [f"- idempotency key (derived by the store): `{key_form(declaration.type)}`", f"- blob fields: {blobs}",
+    legacy = [f"- legacy key form, of rows written under schema {through} or older (still verified, and named "
+              f"so by `verify` and `events`): `{form}`" for through, form in legacy_key_form(declaration.type)]
+    return [f"- idempotency key (derived by the store): `{key_form(declaration.type)}`", *legacy, f"- blob fields: {blobs}",
             f"- once its run has finished: {sealing}", f"- fold handler: `{declaration.fold}`", ""]
 
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import ConfigDict, Field
 from pydantic.dataclasses import dataclass
 
 from benchledger.ledger.events.base import Event, Usage
-from benchledger.ledger.events.declaration import OPEN_RUN_ONLY, Housekeeping, Joins, Opens, declare
+from benchledger.ledger.events.declaration import OPEN_RUN_ONLY, Housekeeping, Joins, LegacyKey, Opens, declare
 from benchledger.ledger.events.endpoints import Endpoint
+from benchledger.ledger.events.keys import part
 
 __all__ = [
     "RecalledItem", "ContextRecalled", "QuestionAnswered", "ScorerStarted", "ScorerContinued", "Judged", "Failed",
@@ -127,10 +128,13 @@ class QuestionAnswered(Event):
     """Cache key (SHA-256) of the model request that produced the answer; "" when not recorded."""
 
 
-@declare(key=lambda e: f"scorer:{e.scorer_id}", blobs=(), sealing=(Opens("scorer", owner="scorer_id"),),
-         fold="scorer_segment")
+@declare(key=lambda e: f"scorer:{part(e.scorer_id)}", blobs=(), sealing=(Opens("scorer", owner="scorer_id"),),
+         fold="scorer_segment", legacy=(LegacyKey(1, lambda e: f"scorer:{e.scorer_id}"),))
 class ScorerStarted(Event):
     """A scorer (judge model, protocol, prompt) begins judging this run's answers."""
+
+    schema_version: ClassVar[int] = 2
+    """2: the scorer id quoted in the key (issue 32 item 5); the payload is as in 1."""
 
     type: Literal["ScorerStarted"] = "ScorerStarted"
     """The event type."""
@@ -159,10 +163,14 @@ class ScorerStarted(Event):
     """True when `method` is the benchmark's official scoring method (without the benchmark's conditions, reports lead with its first complete scorer)."""
 
 
-@declare(key=lambda e: f"scorer:{e.scorer_id}:continue:{e.attempt}", blobs=(),
-         sealing=(Opens("scorer", owner="scorer_id"),), fold="scorer_segment")
+@declare(key=lambda e: f"scorer:{part(e.scorer_id)}:continue:{e.attempt}", blobs=(),
+         sealing=(Opens("scorer", owner="scorer_id"),), fold="scorer_segment",
+         legacy=(LegacyKey(1, lambda e: f"scorer:{e.scorer_id}:continue:{e.attempt}"),))
 class ScorerContinued(Event):
     """An interrupted scorer is finished (`rejudge --continue`), possibly at another endpoint."""
+
+    schema_version: ClassVar[int] = 2
+    """2: the scorer id quoted in the key (issue 32 item 5); the payload is as in 1."""
 
     type: Literal["ScorerContinued"] = "ScorerContinued"
     """The event type."""
@@ -174,10 +182,14 @@ class ScorerContinued(Event):
     """Where its judge calls now go (None for an offline judge)."""
 
 
-@declare(key=lambda e: f"judge:{e.scorer_id}:{e.question_id}", blobs=("raw_hash",),
-         sealing=(Joins("scorer", owner="scorer_id"),), fold="verdict")
+@declare(key=lambda e: f"judge:scorer:{part(e.scorer_id)}:question:{part(e.question_id)}", blobs=("raw_hash",),
+         sealing=(Joins("scorer", owner="scorer_id"),), fold="verdict",
+         legacy=(LegacyKey(1, lambda e: f"judge:{e.scorer_id}:{e.question_id}"),))
 class Judged(Event):
     """One scorer's verdict on one answer against gold."""
+
+    schema_version: ClassVar[int] = 2
+    """2: the key names and quotes its scorer and question (issue 32 item 5); the payload is as in 1."""
 
     type: Literal["Judged"] = "Judged"
     """The event type."""
@@ -215,11 +227,19 @@ class Judged(Event):
     """Cache key (SHA-256) of the judge request that produced the verdict; "" when not recorded."""
 
 
-@declare(key=lambda e: _failed_key(e), blobs=(),
+@declare(key=lambda e: f"failed:{_failed_subject(e)}:{e.stage}{_failed_scorer(e)}:{e.attempt}", blobs=(),
          sealing=(Joins("scorer", owner="scorer_id", when=("stage", "judge")), Housekeeping(when=("stage", "purge"))),
-         fold="failed")
+         fold="failed", legacy=(LegacyKey(1, lambda e: _legacy_failed_key(e)),))
 class Failed(Event):
-    """An operational failure: never a wrong answer."""
+    """An operational failure: never a wrong answer.
+
+    Its key names what failed: `failed:question:<question_id>:<stage>[:scorer:<scorer_id>]:<attempt>`,
+    `failed:scope:<scope_key>:<stage>...` for a scope's failure, `failed:run:<stage>...` for the run's.
+    """
+
+    schema_version: ClassVar[int] = 2
+    """2: the key names its subject's kind (issue 32 item 5: a question and a scope of one name
+    shared the key of version 1); the payload is as in 1."""
 
     type: Literal["Failed"] = "Failed"
     """The event type."""
@@ -239,6 +259,18 @@ class Failed(Event):
     """For a scope-level failure (purge), which scope of the run it concerns."""
 
 
-def _failed_key(event: Failed) -> str:
+def _failed_subject(event: Failed) -> str:
+    """`question:<id>` (a question's failure names no scope), `scope:<key>`, or `run`."""
+    if event.question_id is not None:
+        return f"question:{part(event.question_id)}"
+    return "run" if event.scope_key is None else f"scope:{part(event.scope_key)}"
+
+
+def _failed_scorer(event: Failed) -> str:
+    return "" if event.scorer_id is None else f":scorer:{part(event.scorer_id)}"
+
+
+def _legacy_failed_key(event: Failed) -> str:
+    """The key of schema version 1 (frozen): a question id and a scope key of one name share it."""
     item = event.question_id or event.scope_key or "-"
     return f"failed:{event.stage}:{event.scorer_id or '-'}:{item}:{event.attempt}"

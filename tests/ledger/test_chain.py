@@ -180,7 +180,7 @@ def test_a_legacy_ledger_goes_on_under_run_chains_once_migrated(tmp_path):
     "prev_hash, hash) VALUES ('run-a', 2, 'Failed', 1, 'now', '{}', 'p', 'h')",
     "INSERT OR REPLACE INTO events (run_id, position, type, schema_version, recorded_at, "
     "idempotency_key, payload, prev_hash, hash) "
-    "VALUES ('run-a', 9, 'Failed', 1, 'now', 'failed:judge:-:a0:1', '{}', 'p', 'h')",
+    "VALUES ('run-a', 9, 'Failed', 1, 'now', 'failed:question:a0:judge:1', '{}', 'p', 'h')",
 ])
 def test_the_database_refuses_to_change_or_remove_an_event(path, statement):
     before = rows(path)
@@ -210,7 +210,7 @@ def test_a_clean_ledger_verifies(path, chain):
     hash_, link = raw(path).execute("SELECT hash, link FROM events WHERE seq = 6").fetchone()
     head = link if chain == 2 else hash_  # the ledger's head: what the next row would chain to
     assert verify(path).model_dump() == {"ok": True, "checked": 6, "first_bad_seq": None, "problem": None,
-                                         "head": head, "stale": ()}
+                                         "head": head, "stale": (), "legacy_keys": ()}
     assert (verify(path, "run-b").checked, verify(path, "run-b").head) == (3, hash_)
     with Ledger.open(path, create=False) as ledger:
         assert (ledger.reader.head(), ledger.reader.head("run-b"), ledger.reader.head("run-a")) == (head, hash_, all_rows(path)[4][9])

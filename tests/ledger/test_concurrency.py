@@ -67,7 +67,7 @@ def test_four_processes_append_to_one_run_without_loss_or_duplication(tmp_path):
     assert [e.position for e in stored] == list(range(1, expected + 1))
     keys = Counter(e.idempotency_key for e in stored)
     assert len(keys) == expected and max(keys.values()) == 1
-    assert {f"failed:answer:-:w{w}-{i}:1" for w in range(writers) for i in range(count)} <= set(keys)
+    assert {f"failed:question:w{w}-{i}:answer:1" for w in range(writers) for i in range(count)} <= set(keys)
     # what each process was told it wrote is exactly what is stored, seq included
     assert sorted(reported) == [(e.seq, e.position, e.idempotency_key) for e in stored]
     assert result.ok and result.checked == expected

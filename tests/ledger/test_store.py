@@ -57,18 +57,18 @@ def test_payload_column_holds_the_exact_hashed_json(ledger, tmp_path):
     conn = sqlite3.connect(tmp_path / "ledger.db")
     payload, recorded_at = conn.execute("SELECT payload, recorded_at FROM events").fetchone()
     assert payload == failed("q1").model_dump_json()
-    assert row.hash == link_hash(GENESIS, "run-a", 1, "Failed", 1, recorded_at,
-                                 "failed:answer:-:q1:1", payload)
+    assert row.hash == link_hash(GENESIS, "run-a", 1, "Failed", Failed.schema_version, recorded_at,
+                                 "failed:question:q1:answer:1", payload)
 
 
 def test_recorded_idempotency_keys_are_skipped_within_and_across_batches(ledger):
     ledger.writer.append("run-a", [failed("q1")])
     written = ledger.writer.append("run-a", [failed("q1"), failed("q2"), failed("q2"), failed("q1", 2)])
     assert [(e.position, e.idempotency_key) for e in written] == [
-        (2, "failed:answer:-:q2:1"), (3, "failed:answer:-:q1:2")]
+        (2, "failed:question:q2:answer:1"), (3, "failed:question:q1:answer:2")]
     assert ledger.writer.append("run-a", [failed("q2")]) == []
     assert ledger.reader.recorded_keys("run-a") == {
-        "failed:answer:-:q1:1", "failed:answer:-:q2:1", "failed:answer:-:q1:2"}
+        "failed:question:q1:answer:1", "failed:question:q2:answer:1", "failed:question:q1:answer:2"}
     # the same key in another run is another event
     assert len(ledger.writer.append("run-b", [failed("q1")])) == 1
 
@@ -80,7 +80,7 @@ def test_recorded_keys_are_found_past_one_in_list_of_keys(ledger):
     count = 2 * KEY_CHUNK + 7
     ledger.writer.append("run-a", [failed(f"q{i}") for i in range(count)])
     again = [failed(f"q{i}") for i in range(count)] + [failed("new")]
-    assert [e.idempotency_key for e in ledger.writer.append("run-a", again)] == ["failed:answer:-:new:1"]
+    assert [e.idempotency_key for e in ledger.writer.append("run-a", again)] == ["failed:question:new:answer:1"]
 
 
 def test_recorded_at_comes_from_the_frozen_clock(ledger):
@@ -113,7 +113,7 @@ def test_a_response_is_cached_only_with_the_event_that_names_it(ledger):
     ledger.writer.append("run", [Judged(question_id="q2", scorer_id="s1", verdict="correct", model="j",
                                         raw_hash=raw_hash, request_digest="k1")],
                          cache=[CacheEntry(request_digest="k1", response=reply, model="j",
-                                           idempotency_key="judge:s1:q2")])
+                                           idempotency_key="judge:scorer:s1:question:q2")])
     assert ledger.cache.cache_get("k1", runs=("run",)) == reply and ledger.reader.verify().ok
 
 

@@ -63,12 +63,12 @@ def test_rules_name_a_repeated_key_and_a_key_the_payload_does_not_derive():
     rows = _rows(events)
     assert rules_problem(rows) is None
     again = Judged(question_id="q1", scorer_id="s1", verdict="correct", model="gpt-5")
-    repeated = [*rows, stored_event(len(rows) + 1, "run", len(rows) + 1, "Judged", 1, "t", "judge:s1:q1", "h", "p",
-                                    again)]
+    key, version = derive_key(again), Judged.schema_version
+    repeated = [*rows, stored_event(len(rows) + 1, "run", len(rows) + 1, "Judged", version, "t", key, "h", "p", again)]
     seq, problem = rules_problem(repeated)
-    first = next(row.seq for row in rows if row.idempotency_key == "judge:s1:q1")
-    assert seq == len(rows) + 1 and f"repeats key 'judge:s1:q1' of seq {first}" in problem
-    renamed = [*rows, stored_event(len(rows) + 1, "run", len(rows) + 1, "Judged", 1, "t", None, "h", "p", again)]
+    first = next(row.seq for row in rows if row.idempotency_key == key)
+    assert seq == len(rows) + 1 and f"repeats key {key!r} of seq {first}" in problem
+    renamed = [*rows, stored_event(len(rows) + 1, "run", len(rows) + 1, "Judged", version, "t", None, "h", "p", again)]
     seq, problem = rules_problem(renamed)
     assert seq == len(rows) + 1 and "stored under key None" in problem
 
@@ -84,8 +84,9 @@ def test_a_run_holding_a_row_the_store_never_wrote_is_not_copied(tmp_path):
     with Ledger.open(tmp_path / "shared.db") as shared, Ledger.open(tmp_path / "mine.db") as mine:
         shared.writer.append(run_id, [Judged(question_id="q1", scorer_id="s1", verdict="incorrect", model="j"),
                                       RunFinished(status="completed")])
-        seq = forge(shared, run_id, Judged(question_id="q2", scorer_id="s1", verdict="correct", model="j"),
-                    "judge:s1:q2")
+        late = Judged(question_id="q2", scorer_id="s1", verdict="correct", model="j")
+        seq = forge(shared, run_id, late, derive_key(late))
         with pytest.raises(VerificationFailed, match=f"at seq {seq}.*after it finished.*it is not copied"):
             copy_run(shared, mine, run_id)
         assert mine.reader.runs() == []
+

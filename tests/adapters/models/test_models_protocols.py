@@ -202,7 +202,7 @@ def test_the_ledger_cache_lets_a_later_session_of_the_run_rejudge_without_asking
                 verdict = judge.judge(QUESTION, Answer(answer="2025-07-18", abstained=False, raw="", model="a"), None)
             # a response is written only with the verdict that names its request, and served to that run
             entries = [CacheEntry(request_digest=r.request_digest, response=r.response, model=r.model,
-                                  idempotency_key=f"judge:s1:{QUESTION.question_id}") for r in calls.responses]
+                                  idempotency_key=f"judge:scorer:s1:question:{QUESTION.question_id}") for r in calls.responses]
             ledger.writer.append(run, [Judged(question_id=QUESTION.question_id, scorer_id="s1", verdict=verdict.verdict,
                                               model=verdict.model, raw_hash=hashlib.sha256(verdict.raw.encode()).hexdigest(),
                                               request_digest=entries[0].request_digest if entries else "")],
