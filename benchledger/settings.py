@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchledger.providers import OPENAI_API_KEY_ENV
 
-__all__ = ["ModelCalls", "RunSettings", "Overrides", "Selection", "Mode", "Protocol", "DECLARED_PROTOCOLS", "Pacing",
+__all__ = ["ModelCalls", "RunSettings", "SweepTag", "Overrides", "Selection", "Mode", "Protocol", "DECLARED_PROTOCOLS", "Pacing",
            "setting_default"]
 
 Mode = Literal["qa", "retrieval"]
@@ -86,6 +86,19 @@ def _model_call(name: str) -> Any:
     return copy.deepcopy(ModelCalls.model_fields[name])
 
 
+class SweepTag(BaseModel):
+    """Which sweep and cell a run is (`benchledger sweep run`): how the sweep finds its cells on the ledger."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    sweep: str
+    """The sweep's id (the `name` of its file)."""
+    cell: str
+    """The cell: benchmark, memory system, models and epoch, as the sweep names them."""
+    epoch: int = Field(ge=1)
+    """Which repetition of the cell's run this is (1 for the first)."""
+
+
 class RunSettings(BaseModel):
     """How to run: the memory system, the models, k, the protocol, retries and batching."""
 
@@ -138,6 +151,8 @@ class RunSettings(BaseModel):
     cache_from: str | None = None
     """Another run of this ledger whose recorded model responses may also answer this run's calls
     (unset: only the run's own); the run is then diagnostic."""
+    sweep: SweepTag | None = None
+    """The sweep cell this run is (unset: a run started on its own)."""
 
     @property
     def model_calls(self) -> ModelCalls:

@@ -70,11 +70,14 @@ INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
     'retrieval': (2598764638, (
         ('retrieval', 'Score how well a memory system recalls the released evidence (no answer or judge model).', '', False, False),
     )),
-    'run': (1177997030, (
+    'run': (2643537657, (
         ('run', 'Run a released benchmark against a memory system and record every stage.', '', False, False),
     )),
     'serve_memory': (3911446306, (
         ('serve-memory', 'Serve an installed memory system over HTTP for `run --memory http --memory-url URL`.', '', False, False),
+    )),
+    'sweep': (3840101332, (
+        ('sweep', 'Run a matrix of benchmarks x memory systems x models x epochs, each cell an ordinary run.', '', False, False),
     )),
     'synth': (2708999527, (
         ('synth', 'Write synthetic benchmark releases for scale tests and offline demos.', '', False, False),

@@ -21,7 +21,7 @@ import structlog
 from benchledger.callbacks import Progress
 from benchledger.cli.render import unfiltered
 
-__all__ = ["ProgressDisplay", "make_progress"]
+__all__ = ["ProgressDisplay", "SweepProgress", "make_progress"]
 
 log = structlog.get_logger("benchledger.progress")
 
@@ -89,3 +89,23 @@ class ProgressDisplay:
 
 def make_progress(log_format: str) -> Progress:
     return ProgressDisplay(log_format)
+
+
+class SweepProgress:
+    """A sweep's one display: each cell's stages under the cell's `[i/n]`, a fresh count per cell (a
+    cell's questions start again at 0), every line from one `ProgressDisplay` stream."""
+
+    def __init__(self, log_format: str, total: int, stream=None) -> None:
+        self.log_format, self.total, self.stream = log_format, total, stream
+        self._cells: dict[int, ProgressDisplay] = {}
+
+    def for_cell(self, index: int) -> Progress:
+        display = self._cells[index] = ProgressDisplay(self.log_format, self.stream)
+
+        def progress(stage: str, done: int, total: int, /, **detail: int) -> None:
+            display(f"[{index}/{self.total}] {stage}", done, total, **detail)
+        return progress
+
+    def close(self) -> None:
+        for display in self._cells.values():
+            display.close()

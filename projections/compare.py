@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
@@ -38,7 +38,7 @@ from benchledger.projections.state import RunState
 from benchledger.projections.stats import mcnemar_exact, paired_bootstrap_diff, wilson_interval
 
 __all__ = ["COMPARE_VERSION", "FACTS", "FLOOR_MEMORY", "CEILING_MEMORY", "CompareInput", "Rate", "RunColumn",
-           "PairedTest", "Difference", "Comparison", "compare_runs", "holm"]
+           "PairedTest", "Difference", "Comparison", "compare_runs", "holm", "unlike", "named_differences"]
 
 COMPARE_VERSION = 2
 FLOOR_MEMORY = "full-context"
@@ -164,7 +164,7 @@ def _digest(value: object) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 
-def _facts(run: CompareInput) -> dict[str, str]:
+def _facts(run: CompareInput, varied: Collection[str] = ()) -> dict[str, str]:
     state, report = run.state, run.report
     assert state.started is not None
     cfg = state.started.config
@@ -179,7 +179,7 @@ def _facts(run: CompareInput) -> dict[str, str]:
         "release": f"{cfg.subset} {state.corpus.fingerprint[:12] if state.corpus else 'no corpus'} "
                    f"({state.corpus.adapter_version if state.corpus else '-'})",
         "selection": ", ".join(f"{name}={value}" for name, value in sorted(cfg.selection.model_dump(mode="json").items())
-                               if value not in (None, [], ())) or "everything",
+                               if value not in (None, [], ()) and name not in varied) or "everything",
         "questions": f"{len(questions)} questions, digest {_digest(questions)}",
         "answer model": cfg.agent_model,
         "judge": judges,
@@ -190,6 +190,19 @@ def _facts(run: CompareInput) -> dict[str, str]:
         "token budget": str(cfg.settings.token_budget or "none"),
         "context format": run.context_format,
     }
+
+
+def unlike(runs: Sequence[CompareInput], *, varied: Collection[str] = ()) -> list[Difference]:
+    """Every comparability fact (`FACTS`) on which the runs differ, with each run's value; `varied`
+    names selection fields expected to differ (a sweep's per-epoch seeds), left out of the selection."""
+    facts = {run.state.run_id: _facts(run, varied) for run in runs}
+    return [Difference(fact=fact, values={rid: f[fact] for rid, f in facts.items()})
+            for fact in FACTS if len({f[fact] for f in facts.values()}) > 1]
+
+
+def named_differences(differences: Sequence[Difference]) -> str:
+    """The differences in one line: `fact: value (run) vs value (run); ...`."""
+    return "; ".join(f"{d.fact}: " + " vs ".join(f"{v} ({rid})" for rid, v in d.values.items()) for d in differences)
 
 
 def _rate(verdicts: Sequence[str]) -> Rate:
@@ -278,9 +291,8 @@ def compare_runs(runs: Sequence[CompareInput], *, allow_differences: bool = Fals
     facts = {run.state.run_id: _facts(run) for run in runs}
     if len(facts) != len(runs):
         raise BadInput("a run is named twice", field="runs")
-    differences = [Difference(fact=fact, values={rid: f[fact] for rid, f in facts.items()})
-                   for fact in FACTS if len({f[fact] for f in facts.values()}) > 1]
-    named = "; ".join(f"{d.fact}: " + " vs ".join(f"{v} ({rid})" for rid, v in d.values.items()) for d in differences)
+    differences = unlike(runs)
+    named = named_differences(differences)
     if any(d.fact == "benchmark" for d in differences):
         raise BadInput(f"runs of different benchmarks are never compared ({named})", field="runs")
     if differences and not allow_differences:

@@ -42,7 +42,7 @@ from benchledger.orchestration.prices import read_prices
 from benchledger.orchestration.session import probe_run_endpoint, resolved_settings, run_dataset
 from benchledger.redaction import redact, register_secret_env
 
-__all__ = ["COMMANDS", "run", "source_argument", "source_or_fetched", "interrupted_run"]
+__all__ = ["COMMANDS", "run", "prepared_run", "source_argument", "source_or_fetched", "interrupted_run"]
 
 
 @click.group(cls=BenchmarkGroup)
@@ -88,7 +88,10 @@ def _demo_source(benchmark: Benchmark, source: Path | None, opts: dict[str, Any]
     return example_path(name)
 
 
-def _execute_run(app: AppContext, benchmark: Benchmark, source: Path | None, opts: dict[str, Any]) -> None:
+def prepared_run(app: AppContext, benchmark: Benchmark, source: Path | None, opts: dict[str, Any]):
+    """The dataset and resolved settings a `run BENCHMARK` with these parsed options makes (`opts` is
+    consumed), refused as `run` refuses bad input: before anything is written. `sweep` builds each
+    cell's run with it, so a cell is the run this command would make."""
     source = source_or_fetched(benchmark, _demo_source(benchmark, source, opts))
     if opts.get("out") is not None:
         check_writable(opts["out"])  # before anything is spent
@@ -97,6 +100,11 @@ def _execute_run(app: AppContext, benchmark: Benchmark, source: Path | None, opt
     # refused before any write, official templates included
     settings = resolved_settings(benchmark, settings_from_options(app, opts), source=source)
     load_memory_class(settings.memory)  # an unknown or ambiguous --memory is refused before a ledger is made
+    return dataset, settings
+
+
+def _execute_run(app: AppContext, benchmark: Benchmark, source: Path | None, opts: dict[str, Any]) -> None:
+    dataset, settings = prepared_run(app, benchmark, source, opts)
     prices = read_prices(opts["prices"]) if opts.get("prices") is not None else None
     from benchledger.orchestration.forecast import forecast_run  # models and clients: not at start-up
 

@@ -16,6 +16,8 @@ from click.testing import CliRunner
 
 from benchledger.cli.main import cli
 from conftest import MINI
+
+DEMO_SWEEP = Path(__file__).resolve().parents[2] / "examples" / "sweeps" / "demo.toml"
 from test_cli_help import walk
 from ledger_cli import invoke
 
@@ -23,7 +25,7 @@ ANY_INTEGER = {"seed", "candidate_seed"}  # any integer is a seed
 ZERO_MEANS_PICK = {"port"}          # 0: a free port, printed on start
 CHECKED_BY_NAME = {"scoring_rule"}  # checked against the known rules (below)
 READS_THE_LEDGER = {"runs", "show", "events", "failures", "questions", "question", "verify", "replay", "resume",
-                    "rejudge", "diff", "export", "agreement", "purge", "blob", "view", "combine", "push", "audit", "compare"}
+                    "rejudge", "diff", "export", "agreement", "purge", "blob", "view", "combine", "push", "audit", "compare", "sweep"}
 # `pull` writes into --ledger (creating it, as `run` does); `ledger init` names its ledger itself
 NEEDS_NO_LEDGER = {"run", "retrieval", "benchmarks", "memories", "check", "conformance", "synth", "serve-memory",
                    "pull", "ledger", "fetch", "check-memory"}
@@ -31,7 +33,8 @@ ARGS = {"show": ["latest"], "events": ["latest"], "failures": ["latest"], "quest
         "question": ["latest", "q1"], "replay": ["latest"], "resume": ["latest"], "rejudge": ["latest"],
         "diff": ["latest", "latest"], "export": ["latest", "--out", "x.json"], "agreement": ["latest"],
         "purge": ["latest"], "blob": ["0" * 64], "view": ["--port", "0"], "combine": ["latest"],
-        "push": ["latest", "--to", "elsewhere.db"], "audit": ["judge", "latest"], "compare": ["latest", "latest"]}
+        "push": ["latest", "--to", "elsewhere.db"], "audit": ["judge", "latest"], "compare": ["latest", "latest"],
+        "sweep": ["show", str(DEMO_SWEEP)]}
 
 
 def test_every_numeric_option_refuses_zero_and_below():
