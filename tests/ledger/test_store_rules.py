@@ -1,5 +1,6 @@
-"""The store's rules away from a database: the first recorded wins in the fold, and the rules check
-(`ledger.rules`) names a repeated key or a key the payload does not derive.
+"""The store's rules away from a database: the first recorded wins in the fold, the rules check
+(`ledger.rules`) names a repeated key or a key the payload does not derive, and a finished run's
+seal (`ledger.seal`) admits a purge's failure and a scorer segment's own verdicts, nothing else.
 
 Through a real store on both backends these run in the contract suite (`tests/ledger_contract.py`);
 here the fold and the check are fed rows a database would no longer accept, to show that neither
@@ -17,7 +18,8 @@ from benchledger.ledger.store import Ledger
 from benchledger.ledger.transfer import copy_run
 
 from benchledger.ledger.events import (
-    EVENT_TYPES, KEYS, Judged, Provenance, QuestionAnswered, QuestionsPlanned, RunFinished, RunStarted, derive_key,
+    EVENT_TYPES, KEYS, Failed, Judged, Provenance, QuestionAnswered, QuestionsPlanned, RunFinished, RunStarted,
+    ScorerStarted, derive_key,
 )
 from benchledger.ledger.mapper import stored_event
 from benchledger.ledger.rules import rules_problem
@@ -90,3 +92,36 @@ def test_a_run_holding_a_row_the_store_never_wrote_is_not_copied(tmp_path):
             copy_run(shared, mine, run_id)
         assert mine.reader.runs() == []
 
+
+# -- the seal's rules (`ledger/seal.py`), each on both sides, away from a database ----------------------
+
+def _after_finish(*late) -> tuple[int, str] | None:
+    """The rules' answer for a finished run (its answers judged by s1) followed by `late`."""
+    return rules_problem(_rows([*stream({"q1": ("temporal", "correct"), "q2": ("temporal", "pending")}), *late]))
+
+
+def test_after_the_finish_a_purges_failure_is_admitted_and_no_other_failure_is():
+    assert _after_finish(Failed(stage="purge", scope_key="default", error_class="E", message="m")) is None
+    for stage in ("answer", "recall", "run", "prepare"):
+        late = Failed(stage=stage, question_id=None if stage in ("run", "prepare") else "q2", error_class="E",
+                      message="m")
+        refused = _after_finish(late)
+        assert refused is not None and "Failed after it finished joins no segment" in refused[1], stage
+    refused = _after_finish(Failed(stage="judge", question_id="q2", scorer_id="s1", error_class="E", message="m"))
+    assert refused is not None and "after it finished" in refused[1]  # s1's segment closed with the finish
+
+
+def test_a_scorer_segment_admits_its_own_scorers_verdicts_and_failures_only():
+    opened = ScorerStarted(scorer_id="s2", judge_model="j2", protocol="typed")
+    own = [Judged(question_id="q1", scorer_id="s2", verdict="correct", model="j2"),
+           Failed(stage="judge", question_id="q2", scorer_id="s2", error_class="E", message="m")]
+    assert _after_finish(opened, *own) is None
+    for other in (Judged(question_id="q2", scorer_id="s1", verdict="correct", model="j"),
+                  Failed(stage="judge", question_id="q2", scorer_id="s1", error_class="E", message="m"),
+                  Judged(question_id="q2", scorer_id="s3", verdict="correct", model="j")):
+        seq, problem = _after_finish(opened, *own, other)
+        assert seq == len(_rows(stream({"q1": ("temporal", "correct"), "q2": ("temporal", "pending")}))) + 4
+        assert "inside the segment of scorer s2 joins no segment" in problem, other
+    # a scorer segment is opened by its own event: the same verdict with no opener is refused
+    refused = _after_finish(*own)
+    assert refused is not None and "after it finished" in refused[1]
