@@ -148,8 +148,9 @@ class _Walk:
         if callable(obj) and isinstance(getattr(obj, "__wrapped__", None), types.FunctionType):
             return {"wraps": self.function(obj.__wrapped__)}  # functools.lru_cache, functools.wraps
         out: dict[str, Any] = {"object": _qualified(type(obj))}
-        if callable(obj) and isinstance(getattr(type(obj), "__call__", None), types.FunctionType):
-            out["call"] = self.function(type(obj).__call__)
+        call = getattr(type(obj), "__call__", None)
+        if callable(obj) and isinstance(call, types.FunctionType):
+            out["call"] = self.function(call)
         if str(type(obj).__module__).startswith(_PACKAGE) and hasattr(obj, "__dict__"):
             cached = {n for n, v in inspect.getmembers(type(obj)) if isinstance(v, functools.cached_property)}
             out["state"] = self.value({k: v for k, v in vars(obj).items() if k not in cached})
