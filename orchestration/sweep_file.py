@@ -138,7 +138,7 @@ class Cell(NamedTuple):
     """One run of the sweep: a benchmark, a memory system, a model choice and an epoch."""
 
     sweep: str
-    index: int
+    number: int
     """Its place in the plan, from 1."""
     benchmark: str
     """The benchmark's label."""
@@ -197,12 +197,12 @@ def _cell_args(path: Path, bench: BenchmarkEntry, benchmark: Benchmark, memory: 
     if bench.protocol is not None:
         args += ["--protocol", bench.protocol]
     args += ["--memory", memory.name]
-    for key, value in memory.options.items():
-        args += ["--memory-option", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
-    for flag, value in (("agent-model", model.agent), ("judge-model", model.judge), ("base-url", model.base_url),
+    for key, option in memory.options.items():
+        args += ["--memory-option", f"{key}={str(option).lower() if isinstance(option, bool) else option}"]
+    for flag, named in (("agent-model", model.agent), ("judge-model", model.judge), ("base-url", model.base_url),
                         ("api-key-env", model.api_key_env)):
-        if value is not None:
-            args += [f"--{flag}", value]
+        if named is not None:
+            args += [f"--{flag}", named]
     for name, value in bench.options.items():
         args += _flag(value, name)
     for field in seed_fields(benchmark):
@@ -264,16 +264,17 @@ def read_sweep(path: Path) -> Sweep:
         raise BadInput(first["msg"], file=str(path), line=_line_of(text, loc), field=_field(loc)) from None
     benchmarks = []
     for index, entry in enumerate(sweep.benchmarks):
-        where = {"file": str(path), "line": _line_of(text, ("benchmarks", index, "name")),
-                 "field": f"benchmarks[{index}].name"}
+        line = _line_of(text, ("benchmarks", index, "name"))
         try:
             benchmarks.append(benchmark_named(entry.name))
         except BadInput as err:
-            raise BadInput(err.detail, **where) from None
+            raise BadInput(err.detail, file=str(path), line=line, field=f"benchmarks[{index}].name") from None
         if entry.demo and entry.release is not None:
-            raise BadInput("give `demo = true` or `release`, not both", **{**where, "field": f"benchmarks[{index}]"})
+            raise BadInput("give `demo = true` or `release`, not both", file=str(path), line=line,
+                           field=f"benchmarks[{index}]")
         if entry.demo and benchmarks[-1].demo is None:
-            raise BadInput(f"{benchmarks[-1].name} ships no demo release", **{**where, "field": f"benchmarks[{index}].demo"})
+            raise BadInput(f"{benchmarks[-1].name} ships no demo release", file=str(path), line=line,
+                           field=f"benchmarks[{index}].demo")
     for index, memory in enumerate(sweep.memories):
         try:
             load_memory_class(memory.name)
@@ -283,7 +284,7 @@ def read_sweep(path: Path) -> Sweep:
     _unique(path, text, "benchmarks", [_benchmark_label(b) for b in sweep.benchmarks])
     _unique(path, text, "memories", [m.label or m.name for m in sweep.memories])
     _unique(path, text, "models", [_model_label(m) for m in sweep.models])
-    cells = []
+    cells: list[Cell] = []
     for epoch in range(1, sweep.epochs + 1):  # a whole epoch first: a sweep stopped halfway has every system once
         seed = sweep.seed + epoch - 1
         for bench, benchmark in zip(sweep.benchmarks, benchmarks):

@@ -87,7 +87,7 @@ def plan_command(ctx: click.Context, app: AppContext, sweep_file: Path) -> None:
     for status, forecast in planned:
         stages = getattr(forecast, "stages", {})
         memory = getattr(forecast, "memory", None)
-        rows.append([status.cell.index, status.cell.id,
+        rows.append([status.cell.number, status.cell.id,
                      f"done ({status.run_id})" if status.action == "done" else
                      f"resume {status.run_id}: {status.detail}" if status.action == "resume" else "to run",
                      *(stages[s].calls if s in stages else 0 for s in ("answer", "judge")),
@@ -103,7 +103,7 @@ def plan_command(ctx: click.Context, app: AppContext, sweep_file: Path) -> None:
                "what its run has not recorded")
     click.echo("  each cell is the run this command makes (tagged with the sweep and cell):")
     for cell in sweep_read.cells:
-        click.echo(f"  {cell.index:>3}  {cell.command()}")
+        click.echo(f"  {cell.number:>3}  {cell.command()}")
 
 
 def _probe(cells, prepare) -> None:
@@ -155,10 +155,10 @@ def run_command(ctx: click.Context, app: AppContext, sweep_file: Path, parallel:
 
     def started(cell, action: str, run_id: str) -> None:
         current[cell.id] = run_id
-        click.echo(f"[{cell.index}/{total}] {cell.id}: {'resume' if action == 'resume' else 'run'} {run_id}", err=True)
+        click.echo(f"[{cell.number}/{total}] {cell.id}: {'resume' if action == 'resume' else 'run'} {run_id}", err=True)
 
     def progress(cell):
-        return display.for_cell(cell.index)
+        return display.for_cell(cell.number)
 
     with open_ledger(app) as ledger:
         def finished(outcome) -> None:
@@ -167,7 +167,7 @@ def run_command(ctx: click.Context, app: AppContext, sweep_file: Path, parallel:
             if outcome.run_id is not None and outcome.done:
                 report = report_for(ledger, outcome.run_id)
                 shown = f" {report.metric} {100 * report.score:.1f}%, {report.status}" if report.score is not None else ""
-            click.echo(f"[{outcome.cell.index}/{total}] {outcome.cell.id}: "
+            click.echo(f"[{outcome.cell.number}/{total}] {outcome.cell.id}: "
                        + (f"done{shown}" if outcome.done else f"NOT DONE ({outcome.detail})"), err=True)
 
         skipped = sum(1 for s in sweep_status(ledger.reader, sweep_read) if s.action == "done")
