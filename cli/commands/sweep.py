@@ -103,7 +103,7 @@ def plan_command(ctx: click.Context, app: AppContext, sweep_file: Path) -> None:
                "what its run has not recorded")
     click.echo("  each cell is the run this command makes (tagged with the sweep and cell):")
     for cell in sweep_read.cells:
-        click.echo(f"  {cell.number:>3}  {cell.command()}")
+        click.echo(f"  {cell.number}. {cell.command()}")
 
 
 def _probe(cells, prepare) -> None:
