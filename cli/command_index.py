@@ -38,7 +38,7 @@ INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
     'export': (2378437684, (
         ('export', 'Export runs: one as JSON, CSV or a self-contained HTML page; one or more as a SQLite analysis database; one as a bundle a third party verifies (--bundle).', '', False, False),
     )),
-    'fetch': (1406501473, (
+    'fetch': (3765133764, (
         ('fetch', "Download BENCHMARK's release and official prompt sources at their pinned revisions, check every file by SHA-256 against the benchmark's pins, derive the official templates, and lay them out where `run` finds them.", '', False, False),
     )),
     'inspect': (553238276, (

@@ -14,13 +14,14 @@ from pathlib import Path
 
 import click
 
-from benchledger.adapters.benchmarks.registry import benchmark_named
+from benchledger.adapters.benchmarks.registry import available_benchmarks, benchmark_named
 from benchledger.adapters.sources.copy import DIFFERS, MISSING, NO_PIN, OK, CopyResult, lay_out_copy
 from benchledger.adapters.sources.fetch import fetch_release
 from benchledger.adapters.sources.settings import FetchSettings, release_dir
 from benchledger.cli.common import AppContext, pass_app
 from benchledger.cli.progress import make_progress
 from benchledger.errors import BadInput
+from benchledger.pins import Unpinned
 
 __all__ = ["COMMANDS", "fetch"]
 
@@ -45,7 +46,32 @@ def _copy_lines(result: CopyResult) -> None:
         click.echo(f"{MISSING:<{width}}  … and {missing - _MISSING_SHOWN:,} more file(s) of the release not in the copy")
 
 
-@click.command("fetch")
+def fetchable() -> list[tuple[str, str]]:
+    """(command, where it comes from) of every installed benchmark that declares a source, from the registry."""
+    found = []
+    for entry in available_benchmarks():
+        benchmark = entry.loaded
+        source = None if benchmark is None else benchmark.release_source()
+        if benchmark is not None and source is not None:
+            entries = source.pins.entries.values()
+            origins = sorted({e.origin for e in entries if e.role == "release"})
+            unpinned = sum(isinstance(e, Unpinned) for e in entries)
+            pinned = f"{len(entries) - unpinned:,} file(s) pinned" + (f", {unpinned:,} not" if unpinned else "")
+            found.append((benchmark.command, f"{benchmark.name} from {', '.join(origins)} ({pinned})"))
+    return found
+
+
+class _FetchCommand(click.Command):
+    """`fetch --help` ends with what it can fetch, read from the installed benchmarks when help is asked."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = fetchable()
+        with formatter.section("Fetchable benchmarks"):
+            formatter.write_dl(rows or [("(none)", "no installed benchmark declares a source")])
+        super().format_epilog(ctx, formatter)
+
+
+@click.command("fetch", cls=_FetchCommand)
 @click.argument("benchmark")
 @click.option("--to", "to", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="The release folder to lay the files out in [default: the per-user data folder's "

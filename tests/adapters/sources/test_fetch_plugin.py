@@ -124,3 +124,16 @@ def test_locomos_pin_refuses_the_dev_file_fetched_or_given_by_path(cli, tmp_path
     assert not condition["met"]
     assert condition["reason"].startswith("locomo-dev.json is not the official LoCoMo file (SHA-256 ")
     assert "pinned 79fa87e90f04…" in condition["reason"]
+
+
+def test_fetch_help_lists_what_the_installed_benchmarks_can_fetch_the_plugin_included(cli):
+    shown = cli("fetch", "--help")
+    assert shown.returncode == 0, shown.stderr
+    listed = " ".join(shown.stdout.split("Fetchable benchmarks:", 1)[1].split())  # unwrapped
+    assert "locomo-dev LoCoMo-dev from github.com/tests/locomo-dev (2 file(s) pinned)" in listed
+    assert "memora Memora from github.com/geniesinc/Memora" in listed
+    # Read from the registry, never a hand list: without the plug-in on the path it is not offered.
+    bare = subprocess.run([sys.executable, "-m", "benchledger.cli.main", "fetch", "--help"], capture_output=True,
+                          text=True, timeout=120, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert bare.returncode == 0 and "Fetchable benchmarks:" in bare.stdout
+    assert "locomo-dev" not in bare.stdout and "memora" in bare.stdout
