@@ -29,7 +29,7 @@ INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
     'compare': (1078809061, (
         ('compare', 'Compare runs of one benchmark: per-kind accuracy with intervals, the official number, tokens and latency per question (dollars with --prices), paired tests against the best (McNemar, Holm-corrected); refused (exit 2) unless the runs are like for like, or --allow-differences.', '', False, False),
     )),
-    'conformance': (3386456340, (
+    'conformance': (630522242, (
         ('conformance', "Recompute every official fixture under each DIR with benchledger's own code; exit 1 on any mismatch or on a file no check reads.", '', False, False),
     )),
     'diff': (3198531321, (

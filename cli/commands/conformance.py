@@ -52,6 +52,18 @@ def _fetched_defaults(folder: Path, locomo_release: Path | None,
     return locomo_release, prompts_root
 
 
+_BESIDE_A_CHECKOUT = Path("..", "shared", "data", "conformance")
+
+
+def _where_fixtures_are() -> str:
+    """The hint for a folder that is not there: a real folder of fixtures when one is beside the working
+    directory, else what such a folder holds (a path that does not exist helps nobody)."""
+    if _BESIDE_A_CHECKOUT.is_dir():
+        return f"pass a folder of conformance fixtures, e.g. {_BESIDE_A_CHECKOUT}"
+    return ("pass a folder of conformance fixtures (inputs with the outputs each benchmark's official code "
+            "produced on them; in the shared data laid beside a checkout, shared/data/conformance)")
+
+
 @click.command("conformance")
 @click.argument("folders", metavar="DIR...", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--locomo-release", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -65,8 +77,7 @@ def conformance(folders: tuple[Path, ...], locomo_release: Path | None, prompts_
     mismatch or on a file no check reads."""
     for folder in folders:
         if not folder.is_dir():
-            raise BadInput("no such folder (pass the conformance folder, e.g. ../shared/data/conformance)",
-                           file=str(folder))
+            raise BadInput(f"no such folder: {_where_fixtures_are()}", file=str(folder))
     resolved = [folder.resolve() for folder in folders]
     base = resolved[0] if len(resolved) == 1 else Path(os.path.commonpath(resolved))
     locomo_release, prompts_root = _fetched_defaults(resolved[0], locomo_release, prompts_root)

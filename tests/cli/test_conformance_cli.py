@@ -67,3 +67,14 @@ def test_a_missing_folder_is_bad_input(tmp_path):
     result = invoke("conformance", str(tmp_path / "nowhere"))
     assert result.exit_code == 2
     assert "nowhere" in result.output and "no such folder" in result.output
+
+
+def test_the_missing_folder_hint_names_a_path_only_where_one_exists(tmp_path, monkeypatch):
+    checkout = tmp_path / "work" / "checkout"
+    checkout.mkdir(parents=True)
+    monkeypatch.chdir(checkout)  # nothing at ../shared/data/conformance from here
+    bare = invoke("conformance", "nowhere")
+    assert bare.exit_code == 2 and "e.g." not in bare.output and "official code produced" in bare.output
+    (tmp_path / "work" / "shared" / "data" / "conformance").mkdir(parents=True)
+    beside = invoke("conformance", "nowhere")
+    assert beside.exit_code == 2 and "e.g. ../shared/data/conformance" in beside.output
