@@ -11,7 +11,7 @@ INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
     'audit': (941516536, (
         ('audit', "Read a score critically: stress-test the run's judge (never counted in the score).", '', False, False),
     )),
-    'benchmarks': (2220720129, (
+    'benchmarks': (704053098, (
         ('benchmarks', 'List the benchmarks installed (entry points in group benchledger.benchmarks).', '', False, False),
     )),
     'blob': (1314460300, (
@@ -26,13 +26,13 @@ INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
     'combine': (2198629323, (
         ('combine', "Report several runs of one benchmark together (GroupMemBench: the four domains' total).", '', False, False),
     )),
-    'compare': (1078809061, (
+    'compare': (61021165, (
         ('compare', 'Compare runs of one benchmark: per-kind accuracy with intervals, the official number, tokens and latency per question (dollars with --prices), paired tests against the best (McNemar, Holm-corrected); refused (exit 2) unless the runs are like for like, or --allow-differences.', '', False, False),
     )),
     'conformance': (630522242, (
         ('conformance', "Recompute every official fixture under each DIR with benchledger's own code; exit 1 on any mismatch or on a file no check reads.", '', False, False),
     )),
-    'diff': (3198531321, (
+    'diff': (2516534801, (
         ('diff', 'Compare two runs: configuration differences, then per question (accuracy, or recall for retrieval runs) with B - A, a paired bootstrap 95% CI, and what flipped.', '', False, False),
     )),
     'export': (2378437684, (
@@ -41,7 +41,7 @@ INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
     'fetch': (3765133764, (
         ('fetch', "Download BENCHMARK's release and official prompt sources at their pinned revisions, check every file by SHA-256 against the benchmark's pins, derive the official templates, and lay them out where `run` finds them.", '', False, False),
     )),
-    'inspect': (553238276, (
+    'inspect': (3513573313, (
         ('runs', 'List the runs on the ledger, newest first: configuration, status and score.', '', False, False),
         ('show', "Print a run's report (scorecard, or JSON with --json); with --prices, its model calls in dollars.", '', False, False),
         ('events', "List a run's events in order.", '', False, False),
@@ -52,7 +52,7 @@ INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
     'ledger': (3703434353, (
         ('ledger', 'Set up a ledger: a SQLite file, or a schema on a PostgreSQL server shared by a team.', '', False, False),
     )),
-    'memories': (2700155534, (
+    'memories': (3153837531, (
         ('memories', 'List the memory systems installed (entry points in group benchledger.memory).', '', False, False),
     )),
     'purge': (4148336487, (

@@ -161,8 +161,10 @@ def cli(ctx: click.Context, ledger_target: str, log_format: str, verbose: int) -
     """Run memory benchmarks and keep every stage on an append-only ledger."""
     from benchledger.cli.common import AppContext
     from benchledger.cli.logging_setup import configure_logging
+    from benchledger.tables import fitted_to, output_width
 
     configure_logging(log_format, verbose)
+    ctx.with_resource(fitted_to(output_width()))  # every table this command prints fits the terminal
     ctx.obj = AppContext.for_ledger(ledger_target, log_format=log_format, verbosity=verbose)
 
 if __name__ == "__main__":  # pragma: no cover

@@ -34,8 +34,8 @@ from benchledger.projections.memory_costs import memory_cost_lines
 from benchledger.projections.prices import Costs, cost_lines
 from benchledger.projections.report import Report
 from benchledger.projections.state import fold_run
-from benchledger.projections.scorecard import render_scorecard
-from benchledger.tables import SEPARATOR, output_width, render_table, wrap_prose
+from benchledger.projections.scorecard import render_brief, render_scorecard
+from benchledger.tables import SEPARATOR, current_width, render_table, wrap_prose
 
 __all__ = [
     "inert", "inert_output", "unfiltered", "report_for", "show_report", "show_retrieval", "render_metrics", "write_json_atomic",
@@ -127,7 +127,8 @@ def require_every_question_judged(report: Report, *, next_step: str, run_failure
                         f"({report.failed} failed); finish it with `{next_step}`")
 
 
-def show_report(report: Report, *, out: Path | None = None, as_json: bool = False, costs: Costs | None = None) -> None:
+def show_report(report: Report, *, out: Path | None = None, as_json: bool = False, costs: Costs | None = None,
+                brief: bool = False) -> None:
     """The scorecard (or its JSON), and with a price table its dollars (`costs`: shown, never saved in a view)."""
     if costs is None:
         if out is not None:
@@ -142,8 +143,8 @@ def show_report(report: Report, *, out: Path | None = None, as_json: bool = Fals
         if as_json:
             click.echo(json.dumps(value, indent=2, ensure_ascii=False))
             return
-    click.echo(wrap_prose(render_scorecard(report), output_width()))  # tables stay whole
-    if costs is not None:
+    click.echo(wrap_prose(render_brief(report) if brief else render_scorecard(report), current_width()))
+    if costs is not None and not brief:
         click.echo("\n".join(cost_lines(costs)))
 
 

@@ -1,4 +1,7 @@
-"""`compare` as markdown, CSV or a self-contained HTML page with a per-kind accuracy chart.
+"""`compare` as a terminal table, markdown, CSV or a self-contained HTML page with a per-kind chart.
+
+The terminal table is the markdown one turned on its side (a column per run, lettered, a row per
+figure), because a few runs side by side fit a terminal where a row per run of every figure cannot.
 
 Every format carries the label ("like for like", or "NOT LIKE FOR LIKE: ..." with each difference
 and each run's value), so a table built over differences can never be passed off as a fair one.
@@ -16,9 +19,10 @@ from typing import Any
 from benchledger.projections.compare import Comparison, Rate, RunColumn
 from benchledger.projections.export_html import PAGE, _e
 from benchledger.projections.prices import usd
+from benchledger.tables import Align, current_width, render_table, wrap_prose
 from benchledger.text import inert_cell
 
-__all__ = ["render_markdown", "render_csv", "render_html", "compare_chart"]
+__all__ = ["render_terminal", "render_markdown", "render_csv", "render_html", "compare_chart"]
 
 _W, _H = 1000, 380
 _LEFT, _RIGHT, _TOP, _BOTTOM = 56, 24, 24, 88
@@ -103,6 +107,27 @@ def _prices_note(comparison: Comparison) -> str:
     return (f"Dollars at the prices in {table['path']} (sha256 {table['sha256'][:16]}), the reader's table, not "
             f"recorded in any run: each run's answer calls, its compared scorer's judge calls and the memory's own "
             f"calls; a model the table does not price is named in its cell and its tokens are left out.")
+
+
+def render_terminal(comparison: Comparison) -> str:
+    """A column per run (lettered A, B, ... and named under the table's notes), a row per figure,
+    fitted to the current width; the notes wrapped to it."""
+    headers, rows = _rows(comparison)
+    letters = [_letter(i) for i in range(len(rows))]
+    notes = _notes(comparison)
+    lines = [notes[0], *notes[1:-1], ""]
+    lines += [f"{letter}  {row[0]}  {row[1]}" for letter, row in zip(letters, rows)] + [""]
+    turned = [[header, *(row[i] or "-" for row in rows)] for i, header in enumerate(headers) if i >= 2]
+    right: list[Align] = ["right"] * len(rows)
+    align: list[Align] = ["left", *right]
+    lines.append(render_table(turned, ["", *(f"{letter} {row[1]}" for letter, row in zip(letters, rows))],
+                              align=align))
+    lines += ["", notes[-1]]
+    return wrap_prose("\n".join(lines), current_width()) + "\n"
+
+
+def _letter(i: int) -> str:
+    return chr(ord("A") + i) if i < 26 else f"R{i + 1}"
 
 
 def render_markdown(comparison: Comparison) -> str:

@@ -35,6 +35,7 @@ from benchledger.projections.releases import release_line
 from benchledger.projections.state import FOLD_VERSION, RunState, Segment, fold_run
 from benchledger.values import BenchmarkKind, Usage
 from benchledger.projections.tallies import CURRENT_SCORING_RULE, SCORING_RULES, KindTally, tally
+from benchledger.tables import fitted_to
 
 __all__ = ["PROJECTION_VERSIONS", "REPORT_VERSION", "FailureRow", "SegmentRow", "Report", "Section", "SectionFold",
            "build_report", "report_from_state"]
@@ -305,7 +306,17 @@ def report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id
                       kind: BenchmarkKind | None = None) -> Report:
     """The report of a folded run (under its headline scorer unless one is asked for); `conditions`,
     `sections` and `kind` are its benchmark's declarations. `UnknownScorer` / `UnknownScoringRule` (exit 2,
-    translated by the CLI like every BadInput) when the run has no such scorer or the rule is unknown."""
+    translated by the CLI like every BadInput) when the run has no such scorer or the rule is unknown.
+
+    The sections' tables are laid out at full width whatever the terminal's (a report is saved as a
+    view and digested: it must not depend on who folded it where); the scorecard fits them on show."""
+    with fitted_to(None):
+        return _report_from_state(state, conditions=conditions, scorer_id=scorer_id, scoring_rule=scoring_rule,
+                                  sections=sections, kind=kind)
+
+
+def _report_from_state(state: RunState, *, conditions: Sequence[Check], scorer_id: str | None,
+                       scoring_rule: int, sections: Sequence[SectionFold], kind: BenchmarkKind | None) -> Report:
     if scoring_rule not in SCORING_RULES:
         raise UnknownScoringRule(scoring_rule, known=tuple(sorted(SCORING_RULES)))
     if scorer_id is not None and scorer_id not in state.scorers:

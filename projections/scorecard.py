@@ -21,7 +21,7 @@ from benchledger.redaction import strip_url_credentials
 from benchledger.tables import SEPARATOR, render_table
 from benchledger.values import is_offline_model
 
-__all__ = ["offline_note", "render_scorecard", "render_judge_audit", "render_corrected_gold"]
+__all__ = ["offline_note", "render_scorecard", "render_brief", "render_judge_audit", "render_corrected_gold"]
 
 
 def offline_note(*, agent_offline: bool) -> str:
@@ -50,6 +50,29 @@ def _ci(low: float | None, high: float | None) -> str:
 def _kind_row(name: str, t: KindTally) -> list[object]:
     return [name, t.planned, t.judged, t.correct, t.unclear, t.failed, t.pending, _pct(t.accuracy),
             _ci(t.ci_low, t.ci_high), _pct(t.strict_accuracy)]
+
+
+def render_brief(report: Report) -> str:
+    """Five lines: the headline with its interval, publishable or the conditions that failed, the
+    release, the models, the head (`show --brief`: what to paste beside a number)."""
+    if report.metric != "accuracy":
+        score = "n/a" if report.score is None else f"{100 * report.score:.1f}%"
+        headline = f"{score} {report.metric} (scorer {report.scorer_id})"
+    else:
+        shown = "n/a" if report.accuracy is None else f"{100 * report.accuracy:.1f}%"
+        interval = ("" if report.ci_low is None or report.ci_high is None else
+                    f" [{100 * report.ci_low:.1f}, {100 * report.ci_high:.1f}]")
+        headline = f"{shown}{interval} accuracy, {report.correct}/{report.judged} judged (scorer {report.scorer_id})"
+    failing = [c.name for c in report.conditions if not c.met]
+    verdict = ("PUBLISHABLE: every condition met" if report.publishable else
+               f"{report.status.upper()}: " + (", ".join(failing) + " not met" if failing else report.status))
+    return "\n".join([
+        f"{report.benchmark} / {report.subset} run {report.run_id}: {headline}",
+        verdict,
+        f"release {report.release or '-'}",
+        f"memory {report.memory} {report.memory_version}, agent {report.agent_model}, judge {report.judge_model}",
+        f"ledger head {report.ledger_head}",
+    ])
 
 
 def render_scorecard(report: Report, *, added_by: dict[str, str] | None = None) -> str:
@@ -104,7 +127,7 @@ def render_scorecard(report: Report, *, added_by: dict[str, str] | None = None) 
     headers = _COUNT_HEADERS if own_number else _KIND_HEADERS
     rows: list[Any] = [_kind_row(kind, t)[:len(headers)] for kind, t in sorted(report.by_kind.items())]
     rows += [SEPARATOR, _kind_row("overall", overall)[:len(headers)]]
-    lines.append(render_table(rows, headers, indent="  "))
+    lines.append(render_table(rows, headers, indent="  ", drop=("unclear", "pending", "planned")))
     if report.fama is not None and not report.sections:  # a benchmark's own sections speak for it
         lines += _fama_section(report.fama)
     for section in report.sections or ():
@@ -178,7 +201,7 @@ def _segment_lines(report: Report) -> list[str]:
              segment.agent_model, segment.judge_model, ", ".join(segment.reported_models) or None, segment.memory)
             for segment in report.segments]
     table = render_table(rows, ["segment", "endpoint", "agent", "judge", "reported", "memory"],
-                         align=["left"] * 6, indent="  ")
+                         align=["left"] * 6, indent="  ", drop=("reported", "endpoint"))
     return ["", *table.splitlines()]
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import click
-from tabulate import tabulate
 
 from benchledger.adapters.benchmarks.registry import BenchmarkEntry, available_benchmarks, retrieval_refusal
 from benchledger.cli.common import echo_json, json_option
+from benchledger.tables import render_table
 from benchledger.projections.publishable import condition_name
 
 __all__ = ["COMMANDS", "benchmarks"]
@@ -46,8 +46,8 @@ def benchmarks(as_json: bool) -> None:
             continue
         rows.append((command, b.name, b.kind, f"{b.source_metavar}", ", ".join(b.protocols),
                      "yes" if retrieval_refusal(b) is None else "no", entry.distribution or "-", b.summary))
-    click.echo(tabulate(rows, headers=["command", "name", "kind", "source", "protocols", "retrieval", "distribution",
-                                       "what it is"]))
+    click.echo(render_table(rows, ["command", "name", "kind", "source", "protocols", "retrieval", "distribution",
+                                   "what it is"], align=["left"] * 8, drop=("distribution", "source", "protocols")))
 
 
 COMMANDS = [benchmarks]

@@ -15,11 +15,12 @@ from benchledger.cli.options import prices_option, split_csv
 from benchledger.files import write_atomic
 from benchledger.orchestration.compare import compare_recorded
 from benchledger.orchestration.prices import read_prices
-from benchledger.projections.compare_render import render_csv, render_html, render_markdown
+from benchledger.projections.compare_render import render_csv, render_html, render_markdown, render_terminal
+from benchledger.tables import fitted_to
 
 __all__ = ["COMMANDS"]
 
-_RENDER = {"markdown": render_markdown, "csv": render_csv, "html": render_html}
+_RENDER = {"terminal": render_terminal, "markdown": render_markdown, "csv": render_csv, "html": render_html}
 
 
 @click.command("compare")
@@ -28,8 +29,9 @@ _RENDER = {"markdown": render_markdown, "csv": render_csv, "html": render_html}
               help="Scorer id per run, comma-separated in the runs' order [default: each run's report scorer].")
 @click.option("--allow-differences", is_flag=True,
               help="Compare runs that are not like for like (every difference is named and the table labelled).")
-@click.option("--format", "fmt", type=click.Choice(sorted(_RENDER)), default="markdown", show_default=True,
-              help="Output format (html: a self-contained page with a per-kind accuracy chart).")
+@click.option("--format", "fmt", type=click.Choice(sorted(_RENDER)), default="terminal", show_default=True,
+              help="Output format (terminal: a column per run, fitted to the width; html: a self-contained page "
+                   "with a per-kind accuracy chart).")
 @click.option("--out", type=OutputFile(), default=None,
               help="File to write [default: stdout].")
 @prices_option
@@ -44,12 +46,13 @@ def compare(app: AppContext, runs: tuple[str, ...], scorers: str | None, allow_d
         comparison = compare_recorded(ledger.reader, runs,
                                       scorers=[s or None for s in split_csv((scorers,))] if scorers else (),
                                       allow_differences=allow_differences, prices=table)
-    text = _RENDER[fmt](comparison)
     if out is not None:
+        with fitted_to(None):  # a file gets whole lines, whatever the terminal's width
+            text = _RENDER[fmt](comparison)
         write_atomic(out, text)
         click.echo(f"wrote {out} ({comparison.label})", err=True)
     else:
-        click.echo(text, nl=False)
+        click.echo(_RENDER[fmt](comparison), nl=False)
 
 
 COMMANDS = [compare]

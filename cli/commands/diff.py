@@ -16,7 +16,7 @@ from benchledger.orchestration.recorded import recorded_run
 from benchledger.projections.config_diff import ConfigDifference
 from benchledger.projections.diff import DiffSlice, RunDiff, diff_runs
 from benchledger.projections.retrieval_diff import RetrievalDiff, RetrievalDiffSlice, diff_retrieval
-from benchledger.tables import SEPARATOR, render_table
+from benchledger.tables import SEPARATOR, current_width, render_table, wrap_prose
 
 __all__ = ["COMMANDS", "diff", "render_diff", "render_retrieval_diff"]
 
@@ -53,7 +53,8 @@ def diff(app: AppContext, run_a: str, run_b: str, scorer_a: str | None, scorer_b
     if as_json:
         echo_json(result.model_dump(mode="json"))
         return
-    click.echo(render_retrieval_diff(result) if isinstance(result, RetrievalDiff) else render_diff(result))
+    text = render_retrieval_diff(result) if isinstance(result, RetrievalDiff) else render_diff(result)
+    click.echo(wrap_prose(text, current_width()))
 
 
 def _pct(value: float | None, signed: bool = False) -> str:
@@ -113,7 +114,7 @@ def render_diff(d: RunDiff) -> str:
     lines.append("")
     rows = [_row(kind, s) for kind, s in d.by_kind.items()] + [SEPARATOR, _row("overall", d.overall)]
     lines.append(render_table(rows, ("kind", "paired", "acc A", "acc B", "B - A", "95% CI (pts)", "McNemar p",
-                                     "A✓B✗", "A✗B✓"), indent="  "))
+                                     "A✓B✗", "A✗B✓"), indent="  ", drop=("A✓B✗", "A✗B✓")))
     lines.append("")
     lines.append(_listed("correct -> wrong", d.overall.correct_to_wrong))
     lines.append(_listed("wrong -> correct", d.overall.wrong_to_correct))

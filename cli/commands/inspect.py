@@ -26,7 +26,7 @@ from benchledger.projections.inspect import (
 from benchledger.projections.pinned import pinned_notes
 from benchledger.projections.prices import run_costs
 from benchledger.projections.tallies import SCORING_RULES
-from benchledger.tables import Align, fit_columns, output_width, render_table
+from benchledger.tables import Align, current_width, fit_columns, output_width, render_table, wrap_prose
 
 __all__ = ["COMMANDS"]
 
@@ -100,11 +100,14 @@ def writers_line(spans: list[WriterSpan]) -> str:
 @click.option("--expect-head", "expect_head", metavar="HASH", default=None,
               help="A head printed earlier (the run's last event then): report the run exactly as it stood "
                    "there, and name what was appended after it.")
+@click.option("--brief", is_flag=True,
+              help="Five lines: the headline with its interval, publishable or the conditions that failed, the "
+                   "release, the models, the head.")
 @prices_option
 @json_option
 @pass_app
 def show(app: AppContext, run_ref: str, scorer_id: str | None, scoring_rule: str | None, out: Path | None,
-         expect_head: str | None, prices: Path | None, as_json: bool) -> None:
+         expect_head: str | None, brief: bool, prices: Path | None, as_json: bool) -> None:
     """Print a run's report (scorecard, or JSON with --json); with --prices, its model calls in dollars."""
     table = read_prices(prices) if prices is not None else None
     with open_ledger(app, create=False) as ledger:
@@ -117,8 +120,10 @@ def show(app: AppContext, run_ref: str, scorer_id: str | None, scoring_rule: str
         rule = {"scoring_rule": int(scoring_rule)} if scoring_rule is not None else {}
         report = run.report(scorer_id=scorer_id, **rule)
         writers = ledger.reader.run_writers(run_id)
-    show_report(report, out=out, as_json=as_json,
+    show_report(report, out=out, as_json=as_json, brief=brief and not as_json,
                 costs=run_costs(state, table, report.scorer_id) if table is not None else None)
+    if brief and not as_json:
+        return
     if writers and not as_json:
         click.echo(writers_line(writers))
     for line in pinned_notes(pinned, state, report.scorer_id, writers):
@@ -151,10 +156,16 @@ def events(app: AppContext, run_ref: str, types: tuple[str, ...], as_json: bool)
         click.echo(f"no {' or '.join(types)} events in run {run_id}" if types else f"run {run_id} has no events")
         return
     cells = [(r.seq, r.position, r.recorded_at,
-              r.type if _key_form(r.type, r.schema_version) == "current" else f"{r.type} (legacy key form)",
-              _summary(r.event.model_dump_json(exclude={"type"}))) for r in rows]
-    click.echo(render_table(cells, ("seq", "position", "recorded at", "type", "payload"),
-                            align=["right", "right", "left", "left", "left"]))
+              r.type if _key_form(r.type, r.schema_version) == "current" else f"{r.type} (legacy key form)")
+             for r in rows]
+    headers = ("seq", "position", "recorded at", "type", "payload")
+    align: list[Align] = ["right", "right", "left", "left", "left"]
+    # the payload is a preview (`--json` has it whole): cut to what the other columns leave of the width
+    width = current_width()
+    before_payload = len(render_table([(*c, "") for c in cells], headers).splitlines()[0]) - len("payload")
+    room = 110 if width is None else max(12, width - before_payload)
+    previews = [_summary(r.event.model_dump_json(exclude={"type"}), min(room, 110)) for r in rows]
+    click.echo(render_table([(*c, p) for c, p in zip(cells, previews)], headers, align=align))
 
 
 def _key_form(type_: str, schema_version: int) -> str:
@@ -225,7 +236,8 @@ def questions(app: AppContext, run_ref: str, kinds: tuple[str, ...], verdict: st
     else:
         cells = [(r.question_id, r.kind, r.status, r.verdict, _summary(r.text, 70)) for r in rows]
         click.echo(render_table(cells, ("question", "kind", "status", "verdict", "text"), align=["left"] * 5))
-    click.echo(f"{len(rows)} question(s); one in full: `benchledger question {run_id} {rows[0].question_id}`")
+    click.echo(wrap_prose(f"{len(rows)} question(s); one in full: `benchledger question {run_id} "
+                          f"{rows[0].question_id}`", current_width()))
 
 
 @click.command("question")
@@ -248,35 +260,37 @@ def question(app: AppContext, run_ref: str, question_id: str, as_json: bool) -> 
     if as_json:
         echo_json({**detail.model_dump(mode="json"), "context": context, **({"notes": notes} if notes else {})})
         return
-    click.echo(f"{detail.question_id} [{detail.kind}] asked by {detail.asking_user or '-'}: {detail.status}")
-    click.echo(f"  Q: {detail.text}")
-    click.echo(f"  gold: {detail.gold}")
+    out: list[str] = []
+    out.append(f"{detail.question_id} [{detail.kind}] asked by {detail.asking_user or '-'}: {detail.status}")
+    out.append(f"  Q: {detail.text}")
+    out.append(f"  gold: {detail.gold}")
     if detail.recalled:
         r = detail.recalled
-        click.echo(f"  recalled k={r.k} in {r.latency_ms:.1f} ms, ~{r.context_tokens} tokens:")
+        out.append(f"  recalled k={r.k} in {r.latency_ms:.1f} ms, ~{r.context_tokens} tokens:")
         if r.truncated_candidates:
             budget = f"budget={r.token_budget}" if r.token_budget is not None else "no budget"
-            click.echo(f"    held to k={r.k}, {budget} (estimated tokens of the candidates' text):")
-            click.echo(f"    benchledger cut {r.truncated_candidates} more candidates the memory returned "
+            out.append(f"    held to k={r.k}, {budget} (estimated tokens of the candidates' text):")
+            out.append(f"    benchledger cut {r.truncated_candidates} more candidates the memory returned "
                        f"(~{r.truncated_tokens:,} tokens)")
         cells = [(item.rank, item.doc_id, f"{item.score:.3f}", item.author, item.channel) for item in r.items]
-        click.echo(render_table(cells, ("rank", "document", "score", "author", "channel"),
+        out.append(render_table(cells, ("rank", "document", "score", "author", "channel"),
                                 align=["right", "left", "right", "left", "left"], indent="    "))
     if detail.answered:
         a = detail.answered
         cache = " (cache hit)" if a.cache_hit else ""
-        click.echo(f"  answer ({a.model}, {a.usage.prompt_tokens}+{a.usage.completion_tokens} tokens, "
+        out.append(f"  answer ({a.model}, {a.usage.prompt_tokens}+{a.usage.completion_tokens} tokens, "
                    f"{a.latency_ms:.0f} ms{cache}): {a.answer}" + ("  [abstained]" if a.abstained else ""))
     for scorer, j in detail.judged.items():
-        click.echo(f"  verdict [{scorer} {j.model}]: {j.verdict.upper()}  {j.reason}")
+        out.append(f"  verdict [{scorer} {j.model}]: {j.verdict.upper()}  {j.reason}")
     for note in notes:
-        click.echo(f"  {note}")
+        out.append(f"  {note}")
     for f in detail.failures:
         stage = f"{f.stage} {f.scorer_id}" if f.scorer_id else f.stage
-        click.echo(f"  failure {stage} attempt {f.attempt} ({'resolved' if f.resolved else 'open'}): {f.error_class}: {f.message}")
+        out.append(f"  failure {stage} attempt {f.attempt} ({'resolved' if f.resolved else 'open'}): {f.error_class}: {f.message}")
     if context:
-        click.echo("  context:")
-        click.echo("\n".join("    " + line for line in context.splitlines()))
+        out.append("  context:")
+        out.append("\n".join("    " + line for line in context.splitlines()))
+    click.echo(wrap_prose("\n".join(out), current_width()))
 
 
 COMMANDS = [runs, show, events, failures, questions, question]

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import click
-from tabulate import tabulate
 
 from benchledger.adapters.memory.registry import available_memories
 from benchledger.cli.common import echo_json, json_option
+from benchledger.tables import render_table
 
 __all__ = ["COMMANDS", "memories"]
 
@@ -28,7 +28,8 @@ def memories(as_json: bool) -> None:
          f"cannot load: {info.error}" if info.error else "ok")
         for listed, info in infos.items()
     ]
-    click.echo(tabulate(rows, headers=["name", "version", "module", "distribution", "status"]))
+    click.echo(render_table(rows, ["name", "version", "module", "distribution", "status"], align=["left"] * 5,
+                            drop=("module", "distribution")))
 
 
 COMMANDS = [memories]

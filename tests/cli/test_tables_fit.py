@@ -97,8 +97,9 @@ def test_wrap_prose_wraps_sentences_under_their_indent_and_never_a_table():
     text = "\n".join([condition.rstrip(), table_row, digest])
     wrapped = wrap_prose(text, 60).splitlines()
     assert wrapped[0].startswith("    [FAIL] reference_protocol: word") and len(wrapped[0]) <= 60
-    assert all(line.startswith(" " * 11 + "word") and len(line) <= 60 for line in wrapped[1:-2])
-    assert wrapped[-2] == table_row and wrapped[-1] == digest  # a table row, and a hash, stay whole
+    assert all(line.startswith(" " * 11 + "word") and len(line) <= 60 for line in wrapped[1:-3])
+    assert wrapped[-3] == table_row  # a table row stays whole (tables are fitted when rendered)
+    assert wrapped[-2:] == ["  ledger head", "    " + "a" * 120]  # a hash on a line of its own, never broken
     assert wrap_prose(text, None) == text
 
 

@@ -79,7 +79,7 @@ def test_runs_that_differ_in_k_are_refused_naming_it_then_labelled_when_allowed(
         correct = sum(verdicts.values())
         assert (int(overall["judged"]), int(overall["correct"])) == (len(verdicts), correct)
         assert float(overall["ci_low"]) == pytest.approx(wilson_interval(correct, len(verdicts))[0])
-    allowed = invoke("compare", sqlite, bm25, k3, "--allow-differences")
+    allowed = invoke("compare", sqlite, bm25, k3, "--allow-differences", "--format", "markdown")
     assert allowed.exit_code == 0, allowed.output
     assert allowed.stdout.startswith("**LoCoMo: NOT LIKE FOR LIKE: differs in k**")
     # the paired tests: exact McNemar on the discordant pairs against the best, Holm over the two tests
@@ -116,7 +116,7 @@ def test_the_html_comparison_draws_systems_as_bars_and_full_context_and_oracle_a
     runs = [_run(dev, memory) for memory in ("sqlite", "bm25-reference", "full-context", "oracle")]
     result = invoke("compare", *runs, "--scorers", "s2,s2,s2,s2", "--format", "html", "--out", "compare.html")
     assert result.exit_code == 0, result.output
-    markdown = invoke("compare", *runs, "--scorers", "s2,s2,s2,s2").stdout
+    markdown = invoke("compare", *runs, "--scorers", "s2,s2,s2,s2", "--format", "markdown").stdout
     assert "full-context (floor)" in markdown and "oracle (ceiling)" in markdown
     url = (tmp_path / "compare.html").as_uri()
     dom = dump_dom(browser, tmp_path / "profile", url)

@@ -294,7 +294,7 @@ def test_compare_prices_each_run_and_its_memory_s_own_calls(endpoint, tmp_path):
     assert (rows[runs["mem0"]]["not_priced"], rows[runs["sqlite"]]["not_priced"]) == ("text-embedding-3-small", "")
 
     markdown = invoke_expecting("compare", runs["sqlite"], runs["mem0"], "--allow-differences", "--prices",
-                                str(prices)).stdout
+                                str(prices), "--format", "markdown").stdout
     (mem0_line,) = [line for line in markdown.splitlines() if line.startswith(f"| {runs['mem0']} ")]
     assert f"{usd(costs['mem0']['total_usd'])} + not priced: text-embedding-3-small" in mem0_line
     memory_usd = sum(v for stage, v in costs["mem0"]["by_stage_usd"].items() if stage.startswith("memory "))
@@ -303,7 +303,8 @@ def test_compare_prices_each_run_and_its_memory_s_own_calls(endpoint, tmp_path):
                                                     "memory recall": ["text-embedding-3-small"]}
     assert costs["sqlite"]["not_priced_by_stage"] == {}
     assert f"Dollars at the prices in {prices}" in markdown
-    unpriced = invoke_expecting("compare", runs["sqlite"], runs["mem0"], "--allow-differences").stdout
+    unpriced = invoke_expecting("compare", runs["sqlite"], runs["mem0"], "--allow-differences",
+                                "--format", "markdown").stdout
     (header,) = [line for line in unpriced.splitlines() if line.startswith("| run |")]
     assert "USD" not in header and "No price table was given" in unpriced
     assert "USD (answer + judge + memory) | memory USD" in markdown
