@@ -40,7 +40,8 @@ from benchledger.ledger.backend import LedgerConnection
 from benchledger.ledger.chain import link_hash
 from benchledger.ledger.events import Event
 
-__all__ = ["CacheEntry", "canonical_response", "cache_rows", "cached_response", "check_entries",
+__all__ = ["CacheEntry", "canonical_response", "cache_rows", "cached_response", "cached_row", "served_response",
+           "check_entries",
            "INSERT_SQL"]
 
 log = structlog.get_logger("benchledger.ledger.cache")
@@ -145,8 +146,12 @@ def _row_problem(row: tuple[Any, ...]) -> tuple[str, dict[str, Any] | None]:
 
 def cached_response(conn: LedgerConnection, request_digest: str, runs: Collection[str]) -> dict[str, Any] | None:
     """The response recorded for the request by one of `runs`, when the ledger vouches for it; else None."""
-    if not runs:
-        return None
+    return served_response(cached_row(conn, request_digest) if runs else None, request_digest, runs)
+
+
+def cached_row(conn: LedgerConnection, request_digest: str) -> tuple[Any, ...] | None:
+    """The request's cache entry joined to its recording event, as stored (unchecked): the one read
+    that needs the connection, so a reader shared by a run's threads holds its lock for no more."""
     conn.begin_read()
     try:
         if not conn.has_responses():  # an older ledger, not yet migrated: it caches nothing
@@ -154,7 +159,14 @@ def cached_response(conn: LedgerConnection, request_digest: str, runs: Collectio
         row = conn.execute(_ENTRIES + " WHERE r.request_digest = ?", (request_digest,)).fetchone()
     finally:
         conn.execute("ROLLBACK")
-    if row is None:
+    return None if row is None else tuple(row)
+
+
+def served_response(row: tuple[Any, ...] | None, request_digest: str,
+                    runs: Collection[str]) -> dict[str, Any] | None:
+    """The response of a `cached_row`, when it was recorded by one of `runs` and the ledger vouches for
+    it (hashes and the recording event checked, on no connection); else None."""
+    if row is None or not runs:
         return None
     if row[3] not in runs:
         log.debug("cached response not served", request_digest=request_digest,

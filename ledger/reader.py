@@ -24,7 +24,7 @@ from benchledger.collector import building_long_lived
 from benchledger.errors import LedgerError, VerificationFailed
 from benchledger.ledger import blobs as blob_table
 from benchledger.ledger.backend import LedgerConnection, select_in
-from benchledger.ledger.cache import cached_response
+from benchledger.ledger.cache import cached_row, served_response
 from benchledger.ledger.copies import RunCopy, read_run
 from benchledger.ledger.mapper import ROW_COLUMNS, Row, StoredEvent, event_rows, rows_to_stored
 from benchledger.ledger.readcache import RunCache
@@ -74,11 +74,14 @@ class SqlEventReader:
 
     def cache_get(self, key: str, *, runs: Collection[str]) -> dict[str, Any] | None:
         """The response one of `runs` recorded for a request, when its event vouches for it; else None."""
-        with self._lock:
+        if not runs:
+            return None
+        with self._lock:  # only the read: the hashes that vouch for the row are checked after it
             try:
-                return cached_response(self._conn, key, runs)
+                row = cached_row(self._conn, key)
             except self._conn.errors as exc:
                 raise self._conn.storage_error(exc, "read") from None
+        return served_response(row, key, runs)
 
     def events(self, run_id: str, *, types: Iterable[str] | None = None,
                until_seq: int | None = None) -> list[StoredEvent]:

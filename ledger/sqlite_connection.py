@@ -76,8 +76,12 @@ class SqliteConnection(sqlite3.Connection):
         return None if found == ["ok"] else f"the file is damaged: {found[0]}; restore it from a copy"
 
     def has_responses(self) -> bool:
-        return self.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'responses'"
-                            ).fetchone() is not None
+        if getattr(self, "_has_responses", False):  # a migration adds the table and nothing removes it
+            return True
+        found = self.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'responses'"
+                             ).fetchone() is not None
+        self._has_responses = found
+        return found
 
     def json_text(self, column: str, path: Sequence[str]) -> str:
         return f"json_extract({column}, '$.{'.'.join(path)}')"
