@@ -9,9 +9,11 @@ table sits inside an indented report.
 
 Fitting: the CLI says once how wide its output may be (`fitted_to`, the terminal's width or
 $COLUMNS; a pipe or a file gets whole lines), and every table rendered inside fits it. A table too
-wide first has its widest cells wrapped at spaces (tabulate's own wrapping, never inside a word, so a
-number, an interval's bound or an id is never cut), then loses the columns its caller named in `drop`
-(least useful first); one that still does not fit is printed whole rather than cut.
+wide loses, in this order, its header padding; the columns its caller named in `drop` (least useful
+first); then has its text cells, then its numbers, wrapped at spaces (tabulate's own wrapping, never
+inside a number); then a long word of text (a path) broken; and a table of a few rows is turned on
+its side. One that still does not fit is printed as it is rather than cut. `wrap_prose` fits what was
+rendered earlier at full width (a saved report's sections) at the moment it is shown.
 """
 
 from __future__ import annotations
@@ -210,10 +212,6 @@ def _markdown_as_table(block: list[str], width: int) -> list[str]:
 _RULE = re.compile(r"^ *-+(  -+)*$")
 
 
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" "))
-
-
 def _spans(rule: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in re.finditer(r"-+", rule)]
 
@@ -256,8 +254,8 @@ def wrap_prose(text: str, width: int | None) -> str:
     while i < len(lines):
         line = lines[i]
         if i + 1 < len(lines) and _RULE.match(lines[i + 1]) and line.strip() and not _RULE.match(line):
-            end = i + 2
-            while end < len(lines) and lines[end].strip() and _cells(lines[end], _spans(lines[i + 1])) is not None:
+            end, spans = i + 2, _spans(lines[i + 1])
+            while end < len(lines) and lines[end].strip() and _cells(lines[end], spans) is not None:
                 end += 1
             block = lines[i:end]
             out.extend(_refit(block, width) if _widest("\n".join(block)) > width else block)

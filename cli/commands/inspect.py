@@ -162,7 +162,8 @@ def events(app: AppContext, run_ref: str, types: tuple[str, ...], as_json: bool)
     align: list[Align] = ["right", "right", "left", "left", "left"]
     # the payload is a preview (`--json` has it whole): cut to what the other columns leave of the width
     width = current_width()
-    before_payload = len(render_table([(*c, "") for c in cells], headers).splitlines()[0]) - len("payload")
+    longest = [max((str(c[i]) for c in cells), key=len) for i in range(len(headers) - 1)]  # lays out as all rows do
+    before_payload = len(render_table([(*longest, "")], headers).splitlines()[0]) - len("payload")
     room = 110 if width is None else max(12, width - before_payload)
     previews = [_summary(r.event.model_dump_json(exclude={"type"}), min(room, 110)) for r in rows]
     click.echo(render_table([(*c, p) for c, p in zip(cells, previews)], headers, align=align))
