@@ -89,7 +89,7 @@ INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
     'verify': (2605433407, (
         ('verify', "Check schema, hash chain, blobs, cached responses and saved views; exit 1 naming the first bad seq. Given a bundle FILE (`export RUN --bundle FILE`), check it offline and print its report again. With --against-source or --spot-check N, check what the run's machine saw against the official source or the provider, and append the check to the run (never in its score); a bundle FILE is verified first, then its run copied into the ledger, where the check is recorded.", '', False, False),
     )),
-    'view': (4235957224, (
+    'view': (1016537288, (
         ('view', 'Browse the ledger in Datasette, read-only: documented tables, views over the events, canned queries.', '', False, False),
     )),
 }

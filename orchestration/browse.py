@@ -12,17 +12,19 @@ from the same module. Datasette is an optional extra (`pip install -e '.[view]'`
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import socket
 from pathlib import Path
 from typing import Any
 
 from benchledger.errors import BadInput, NotALedger
 from benchledger.orchestration.browse_front import front_door_plugin, ledger_kinds
+from benchledger.orchestration.browse_limits import CONCURRENCY, DATASETTE_SETTINGS, connect_bounded
 from benchledger.projections.ledger_sql import (
     CANNED_QUERIES, ZLIB_TEXT, accuracy_pivot, documentation, view_statements, zlib_text,
 )
 
-__all__ = ["DATABASE_NAME", "metadata", "build_datasette", "serve", "bind"]
+__all__ = ["DATABASE_NAME", "metadata", "build_datasette", "serve", "bind", "is_loopback", "login_url"]
 
 DATABASE_NAME = "ledger"
 
@@ -57,8 +59,9 @@ def metadata(ledger_path: Path) -> dict[str, Any]:
     }
 
 
-def build_datasette(ledger_path: Path):
-    """A Datasette instance serving the ledger read-only (no other database)."""
+def build_datasette(ledger_path: Path, *, locked: bool = False):
+    """A Datasette instance serving the ledger read-only (no other database), bounded as
+    `browse_limits` states; `locked`: only the root actor (Datasette's `--root` login) sees a page."""
     app, database = _datasette()
     ledger_path = Path(ledger_path)
 
@@ -68,7 +71,8 @@ def build_datasette(ledger_path: Path):
         def connect(self, write: bool = False):
             if write:
                 raise PermissionError("the ledger is served read-only")
-            conn = super().connect(write=False)
+            conn = connect_bounded(ledger_path)
+            self._all_file_connections.append(conn)
             conn.create_function(ZLIB_TEXT, 1, zlib_text, deterministic=True)
             for statement in view_statements():
                 conn.execute(statement)
@@ -88,12 +92,29 @@ def build_datasette(ledger_path: Path):
                     return rows[0][0] + ";"
             return await super().get_table_definition(table, type_)
 
-    ds = app.Datasette(metadata=metadata(ledger_path),
-                       settings={"default_page_size": 50, "sql_time_limit_ms": 5000, "max_returned_rows": 2000})
+    meta = metadata(ledger_path)
+    if locked:
+        meta["allow"] = {"id": "root"}  # every page needs the one-time login `view --expose` prints
+    ds = app.Datasette(metadata=meta, settings=DATASETTE_SETTINGS)
     front_door_plugin(ds, DATABASE_NAME)
     ds.remove_database("_memory")
     ds.add_database(LedgerDatabase(ds, path=str(ledger_path), is_mutable=True), name=DATABASE_NAME)
     return ds
+
+
+def is_loopback(host: str) -> bool:
+    """Whether host names only this machine (127.0.0.0/8, ::1, localhost)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def login_url(ds, host: str, port: int) -> str:
+    """Datasette's one-time root login (its `--root`): opening it sets the cookie every page then needs."""
+    return f"http://{host}:{port}/-/auth-token?token={ds._root_token}"
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -115,7 +136,8 @@ def serve(ds, sock: socket.socket) -> None:
     import uvicorn
 
     asyncio.run(ds.invoke_startup())
-    server = uvicorn.Server(uvicorn.Config(ds.app(), log_level="warning", lifespan="off"))
+    server = uvicorn.Server(uvicorn.Config(ds.app(), log_level="warning", lifespan="off",
+                                           limit_concurrency=CONCURRENCY))
     server.run(sockets=[sock])
 
 

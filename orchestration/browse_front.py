@@ -3,7 +3,7 @@
 Datasette's own home page lists databases; ours opens on the runs (`/` redirects to the canned
 `runs` query, scores as percentages), every run id links to that run's events, in order, and a small
 stylesheet lets long cells wrap so the canned queries need no horizontal scroll at 1400 px. It is
-a Datasette plugin (routes, a stylesheet, cell rendering) registered once per process, since
+a Datasette plugin (routes, a stylesheet, cell rendering, limits' errors as 400s) registered once per process, since
 Datasette's plugin manager is global; it serves only what `build_datasette` configured.
 """
 
@@ -62,6 +62,17 @@ def front_door_plugin(ds: Any, database: str) -> None:
                 return Response(STYLESHEET, content_type="text/css; charset=utf-8")
 
             return [(r"^/$", home), (r"^/-/benchledger\.css$", stylesheet)]
+
+        @hookimpl
+        def handle_exception(self, datasette: Any, request: Any, exception: Exception) -> Any:
+            # Datasette's CSV export lets a query over its time or size limit escape as a 500; it is a refusal
+            from datasette.database import QueryInterrupted
+
+            if isinstance(exception, QueryInterrupted):
+                return Response.text("refused: the query ran past the view's time limit\n", status=400)
+            if isinstance(exception, sqlite3.OperationalError):
+                return Response.text(f"refused: {exception}\n", status=400)
+            return None
 
         @hookimpl
         def render_cell(self, value: Any, column: str, table: Any, database: Any) -> Any:

@@ -7,7 +7,8 @@ into the payload, and each column's description is the docstring of the model fi
 from the events. The views are plain SQL over `events`, `blobs` and `views`; `view_statements`
 gives them as `CREATE TEMP VIEW` statements, which a read-only connection can run without
 writing a byte to the ledger file. `zlib_text(body)` is the one SQL function they need (blob
-bodies are zlib-compressed); the caller registers it (`ZLIB_TEXT`).
+bodies are zlib-compressed); the caller registers it (`ZLIB_TEXT`). It inflates at most
+`ZLIB_TEXT_MAX_BYTES` of a body, so a compressed bomb a writer stored cannot fill the reader's memory.
 
 `STORE_TABLES` documents the store's own tables; a ledger table missing from it is a
 documentation gap `tests/projections/test_view_datasette.py` reports by name.
@@ -25,20 +26,39 @@ from benchledger.settings import RunSettings
 from benchledger.values import Question, Usage
 
 __all__ = ["PayloadColumn", "PayloadView", "PAYLOAD_VIEWS", "DERIVED_VIEWS", "STORE_TABLES", "CANNED_QUERIES",
-           "view_statements", "zlib_text", "ZLIB_TEXT", "documentation", "accuracy_pivot", "KINDS_SQL"]
+           "view_statements", "zlib_text", "ZLIB_TEXT", "ZLIB_TEXT_MAX_BYTES", "documentation", "accuracy_pivot", "KINDS_SQL"]
 
 ZLIB_TEXT = "zlib_text"
 """Name of the SQL function the views use to read a blob body as text."""
 
+ZLIB_TEXT_MAX_BYTES = 2 * 1024 * 1024
+"""The most of one body `zlib_text` inflates; past it the text ends with a line saying so."""
+
 
 def zlib_text(body: bytes | None) -> str | None:
-    """A blob body as UTF-8 text (None when it is absent or not zlib)."""
+    """A blob body as UTF-8 text (None when it is absent or not zlib), cut at ZLIB_TEXT_MAX_BYTES."""
     if body is None:
         return None
+    inflater = zlib.decompressobj()
     try:
-        return zlib.decompress(body).decode("utf-8", "replace")
+        data = inflater.decompress(body, ZLIB_TEXT_MAX_BYTES)
     except (zlib.error, TypeError):
         return None
+    cut = False
+    if not inflater.eof:
+        if len(data) < ZLIB_TEXT_MAX_BYTES:
+            return None  # a cut-off stream, not a long one
+        try:  # a body of exactly the limit has only its end marker left
+            cut = bool(inflater.decompress(inflater.unconsumed_tail, 1))
+        except zlib.error:
+            return None
+        if not cut and not inflater.eof:
+            return None
+    text = data.decode("utf-8", "replace")
+    if cut:
+        text += (f"\n[cut at {ZLIB_TEXT_MAX_BYTES // (1024 * 1024)} MiB: `benchledger blob DIGEST` "
+                 "reads the whole body]")
+    return text
 
 
 _ROW_COLUMNS = {
