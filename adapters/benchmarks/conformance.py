@@ -2,7 +2,7 @@
 
 `../shared/data/conformance/` holds inputs and the outputs each benchmark's official code produced
 on them. A benchmark folder that can be checked has a `conformance` module exposing `CHECKS`, a
-tuple of `FixtureCheck`s. Each check claims fixture files by name pattern (and, where names are
+tuple of `FixtureCheck`s, found from the registered benchmark's class (no list here names them). Each check claims fixture files by name pattern (and, where names are
 ambiguous, by a key the JSON must hold), recomputes every case with benchledger's scorers,
 parsers and metric code, and returns a `FixtureResult`: how many cases, how many matched exactly
 (counts and strings exactly, floats within `FLOAT_TOLERANCE`), and the first mismatch.
@@ -21,7 +21,6 @@ other file; a folder the checks cannot read must not pass.
 from __future__ import annotations
 
 import fnmatch
-import importlib
 import json
 import math
 from collections.abc import Callable, Iterable, Iterator
@@ -38,7 +37,6 @@ __all__ = [
 ]
 
 FLOAT_TOLERANCE = 1e-12
-BENCHMARK_PACKAGES = ("groupmem", "locomo", "longmemeval", "longmemeval_v2", "memora")
 DOCUMENTATION = ("README.md",)
 """File names that document a fixture folder rather than hold fixtures."""
 
@@ -167,16 +165,14 @@ def _show(value: Any) -> str:
 
 
 def all_checks() -> list[FixtureCheck]:
-    """Every benchmark's checks, from the `conformance` module of each benchmark folder."""
+    """Every installed benchmark's checks (`Benchmark.conformance_checks`: the `conformance` module
+    beside each registered class), in the registry's order; a plug-in benchmark's come with it."""
+    from benchledger.adapters.benchmarks.registry import available_benchmarks
+
     checks: list[FixtureCheck] = []
-    for package in BENCHMARK_PACKAGES:
-        try:
-            module = importlib.import_module(f"{__package__}.{package}.conformance")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__package__}.{package}.conformance":
-                raise
-            continue
-        checks.extend(module.CHECKS)
+    for entry in available_benchmarks():
+        if entry.loaded is not None:
+            checks.extend(entry.loaded.conformance_checks())
     return checks
 
 

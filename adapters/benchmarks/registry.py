@@ -22,6 +22,7 @@ benchmark is never given a retrieval run (`retrieval_refusal`), whatever it labe
 
 from __future__ import annotations
 
+import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -101,6 +102,24 @@ class Benchmark(ABC):
     """Report sections the benchmark adds: its own statistics for its scorers (`projections.report`)."""
     source: ClassVar[ReleaseSource | None] = None
     """Where its release and official prompts come from, pinned (`benchledger fetch`); None: not fetchable."""
+
+    docs_page: ClassVar[str | None] = None
+    """Its documentation page: a path inside the repository that ships it (`docs/benchmarks/locomo.md`)
+    or a URL; the benchmark contract checks it is declared and, given the docs root, that it exists."""
+
+    def conformance_checks(self) -> tuple[Any, ...]:
+        """The `FixtureCheck`s `benchledger conformance` runs for it: `CHECKS` of the `conformance` module
+        beside its class (found from the class, so no list names it); () when it has none."""
+        package = type(self).__module__.rpartition(".")[0]
+        if not package:
+            return ()
+        try:
+            module = importlib.import_module(f"{package}.conformance")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{package}.conformance":
+                raise
+            return ()
+        return tuple(getattr(module, "CHECKS", ()))
 
     def release_source(self) -> ReleaseSource | None:
         """The release's sources (a benchmark with a large declaration builds it here, when asked)."""

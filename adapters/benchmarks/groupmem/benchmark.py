@@ -32,6 +32,7 @@ class GroupMemBench(Benchmark):
     name = BENCHMARK
     command = "groupmem"
     summary = "multi-party group chat memory: four domains, six question kinds"
+    docs_page = "docs/benchmarks/groupmem.md"
     kind = "answer"
     source_metavar = "CORPUS_DIR"
     source_is_dir = True

@@ -27,6 +27,7 @@ class LoCoMo(Benchmark):
     name = "LoCoMo"
     command = "locomo"
     summary = "very long two-person conversations, five QA categories, evidence per turn"
+    docs_page = "docs/benchmarks/locomo.md"
     kind = "answer"
     source_metavar = "FILE"
     selection_model = LoCoMoSelection

@@ -30,6 +30,7 @@ class LongMemEval(Benchmark):
     name = "LongMemEval"
     command = "longmemeval"
     summary = "one haystack of chat sessions per question, six question types plus abstention"
+    docs_page = "docs/benchmarks/longmemeval.md"
     kind = "answer"
     source_metavar = "FILE"
     selection_model = LongMemEvalSelection

@@ -31,6 +31,7 @@ class LongMemEvalV2(Benchmark):
     name = "LongMemEval-V2"
     command = "longmemeval-v2"
     summary = "web-agent trajectories as memory: two domains, two haystack tiers, six scoring functions, LAFS"
+    docs_page = "docs/longmemeval-v2.md"
     kind = "answer"
     source_metavar = "DIR"
     source_is_dir = True

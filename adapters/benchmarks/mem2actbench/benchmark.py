@@ -34,6 +34,7 @@ class Mem2ActBench(Benchmark):
     name = "Mem2ActBench"
     command = "mem2actbench"
     summary = "memory judged by the action it leads to: one tool call per task, four levels, tool-selection stress test"
+    docs_page = "docs/benchmarks/mem2actbench.md"
     kind = "action"
     source_metavar = "DIR"
     source_is_dir = True

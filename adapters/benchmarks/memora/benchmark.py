@@ -26,6 +26,7 @@ class Memora(Benchmark):
     name = "Memora"
     command = "memora"
     summary = "persona histories by period, judged per criterion, scored with FAMA"
+    docs_page = "docs/benchmarks/memora.md"
     kind = "answer"
     source_metavar = "ROOT"
     source_is_dir = True

@@ -53,6 +53,7 @@ class ToyBenchmark(Benchmark):
     name = "ToyBench"
     command = "toy"
     summary = "notes of one team"
+    docs_page = "https://example.org/toy-bench"
     kind = "answer"
     source_metavar = "NOTES"
     selection_model = ToySelection
@@ -135,7 +136,8 @@ def test_the_library_runs_and_reports_the_toy_under_its_own_conditions(toy_site:
 
 def test_a_fresh_interpreter_lists_runs_and_scores_retrieval_for_the_toy(tmp_path: Path, notes: Path) -> None:
     site = write_toy_distribution(tmp_path / "installed")
-    with_plugin = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
+    with_plugin = {**os.environ, "COLUMNS": "0",  # whole rows to read
+                   "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
 
     def benchledger(*args: str, env: dict[str, str] = with_plugin) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "benchledger.cli.main", "--ledger", str(tmp_path / "l.db"),
