@@ -8,7 +8,7 @@ and `SEPARATOR` rows drawn as a rule (before a total line). `indent` shifts the 
 table sits inside an indented report.
 
 Fitting: the CLI says once how wide its output may be (`fitted_to`, the terminal's width or
-$COLUMNS; a pipe or a file gets whole lines), and every table rendered inside fits it. A table too
+$COLUMNS; a pipe or a file 100 columns, or whole lines with COLUMNS=0), and every table rendered inside fits it. A table too
 wide loses, in this order, its header padding; the columns its caller named in `drop` (least useful
 first); then has its text cells, then its numbers, wrapped at spaces (tabulate's own wrapping, never
 inside a number); then a long word of text (a path) broken; and a table of a few rows is turned on
@@ -163,12 +163,19 @@ def _widest(text: str) -> int:
     return max(map(len, text.splitlines()), default=0)
 
 
+NOT_A_TERMINAL_WIDTH = 100
+"""What a pipe or a file gets when $COLUMNS does not say: a width that reads well in a pager, an
+issue or a log. `COLUMNS=0` (or a command's `--wide`) keeps every line whole, for grep and diff."""
+
+
 def output_width() -> int | None:
-    """The width tables must fit: the terminal's, else $COLUMNS, else None (a pipe or file gets all)."""
+    """The width tables must fit: the terminal's; else $COLUMNS (0: no limit); else 100."""
     if sys.stdout.isatty():
         return shutil.get_terminal_size().columns
-    columns = os.environ.get("COLUMNS", "")
-    return int(columns) if columns.isdigit() and int(columns) > 0 else None
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit():
+        return int(columns) or None
+    return NOT_A_TERMINAL_WIDTH
 
 
 def fit_columns(rows: Sequence[Sequence[object]], headers: Sequence[str], *, width: int | None,

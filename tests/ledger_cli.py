@@ -16,8 +16,12 @@ def invoke(*args: str, env: dict[str, str] | None = None, ledger: Path | str | N
            catch_exceptions: bool = False):
     """`benchledger ARGS` in-process, on the test's own ledger (./ledger.db) unless `ledger` names
     another (`--ledger LEDGER ARGS`: a file or a PostgreSQL URL). Exceptions are not caught, so a
-    traceback fails the test, unless `catch_exceptions` lets it check `result.exception` itself."""
+    traceback fails the test, unless `catch_exceptions` lets it check `result.exception` itself.
+
+    Output is read as a script reads it, whole lines (`COLUMNS=0`), unless `env` sets COLUMNS: a pipe
+    otherwise gets 100 columns (`benchledger.tables.output_width`), which the width tests check."""
     argv = ["--ledger", str(ledger), *args] if ledger else list(args)
+    env = {"COLUMNS": "0", **(env or {})}
     return CliRunner().invoke(cli, argv, catch_exceptions=catch_exceptions, env=env)
 
 

@@ -55,7 +55,7 @@ def test_no_command_prints_a_control_sequence_raw(tmp_path: Path) -> None:
 
     def invoke(*args: str):
         return runner.invoke(cli, ["--ledger", str(ledger), *args], catch_exceptions=False,
-                             env={"OPENAI_API_KEY": "sk-inert-test-key"})
+                             env={"OPENAI_API_KEY": "sk-inert-test-key", "COLUMNS": "0"})
 
     with LoopbackOpenAI() as server:
         server.faults.always("reply", role="agent", text=f"thinking {EVIL}\nFinal: 2025-05-16 {EVIL}")

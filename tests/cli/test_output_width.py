@@ -1,6 +1,6 @@
 """Every table and scorecard fits the terminal (issue 36 item 4): each command a reader runs on a
 finished run, rendered at 80 and at 120 columns, has no line over the width; a number is never cut
-to make it fit; a pipe or a file still gets whole lines.
+to make it fit; a pipe or a file gets 100 columns, and whole lines with COLUMNS=0.
 
 Real offline runs through the CLI on real ledger files: the bundled GroupMemBench mini release, a
 synthetic Mem2ActBench release (`synth`), and LongMemEval-V2's synthetic release from the shared data
@@ -26,7 +26,7 @@ LEDGER: list[Path] = []  # the module's one ledger file, made by the `runs` fixt
 
 
 def invoke(*args: str, columns: int | None = None):
-    result = ledger_cli.invoke(*args, env={"COLUMNS": str(columns) if columns else ""}, ledger=LEDGER[-1])
+    result = ledger_cli.invoke(*args, env={"COLUMNS": str(columns) if columns else "0"}, ledger=LEDGER[-1])
     assert result.exit_code == 0, result.output
     return result.stdout
 
@@ -87,7 +87,19 @@ def test_the_longmemeval_v2_scorecard_fits_the_terminal(runs, width, monkeypatch
     assert too_wide([("show", v2)], width) == {}
 
 
-def test_a_pipe_gets_whole_lines_and_the_same_numbers(runs, monkeypatch):
+def test_a_pipe_gets_100_columns_unless_columns_says_otherwise(runs, monkeypatch):
+    home, made = runs
+    monkeypatch.chdir(home)
+    a, b = made["groupmem"], made["groupmem-2"]
+    for command in (("show", made["mem2actbench"]), ("compare", a, b), ("events", a)):
+        piped = ledger_cli.invoke(*command, env={"COLUMNS": None}, ledger=LEDGER[-1])  # unset, not a terminal
+        assert piped.exit_code == 0, piped.output
+        assert max(map(len, piped.stdout.splitlines())) <= 100, command
+        whole = invoke(*command)  # COLUMNS=0: every line whole, for grep and diff
+        assert max(map(len, whole.splitlines())) > 100, command
+
+
+def test_whole_lines_keep_the_same_numbers_as_fitted_ones(runs, monkeypatch):
     home, made = runs
     monkeypatch.chdir(home)
     whole = invoke("show", made["mem2actbench"])

@@ -17,8 +17,8 @@ import ledger_cli
 
 
 def invoke(*args: str, columns: int | None = None):
-    """The CLI on a terminal `columns` wide (COLUMNS unset: as wide as it likes)."""
-    return ledger_cli.invoke(*args, env={"COLUMNS": str(columns) if columns else ""})
+    """The CLI on a terminal `columns` wide (COLUMNS=0: as wide as it likes)."""
+    return ledger_cli.invoke(*args, env={"COLUMNS": str(columns) if columns else "0"})
 
 
 def test_fit_columns_drops_named_columns_in_order_until_the_table_fits():
