@@ -123,7 +123,7 @@ def test_a_shared_benchmark_command_is_refused_by_the_library(twins: Path) -> No
 def test_a_fresh_interpreter_lists_both_and_refuses_the_bare_command(tmp_path: Path) -> None:
     site = _two_distributions(tmp_path / "installed")
     path = [str(folder) for folder in sorted(site.iterdir())]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*path, os.environ.get("PYTHONPATH", "")])}
+    env = {**os.environ, "COLUMNS": "0", "PYTHONPATH": os.pathsep.join([*path, os.environ.get("PYTHONPATH", "")])}
 
     def benchledger(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "benchledger.cli.main", "--ledger", str(tmp_path / "l.db"), *args],

@@ -104,7 +104,7 @@ def test_memories_command_lists_systems_with_versions_and_origin(third_party: Pa
     assert listed["sqlite"]["version"] == SqliteMemory.version
     assert listed["echo"]["distribution"] == "echo-memory-plugin 0.3.1"
     assert listed["broken"]["error"]
-    text = runner.invoke(cli, ["memories"], catch_exceptions=False)
+    text = runner.invoke(cli, ["memories"], catch_exceptions=False, env={"COLUMNS": "0"})  # whole rows
     assert text.exit_code == 0
     line = next(row for row in text.output.splitlines() if row.startswith("echo "))
     assert "0.3.1" in line and "echo_memory_plugin:EchoMemory" in line and "ok" in line

@@ -68,7 +68,7 @@ def cli(shared_data, tmp_path):
     site = write_distribution(tmp_path / "site", name="locomo-dev-bench", version="1.0", module="locomo_dev_bench",
                               source=source, group="benchledger.benchmarks",
                               entry="locomo-dev = locomo_dev_bench:LoCoMoDev")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
+    env = {**os.environ, "COLUMNS": "0", "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
            "BENCHLEDGER_GITHUB_RAW": base, "HF_ENDPOINT": base, "BENCHLEDGER_DATA_DIR": str(tmp_path / "data")}
 
     def benchledger(*args: str) -> subprocess.CompletedProcess:
