@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from benchledger.adapters.memory.registry import comparison_role
 from benchledger.ledger.recorder import EventReader
 from benchledger.orchestration.recorded import recorded_run
 from benchledger.orchestration.reports import report_of
@@ -61,5 +62,6 @@ def compare_recorded(reader: EventReader, run_refs: Sequence[str], *, scorers: S
         default = state.default_scorer
         official = report_of(state) if default is not None and state.scorers[default].official \
             and not state.unjudged(default) else None
-        inputs.append(CompareInput(state, report_of(state, scorer_id=scorer), context_format(reader, state), official))
+        inputs.append(CompareInput(state, report_of(state, scorer_id=scorer), context_format(reader, state), official,
+                                   comparison_role(state.started.config.settings.memory) if state.started else "system"))
     return compare_runs(inputs, allow_differences=allow_differences, prices=prices)

@@ -9,7 +9,8 @@ format (whether the recalled passages carried timestamps, measured by the caller
 candidates). Every fact that differs is named with each run's value; the comparison is refused
 unless differences are allowed, and then it is labelled "not like for like" wherever it is shown.
 Runs of different benchmarks are never compared. The memory system is what is compared, so it is
-not a fact; a `full-context` run is drawn as the floor and an `oracle` run as the ceiling.
+not a fact; a run whose memory declares itself a floor (`full-context`) or a ceiling (`oracle`) is
+drawn as such (`CompareInput.role`: the memory's own declaration, which the caller reads).
 
 Per run: accuracy per kind and overall (over judged questions, 95% Wilson intervals), the
 benchmark's own number (LoCoMo's token F1...), tokens per question (answer and judge calls) and
@@ -37,12 +38,13 @@ from benchledger.projections.report import Report
 from benchledger.projections.state import RunState
 from benchledger.projections.stats import mcnemar_exact, paired_bootstrap_diff, wilson_interval
 
-__all__ = ["COMPARE_VERSION", "FACTS", "FLOOR_MEMORY", "CEILING_MEMORY", "CompareInput", "Rate", "RunColumn",
+__all__ = ["COMPARE_VERSION", "FACTS", "Role", "CompareInput", "Rate", "RunColumn",
            "PairedTest", "Difference", "Comparison", "compare_runs", "holm", "unlike", "named_differences"]
 
 COMPARE_VERSION = 2
-FLOOR_MEMORY = "full-context"
-CEILING_MEMORY = "oracle"
+Role = Literal["system", "floor", "ceiling"]
+"""How a run's memory is drawn: a system compared, or the floor or ceiling it is compared against, as
+the memory system itself declares (`comparison_role` on its class, read by the caller's registry)."""
 BOOTSTRAP_SEED = 0
 BOOTSTRAP_RESAMPLES = 2000
 FACTS = ("benchmark", "release", "selection", "questions", "answer model", "judge", "scorer rule", "prompts", "protocol",
@@ -57,6 +59,8 @@ class CompareInput(NamedTuple):
     """"timestamps", "no timestamps", "mixed (N%)" or "not recorded": what the recalled passages carried."""
     official: Report | None = None
     """The run's report under its newest complete official scorer (the benchmark's own number), if it has one."""
+    role: Role = "system"
+    """The run's memory as its class declares it: a floor (`full-context`), a ceiling (`oracle`) or a system."""
 
 
 class Rate(BaseModel):
@@ -229,11 +233,8 @@ def _column(run: CompareInput, prices: PriceTable | None) -> RunColumn:
             every.append(judged.verdict)
     answered = [q for q in state.questions.values() if q.answered is not None]
     judged_events = [q.judged[scorer] for q in state.questions.values() if scorer and scorer in q.judged]
-    memory = state.started.config.settings.memory
-    role: Literal["system", "floor", "ceiling"] = \
-        "floor" if memory == FLOOR_MEMORY else "ceiling" if memory == CEILING_MEMORY else "system"
     return RunColumn(
-        run_id=state.run_id, memory=state.started.config.memory, role=role, scorer_id=scorer,
+        run_id=state.run_id, memory=state.started.config.memory, role=run.role, scorer_id=scorer,
         planned=len(state.questions), by_kind={kind: _rate(v) for kind, v in sorted(by_kind.items())},
         overall=_rate(every), official=run.official.score if run.official else None,
         official_metric=run.official.metric if run.official else "no official scorer",

@@ -46,6 +46,8 @@ class FullContextMemory(StoredMemory):
     version = "1.0.0"
     documents_table = "full_context_documents"
     ranks_by_query: ClassVar[bool] = False
+    comparison_role: ClassVar[str] = "floor"
+    """`compare` draws it as the floor: what a model does with the newest history and no retrieval."""
     """Recall is the same whatever is asked (the contract checks that instead of a ranking)."""
 
     def recall(self, scope: str, query: str, *, asking_user: str | None, k: int,

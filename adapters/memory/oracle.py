@@ -54,6 +54,8 @@ class OracleMemory(StoredMemory):
     """Recalls only what the release labels as each question's evidence."""
 
     name = ORACLE_MEMORY
+    comparison_role: ClassVar[str] = "ceiling"
+    """`compare` draws it as the ceiling: recall handed the gold evidence."""
     version = "1.0.0"
     documents_table = "oracle_documents"
     reads_evidence_labels: ClassVar[bool] = True

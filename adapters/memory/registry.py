@@ -15,12 +15,13 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
 from benchledger.adapters.memory.protocol import MemorySystem
 from benchledger.adapters.plugins import Plugin, choose, load_group
 from benchledger.errors import BadInput
 
-__all__ = ["GROUP", "MemoryEntry", "available_memories", "load_memory_class", "open_memory"]
+__all__ = ["GROUP", "MemoryEntry", "available_memories", "load_memory_class", "open_memory", "comparison_role"]
 
 GROUP = "benchledger.memory"
 
@@ -52,6 +53,16 @@ def load_memory_class(name: str) -> type[MemorySystem]:
         raise BadInput(f"memory system '{name}' ({plugin.module}, from {plugin.distribution}) cannot be "
                        f"loaded: {plugin.error}", field="memory")
     return plugin.loaded
+
+
+def comparison_role(name: str) -> Literal["system", "floor", "ceiling"]:
+    """How `compare` draws a run of the memory recorded as `name`: its class's `comparison_role`
+    ("floor", "ceiling"), or "system" for any other and for a memory not installed here."""
+    entry = next((p for p in _plugins() if name in (p.name, p.qualified)), None)
+    role = getattr(entry.loaded, "comparison_role", "system") if entry is not None and entry.loaded else "system"
+    if role == "floor":
+        return "floor"
+    return "ceiling" if role == "ceiling" else "system"
 
 
 def available_memories() -> dict[str, MemoryEntry]:

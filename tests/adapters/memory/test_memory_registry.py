@@ -109,3 +109,17 @@ def test_memories_command_lists_systems_with_versions_and_origin(third_party: Pa
     line = next(row for row in text.output.splitlines() if row.startswith("echo "))
     assert "0.3.1" in line and "echo_memory_plugin:EchoMemory" in line and "ok" in line
     assert "cannot load" in next(row for row in text.output.splitlines() if row.startswith("broken"))
+
+
+def test_a_memory_declares_how_compare_draws_it(third_party: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Floors and ceilings are the memory classes' own declarations (`comparison_role`), read through the
+    registry: no lower layer names them."""
+    from benchledger.adapters.memory.registry import comparison_role, load_memory_class
+
+    assert comparison_role("full-context") == "floor" and comparison_role("oracle") == "ceiling"
+    assert comparison_role("sqlite") == "system" and comparison_role("echo") == "system"
+    assert comparison_role("not-installed-here") == "system"
+    monkeypatch.setattr(load_memory_class("echo"), "comparison_role", "floor", raising=False)
+    assert comparison_role("echo") == "floor"  # a plug-in that declares itself a floor is drawn as one
+    monkeypatch.setattr(load_memory_class("echo"), "comparison_role", "best", raising=False)
+    assert comparison_role("echo") == "system"  # anything else is a system
