@@ -76,7 +76,7 @@ INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
     'serve_memory': (3911446306, (
         ('serve-memory', 'Serve an installed memory system over HTTP for `run --memory http --memory-url URL`.', '', False, False),
     )),
-    'sweep': (2002315859, (
+    'sweep': (2776911086, (
         ('sweep', 'Run a matrix of benchmarks x memory systems x models x epochs, each cell an ordinary run.', '', False, False),
     )),
     'synth': (2708999527, (
@@ -91,5 +91,8 @@ INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
     )),
     'view': (1016537288, (
         ('view', 'Browse the ledger in Datasette, read-only: documented tables, views over the events, canned queries.', '', False, False),
+    )),
+    'worker': (1488209200, (
+        ('worker', 'Run cells of sweeps queued with `sweep run FILE --queue` on this PostgreSQL ledger, one at a time.', '', False, False),
     )),
 }

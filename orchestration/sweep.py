@@ -41,7 +41,7 @@ from benchledger.orchestration.sweep_file import Cell, Sweep
 from benchledger.projections.state import RunState, fold_run
 
 __all__ = ["CellRun", "Prepare", "CellStatus", "CellOutcome", "SweepEvents", "cell_runs", "cell_done",
-           "sweep_status", "run_sweep", "plan_sweep", "PlannedCell", "Action"]
+           "sweep_status", "run_sweep", "run_one_cell", "plan_sweep", "PlannedCell", "Action"]
 
 log = structlog.get_logger("benchledger.sweep")
 
@@ -192,6 +192,21 @@ def _run_cell(ledger: Recorder, status: CellStatus, prepare: Prepare, events: Sw
             return CellOutcome(cell, "start", run_id, False, str(err))
     done, detail = cell_done(fold_run(run_id, ledger.reader.events(run_id)))
     return CellOutcome(cell, status.action, run_id, done, detail)
+
+
+def run_one_cell(ledger: Recorder, sweep: Sweep, cell_id: str, prepare: Prepare, *,
+                 events: SweepEvents = SweepEvents(), redact: Redact = no_redaction) -> CellOutcome:
+    """One cell of `sweep`, as `run_sweep` runs it: nothing when done, resumed when its run is not,
+    started when it has none (a queue's worker runs cells one job at a time this way)."""
+    cell = next((c for c in sweep.cells if c.id == cell_id), None)
+    if cell is None:
+        raise RunAborted(f"sweep {sweep.name} has no cell {cell_id}: its file changed since the cell was queued")
+    status = _status(ledger.reader, cell, cell_runs(ledger.reader, sweep.name).get(cell.id, ()))
+    if status.action == "done":
+        return CellOutcome(cell, "done", status.run_id, True, status.detail)
+    outcome = _run_cell(ledger, status, prepare, events, redact, Forecasts())
+    events.finished(outcome)
+    return outcome
 
 
 def _memory_of(cell: Cell) -> str:

@@ -125,11 +125,17 @@ def _probe(cells, prepare) -> None:
                    "run at the same time.")
 @click.option("--cells", "limit", type=click.IntRange(min=1), default=None,
               help="Run at most N of the cells not yet done, then stop (the next `sweep run` goes on).")
+@click.option("--queue", "to_queue", is_flag=True,
+              help="On a PostgreSQL ledger: enqueue the cells not done as jobs for `benchledger worker` on any "
+                   "machine, instead of running them here.")
 @pass_app
 @click.pass_context
 def run_command(ctx: click.Context, app: AppContext, sweep_file: Path, parallel: int | None,
-                limit: int | None) -> None:
+                limit: int | None, to_queue: bool) -> None:
     """Run every cell not yet done as an ordinary run; an interrupted cell is resumed as `resume` would."""
+    if to_queue:
+        _enqueue(ctx, app, sweep_file, limit)
+        return
     from benchledger.cli.progress import SweepProgress
     from benchledger.cli.render import report_for
     from benchledger.errors import RunIncomplete
@@ -190,6 +196,32 @@ def run_command(ctx: click.Context, app: AppContext, sweep_file: Path, parallel:
                             + "; ".join(f"{o.cell.id}: {o.detail}" for o in failed) + f"); resume them with `{again}`")
     if left:
         click.echo(f"{len(left)} cell(s) left to run: `{again}` goes on", err=True)
+
+
+def _enqueue(ctx: click.Context, app: AppContext, sweep_file: Path, limit: int | None) -> None:
+    """`sweep run --queue`: every cell not done (at most `limit`) as a job of the ledger's queue."""
+    from benchledger.errors import BadInput
+    from benchledger.orchestration.sweep import sweep_status
+    from benchledger.orchestration.sweep_file import read_sweep
+    from benchledger.orchestration.sweep_queue import CellJob, enqueue_cells, sweep_sha256
+
+    if app.ledger_url is None:
+        raise BadInput("--queue needs a ledger on PostgreSQL (--ledger postgresql://...): workers on other machines "
+                       "share it; on a SQLite file, `sweep run FILE --parallel N` runs cells at once here",
+                       field="queue")
+    sweep_read = read_sweep(sweep_file)
+    prepare = _preparer(ctx, app, sweep_file)
+    for cell in sweep_read.cells:  # every cell refused or made before anything is queued
+        prepare(cell)
+    path = sweep_file.resolve()
+    digest = sweep_sha256(path)
+    with open_ledger(app, create=False) as ledger:
+        todo = [s.cell for s in sweep_status(ledger.reader, sweep_read) if s.action != "done"][:limit]
+    added, kept = enqueue_cells(app.ledger_url, [CellJob(str(path), digest, cell.id, cell.memory) for cell in todo])
+    click.echo(f"sweep {sweep_read.name}: {len(sweep_read.cells) - len(todo)} cell(s) done, {added} queued, "
+               f"{kept} already queued or running")
+    click.echo(f"  run cells on any machine with this file at {path}: benchledger --ledger URL worker --until-empty")
+    click.echo(f"  then: {suggest(app, 'sweep', 'show', str(sweep_file))}")
 
 
 @sweep.command("show")
