@@ -219,7 +219,8 @@ def render_sweep(report: SweepReport) -> str:
                                                else ""),
                            ", ".join(line.failing) if line.status != "not done" else line.detail]
                           for line in report.cells],
-                         ["cell", "run", "status", "score [run's 95% CI]", "failing conditions"], indent="  ")
+                         ["cell", "run", "status", "score [run's 95% CI]", "failing conditions"], indent="  ",
+                         align=["left", "left", "left", "right", "left"], drop=("run",))
     return "\n".join([
         f"sweep {report.sweep}: {report.done} of {report.planned} cells done",
         table,

@@ -4,7 +4,8 @@ Thin: the queue is `orchestration.sweep_queue` (procrastinate); a cell is run by
 `orchestration.sweep.run_one_cell` from the sweep file the job names, prepared exactly as `sweep
 run` prepares it (`sweep._preparer`: the cell's `run` arguments parsed by `run` itself). A job whose
 file is missing or no longer the one enqueued (its SHA-256 changed) fails with that reason; so does
-a cell whose run aborts. Each cell's start and end is one line on stderr.
+a cell whose run aborts (the worker then exits 3 once it stops). Each cell's start and end is one
+line on stderr.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ def worker(ctx: click.Context, app: AppContext, until_empty: bool, heartbeat: fl
         raise BadInput(f"--stalled-after ({stalled_after}s) must be longer than --heartbeat ({heartbeat}s), or live "
                        "workers' cells would be taken from them", field="stalled_after")
     prepared: dict[str, object] = {}
+    not_done: list[str] = []
 
     def handle(job: CellJob) -> None:
         path = Path(job.sweep_path)
@@ -66,6 +68,7 @@ def worker(ctx: click.Context, app: AppContext, until_empty: bool, heartbeat: fl
         if outcome.action == "done":
             click.echo(f"cell {job.cell_id}: already done ({outcome.run_id})", err=True)
         elif not outcome.done:
+            not_done.append(f"{job.cell_id}: {outcome.detail}")
             raise RunAborted(f"cell {job.cell_id}: {outcome.detail}")
 
     click.echo(f"worker on {display_target(app.ledger_url)}: taking sweep cells"
@@ -74,6 +77,10 @@ def worker(ctx: click.Context, app: AppContext, until_empty: bool, heartbeat: fl
         work(app.ledger_url, handle, until_empty=until_empty, heartbeat=heartbeat, stalled_after=stalled_after)
     except KeyboardInterrupt:
         click.echo("worker stopped; a cell it held goes back to the queue once its heartbeat is stale", err=True)
+    if not_done:
+        from benchledger.errors import RunIncomplete
 
+        raise RunIncomplete(f"{len(not_done)} cell(s) this worker took are not done ({'; '.join(not_done)}); "
+                            "`sweep show FILE` says why, `sweep run FILE --queue` queues them again")
 
 COMMANDS = [worker]

@@ -138,3 +138,45 @@ def test_the_t_interval_over_epochs():
     assert mean_spread([]) == (None, None, None, None) and mean_spread([0.5]) == (0.5, None, None, None)
     mean, sd, low, high = mean_spread([0.4, 0.5, 0.6])
     assert (mean, sd) == pytest.approx((0.5, 0.1)) and (low, high) == pytest.approx((0.5 - 0.2484, 0.5 + 0.2484), abs=1e-4)
+
+
+def test_parallel_cells_run_at_once_never_two_of_one_memory_and_give_the_sequential_numbers(tmp_path):
+    """`--parallel 3`: the runs' recorded start and finish overlap across memory systems (they ran at once)
+    and never within one (its evaluation store is shared); the report is the one-at-a-time sweep's."""
+    invoke_expecting("--ledger", "parallel.db", "sweep", "run", str(DEMO), "--parallel", "3")
+    invoke_expecting("--ledger", "sequential.db", "sweep", "run", str(DEMO), "--parallel", "1")
+    with Ledger.open(tmp_path / "parallel.db", create=False) as opened:
+        windows = []
+        for run in opened.reader.runs():
+            events = list(opened.reader.events(run.run_id, types=["RunStarted", "RunFinished"]))
+            memory = events[0].event.config.settings.memory
+            windows.append((memory, events[0].recorded_at, events[-1].recorded_at))
+    assert len(windows) == 6
+
+    def overlap(a, b) -> bool:
+        return a[1] < b[2] and b[1] < a[2]
+
+    pairs = [(a, b) for i, a in enumerate(windows) for b in windows[i + 1:]]
+    assert any(overlap(a, b) for a, b in pairs if a[0] != b[0]), windows
+    assert not any(overlap(a, b) for a, b in pairs if a[0] == b[0]), windows
+
+    def numbers(ledger: str) -> list:
+        shown = json.loads(invoke_expecting("--ledger", ledger, "sweep", "show", str(DEMO), "--json").output)
+        return sorted((row["system"], cell["scores"], cell["sd"]) for row in shown["rows"]
+                      for cell in row["cells"].values())
+
+    assert numbers("parallel.db") == numbers("sequential.db")
+
+
+def test_the_two_benchmark_example_runs_offline_with_a_spread_where_seeds_differ(tmp_path):
+    """examples/sweeps/two-benchmarks.toml: 3 baselines x 2 benchmarks x 2 epochs, from a fresh clone."""
+    example = tmp_path / "two-benchmarks.toml"
+    example.write_text((DEMO.parent / "two-benchmarks.toml").read_text())
+    invoke_expecting("synth", "mem2actbench", str(tmp_path / "m2a"))
+    invoke_expecting("sweep", "run", str(example))
+    report = json.loads(invoke_expecting("sweep", "show", str(example), "--json").output)
+    assert (report["done"], report["planned"]) == (12, 12)
+    assert sorted(report["benchmarks"]) == ["groupmem-Demo", "mem2actbench"]
+    for row in report["rows"]:
+        assert row["cells"]["groupmem-Demo"]["sd"] == 0  # the offline models repeat the run exactly
+        assert row["cells"]["mem2actbench"]["sd"] > 0  # each epoch draws its candidate tools with its own seed
