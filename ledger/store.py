@@ -83,8 +83,11 @@ class Ledger:
     """An open ledger. Use `Ledger.open(path_or_url)`, ideally as a context manager.
 
     `where` names it in messages (the path, or the URL without credentials); `path` is the
-    file of a SQLite ledger (None on a server).
+    file of a SQLite ledger (None on a server); `server_url` the URL of a ledger on a server (None
+    for a file), which what shares the ledger's database connects with (the provider budget).
     """
+
+    server_url: str | None = None
 
     def __init__(self, where: str, writer: SqlEventWriter, reader: SqlEventReader,
                  on_close: Callable[[], None], path: Path | None = None) -> None:
@@ -105,7 +108,9 @@ class Ledger:
             from benchledger.ledger.pg_store import open_postgres
 
             writer, reader, where, on_close = open_postgres(str(target))
-            return cls(where, writer, reader, on_close)
+            opened = cls(where, writer, reader, on_close)
+            opened.server_url = str(target)
+            return opened
         path = Path(target)
         connection = None
         if not holds_data(path):

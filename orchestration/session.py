@@ -105,10 +105,21 @@ def settings_context(ledger: Recorder | None, settings: RunSettings, *, judge_mo
         scheduler=scheduler, client=client)
 
 
-def endpoint_scheduler(settings: RunSettings) -> EndpointScheduler:
-    """The one scheduler a run's answer and judge calls to its endpoint share (`--concurrency` its ceiling)."""
+def endpoint_scheduler(settings: RunSettings, *, shared_by: str | None = None) -> EndpointScheduler:
+    """The one scheduler a run's answer and judge calls to its endpoint share (`--concurrency` its ceiling).
+
+    On a ledger on PostgreSQL (`shared_by`: its URL) an adaptive run keeps the provider's budget in
+    that database (`budget_room.SharedRoom`), shared with every run, worker and machine asking the same
+    endpoint with the same key; on a file, in the process."""
+    room = None
+    if shared_by is not None and settings.pacing == "adaptive" and settings.agent_model is not None:
+        import os
+
+        from benchledger.adapters.models.budget_room import SharedRoom, room_name
+
+        room = SharedRoom(shared_by, room_name(settings.base_url, os.environ.get(settings.api_key_env)))
     return EndpointScheduler(settings.concurrency, adaptive=settings.pacing == "adaptive",
-                             max_pause=settings.max_retry_after)
+                             max_pause=settings.max_retry_after, room=room)
 
 
 def open_models(ledger: Recorder | None, settings: RunSettings, dataset: Dataset, *, benchmark: Benchmark,
@@ -124,7 +135,7 @@ def open_models(ledger: Recorder | None, settings: RunSettings, dataset: Dataset
     Every call the models make to the endpoint is paced by one `EndpointScheduler` (`Models.scheduler`).
     `client` replaces the chat client every model shares (a forecast's, which sends nothing).
     """
-    scheduler = endpoint_scheduler(settings)
+    scheduler = endpoint_scheduler(settings, shared_by=getattr(ledger, "server_url", None))
     if settings.protocol in DECLARED_PROTOCOLS:
         official = official_of(benchmark)
         if templates is None:

@@ -25,7 +25,8 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 
-from benchledger.adapters.models.pacing import ConcurrencyLimit, HeaderBudget
+from benchledger.adapters.models.budget_room import BudgetRoom, LocalRoom, Stamp
+from benchledger.adapters.models.pacing import ConcurrencyLimit
 from benchledger.ledger.events import EndpointPaced
 from benchledger.settings import ModelCalls
 
@@ -35,11 +36,9 @@ __all__ = ["EndpointScheduler", "Ticket"]
 class Ticket:
     """One admitted call: tell the scheduler how it ended."""
 
-    def __init__(self, scheduler: EndpointScheduler, number: int, tokens: float, sent: float,
-                 tokens_before: float) -> None:
-        self.scheduler, self.number, self.tokens, self.sent = scheduler, number, tokens, sent
-        self.tokens_before = tokens_before
-        """Tokens of every call started before this one."""
+    def __init__(self, scheduler: EndpointScheduler, number: int, tokens: float, stamp: Stamp | None) -> None:
+        self.scheduler, self.number, self.tokens, self.stamp = scheduler, number, tokens, stamp
+        """`stamp`: when the call started and what had started before it, as the budget's room saw it."""
         self.outcome: str | None = None
 
     def done(self, headers: Mapping[str, str] | None = None) -> None:
@@ -62,17 +61,18 @@ class EndpointScheduler:
 
     def __init__(self, ceiling: int, *, adaptive: bool = True, max_pause: float = ModelCalls().max_retry_after,
                  clock: Callable[[], float] = time.monotonic,
-                 wait: Callable[[threading.Condition, float | None], object] | None = None) -> None:
+                 wait: Callable[[threading.Condition, float | None], object] | None = None,
+                 room: BudgetRoom | None = None) -> None:
         self.adaptive = adaptive
         self.limit = ConcurrencyLimit(ceiling=ceiling, limit=0.0 if adaptive else float(ceiling))
-        self.budget = HeaderBudget()
+        self.room: BudgetRoom = room if room is not None else LocalRoom()
+        """Where the provider's budget is kept: this process, or a database every worker shares."""
         self.max_pause = max_pause
         self._clock = clock
         self._wait = wait or (lambda condition, timeout: condition.wait(timeout))
         self._condition = threading.Condition()
         self._in_flight = 0
         self._tokens_in_flight = 0.0
-        self._tokens_started = 0.0
         self._counts = {"calls": 0, "refused": 0, "timeouts": 0, "waited": 0}
         self._wait_seconds = 0.0
         self._peak = 0
@@ -96,7 +96,7 @@ class EndpointScheduler:
             began, waited = self._clock(), False
             while True:
                 now = self._clock()
-                wait = self._admission_wait(tokens, now)
+                wait, stamp = self._admission_wait(tokens, now)
                 if wait <= 0:
                     break
                 waited = True
@@ -106,22 +106,20 @@ class EndpointScheduler:
                 self._wait_seconds += now - began
             self._move(now, +1, tokens)
             self._counts["calls"] += 1
-            if self.adaptive:
-                self.budget.spend(tokens)
-            ticket = Ticket(self, self.limit.admit(), tokens, now, self._tokens_started)
-            self._tokens_started += tokens
-            return ticket
+            return Ticket(self, self.limit.admit(), tokens, stamp)
 
-    def _admission_wait(self, tokens: float, now: float) -> float:
-        """Seconds to wait before a call may start (inf: until another call ends)."""
+    def _admission_wait(self, tokens: float, now: float) -> tuple[float, Stamp | None]:
+        """Seconds to wait before a call may start (inf: until another call ends); at 0 the call has
+        started in the budget's room, and its stamp says when."""
         if self._in_flight >= self.limit.slots:
-            return math.inf
+            return math.inf, None
         if not self.adaptive:
-            return 0.0
-        wait = self.budget.wait_for(tokens, now)
-        if math.isinf(wait) and self._in_flight == 0:
-            return 0.0  # the headers promise nothing and no reply is coming to say more: ask
-        return min(wait, self.max_pause) if not math.isinf(wait) else wait
+            return 0.0, None
+        # the headers promise nothing and no reply is coming to say more: ask (`force`)
+        wait, stamp = self.room.take(tokens, now, force=self._in_flight == 0)
+        if stamp is not None:
+            return 0.0, stamp
+        return (min(wait, self.max_pause) if not math.isinf(wait) else wait), None
 
     def _finish(self, ticket: Ticket, outcome: str, headers: Mapping[str, str] | None,
                 retry_after: float | None) -> None:
@@ -134,16 +132,13 @@ class EndpointScheduler:
             elif outcome == "timeout":
                 self._counts["timeouts"] += 1
             if self.adaptive:
-                if headers:
-                    self.budget.observe(
-                        headers, ticket.sent, requests_since=self.limit.started - ticket.number - 1,
-                        tokens_since=self._tokens_started - ticket.tokens_before - ticket.tokens)
+                if ticket.stamp is not None and (headers or retry_after):
+                    self.room.settle(ticket.stamp, ticket.tokens, headers,
+                                     min(retry_after, self.max_pause) if retry_after else None, now)
                 if outcome == "done":
                     self.limit.succeeded()
                 elif outcome in ("refused", "timeout"):
                     self.limit.congested(ticket.number)
-                if retry_after:
-                    self.budget.pause(min(retry_after, self.max_pause), now)
             self._condition.notify_all()
 
     def _move(self, now: float, step: int, tokens: float) -> None:
