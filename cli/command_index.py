@@ -76,7 +76,7 @@ INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
     'serve_memory': (3911446306, (
         ('serve-memory', 'Serve an installed memory system over HTTP for `run --memory http --memory-url URL`.', '', False, False),
     )),
-    'sweep': (2776911086, (
+    'sweep': (382459918, (
         ('sweep', 'Run a matrix of benchmarks x memory systems x models x epochs, each cell an ordinary run.', '', False, False),
     )),
     'synth': (2708999527, (

@@ -228,9 +228,12 @@ def _enqueue(ctx: click.Context, app: AppContext, sweep_file: Path, limit: int |
 @_file_argument
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print one CSV row per system and benchmark.")
+@click.option("--chart", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also draw the table as a bar chart to this .svg or .png (needs the chart extra).")
 @prices_option
 @pass_app
-def show_command(app: AppContext, sweep_file: Path, as_json: bool, as_csv: bool, prices: Path | None) -> None:
+def show_command(app: AppContext, sweep_file: Path, as_json: bool, as_csv: bool, chart: Path | None,
+                 prices: Path | None) -> None:
     """The sweep's report: one row per system, one column per benchmark (its headline), mean, sd and 95%
     interval over epochs, calls and cost per system, each cell publishable or diagnostic and why."""
     from benchledger.errors import BadInput
@@ -245,6 +248,10 @@ def show_command(app: AppContext, sweep_file: Path, as_json: bool, as_csv: bool,
     table = read_prices(prices) if prices is not None else None
     with open_ledger(app, create=False) as ledger:
         report = show_sweep(ledger.reader, sweep_read, prices=table)
+    if chart is not None:
+        from benchledger.orchestration.sweep_chart import draw_sweep_chart
+
+        click.echo(f"chart written to {draw_sweep_chart(report, chart)}", err=True)
     if as_json:
         echo_json(report.model_dump(mode="json"))
     elif as_csv:
