@@ -92,7 +92,7 @@ INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
     'view': (1016537288, (
         ('view', 'Browse the ledger in Datasette, read-only: documented tables, views over the events, canned queries.', '', False, False),
     )),
-    'worker': (2248382672, (
+    'worker': (499330241, (
         ('worker', 'Run cells of sweeps queued with `sweep run FILE --queue` on this PostgreSQL ledger, one at a time.', '', False, False),
     )),
 }

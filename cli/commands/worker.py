@@ -50,8 +50,11 @@ def worker(ctx: click.Context, app: AppContext, until_empty: bool, heartbeat: fl
     def handle(job: CellJob) -> None:
         path = Path(job.sweep_path)
         if not path.is_file() or sweep_sha256(path) != job.sweep_sha256:
-            raise RunAborted(f"cell {job.cell_id}: the sweep file {path} is missing here or changed since it was "
-                             "queued (every worker needs the same file at the same path)")
+            why = (f"the sweep file {path} is missing here or changed since it was queued (every worker needs the "
+                   "same file at the same path)")
+            click.echo(f"cell {job.cell_id}: refused: {why}", err=True)
+            not_done.append(f"{job.cell_id}: {why}")
+            raise RunAborted(f"cell {job.cell_id}: {why}")
         sweep_read = read_sweep(path)
         prepare = prepared.setdefault(job.sweep_sha256, _preparer(ctx, app, path))
 

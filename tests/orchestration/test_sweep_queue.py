@@ -151,3 +151,33 @@ def test_a_sqlite_ledger_is_refused_the_queue(tmp_path, monkeypatch):
     assert refused.exit_code == 2 and "--queue needs a ledger on PostgreSQL" in refused.output
     worker = invoke("--ledger", str(tmp_path / "l.db"), "worker", "--until-empty")
     assert worker.exit_code == 2 and "postgresql://" in worker.output
+
+
+def test_a_cell_whose_file_changed_fails_its_job_and_the_worker_says_so(postgres_server, tmp_path):
+    schema = f"q_{uuid.uuid4().hex[:10]}"
+    postgres_server.sql(f"CREATE SCHEMA {schema}")
+    url = postgres_server.url("postgres", schema)
+    init_ledger(url)
+    env = {**os.environ, "OPENAI_API_KEY": "sk-queue-test", "COLUMNS": "0"}
+    sweep = tmp_path / "offline.toml"
+    sweep.write_text('name = "offline"\nepochs = 1\n[[benchmarks]]\nname = "groupmem"\ndemo = true\n'
+                     'domain = "Demo"\n[[memories]]\nname = "sqlite"\n')
+    queued = subprocess.run(_cli(url, "sweep", "run", str(sweep), "--queue", cwd=tmp_path), cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert "1 queued" in queued.stdout, queued.stdout + queued.stderr
+    sweep.write_text(sweep.read_text() + "# edited after it was queued\n")
+    worker = subprocess.run(_cli(url, "worker", "--until-empty", "--heartbeat", "0.5", "--stalled-after", "2",
+                                 cwd=tmp_path), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert worker.returncode == 3, worker.stderr  # its job failed for good, and the worker says which and why
+    assert "cell groupmem-Demo/sqlite/offline/e1: refused: the sweep file" in worker.stderr
+    assert "changed since it was queued" in worker.stderr.splitlines()[-1]
+    from benchledger.orchestration.sweep_queue import queue_counts
+
+    assert queue_counts(url).get("failed") == 1
+    again = subprocess.run(_cli(url, "sweep", "run", str(sweep), "--queue", cwd=tmp_path), cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=300)
+    assert "1 queued" in again.stdout  # the edited file is another sweep file: its cell is queued anew
+    done = subprocess.run(_cli(url, "worker", "--until-empty", cwd=tmp_path), cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "cell groupmem-Demo/sqlite/offline/e1: done" in done.stderr, done.stderr
+    assert queue_counts(url) == {"failed": 1, "succeeded": 1}
