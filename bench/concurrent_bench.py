@@ -25,6 +25,7 @@ from pathlib import Path
 
 from benchledger.bench import goal, register
 from benchledger.bench.pg_cluster import ClusterUnavailable, start_cluster
+from benchledger.bench.together import start_together
 from benchledger.ledger.store import Ledger, init_ledger
 
 __all__ = ["concurrent_appends"]
@@ -59,15 +60,7 @@ def _rate(target: str, writers: int, each: int, round_: int) -> float:
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
              for index in range(writers)]
     try:
-        for proc in procs:
-            assert proc.stdout is not None
-            if proc.stdout.readline().strip() != "ready":
-                raise RuntimeError(f"a writer did not start on {target}")
-        start_at = time.time() + _START_DELAY_S
-        for proc in procs:
-            assert proc.stdin is not None
-            proc.stdin.write(f"{start_at}\n")
-            proc.stdin.close()
+        start_at = start_together(procs, delay=_START_DELAY_S, what=f"a writer on {target}")
         ends = []
         for proc in procs:
             assert proc.stdout is not None

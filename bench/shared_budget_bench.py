@@ -31,6 +31,7 @@ from benchledger.bench import goal, register
 from benchledger.bench.loopback_process import served_loopback
 from benchledger.bench.pg_cluster import ClusterUnavailable, start_cluster
 from benchledger.bench.ratelimit_bench import MEDIAN_S, RATE, SIGMA, TOKENS
+from benchledger.bench.together import start_together
 from benchledger.ledger.store import init_ledger
 
 __all__ = ["shared_budget"]
@@ -76,15 +77,7 @@ def _mode(targets: list[str], questions: int, workdir: Path) -> dict[str, float]
             procs.append(subprocess.Popen([sys.executable, "-c", _WORKER, target, server.base_url, str(each),
                                            str(folder)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True))
         try:
-            for proc in procs:
-                assert proc.stdout is not None
-                if proc.stdout.readline().strip() != "ready":
-                    raise RuntimeError(f"a process did not start on {target}")
-            start_at = time.time() + _START_DELAY_S
-            for proc in procs:
-                assert proc.stdin is not None
-                proc.stdin.write(f"{start_at}\n")
-                proc.stdin.close()
+            start_together(procs, delay=_START_DELAY_S, what="a run on one key")
             for proc in procs:
                 assert proc.stdout is not None
                 out = proc.stdout.read()

@@ -70,11 +70,17 @@ def _report_numbers(shown: dict) -> list:
                   for row in shown["rows"] for benchmark, cell in row["cells"].items())
 
 
-def test_three_workers_one_killed_mid_cell_finish_the_sweep_as_one_process_would(postgres_server, tmp_path):
+def _new_ledger(postgres_server) -> str:
+    """A ledger in a fresh schema of the session's cluster: its URL."""
     schema = f"q_{uuid.uuid4().hex[:10]}"
     postgres_server.sql(f"CREATE SCHEMA {schema}")
     url = postgres_server.url("postgres", schema)
     init_ledger(url)
+    return url
+
+
+def test_three_workers_one_killed_mid_cell_finish_the_sweep_as_one_process_would(postgres_server, tmp_path):
+    url = _new_ledger(postgres_server)
     env = {**os.environ, "OPENAI_API_KEY": "sk-queue-test", "COLUMNS": "0"}
     with LoopbackOpenAI(latency=0.12) as endpoint:
         sweep = _sweep_file(tmp_path, endpoint.base_url)
@@ -154,10 +160,7 @@ def test_a_sqlite_ledger_is_refused_the_queue(tmp_path, monkeypatch):
 
 
 def test_a_cell_whose_file_changed_fails_its_job_and_the_worker_says_so(postgres_server, tmp_path):
-    schema = f"q_{uuid.uuid4().hex[:10]}"
-    postgres_server.sql(f"CREATE SCHEMA {schema}")
-    url = postgres_server.url("postgres", schema)
-    init_ledger(url)
+    url = _new_ledger(postgres_server)
     env = {**os.environ, "OPENAI_API_KEY": "sk-queue-test", "COLUMNS": "0"}
     sweep = tmp_path / "offline.toml"
     sweep.write_text('name = "offline"\nepochs = 1\n[[benchmarks]]\nname = "groupmem"\ndemo = true\n'

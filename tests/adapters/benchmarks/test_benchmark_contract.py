@@ -11,7 +11,6 @@ with an entry point, passes the same contract with no file of benchledger touche
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from benchledger.adapters.benchmarks.mem2actbench.synth import synthesize_mem2ac
 from benchledger.adapters.benchmarks.registry import available_benchmarks, benchmark_named
 from benchledger.testing.benchmark_contract import BenchmarkContract
 from conftest import MINI, REPO, missing_shared_data_reason, shared_data_dir
-from test_benchmark_plugin import _NOTES, write_toy_distribution
+from test_benchmark_plugin import _NOTES, toy_site  # noqa: F401  (the toy installed: a fixture)
 
 Release = tuple[Path, dict[str, Any]]
 
@@ -90,19 +89,11 @@ class TestEveryRegisteredBenchmark(BenchmarkContract):
         return {"prompts_dir": data / NEEDS_TEMPLATES[benchmark.command] / "prompts"}
 
 
-@pytest.fixture
-def toy_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    site = write_toy_distribution(tmp_path / "site")
-    monkeypatch.syspath_prepend(str(site))
-    yield site
-    sys.modules.pop("toy_bench", None)
-
-
 class TestAThrowawayBenchmarkFromAnEntryPoint(BenchmarkContract):
     """A benchmark no file of benchledger names, installed as a distribution: the same contract."""
 
     @pytest.fixture
-    def benchmark(self, toy_installed):
+    def benchmark(self, toy_site):
         toy = benchmark_named("toy")
         assert type(toy).__module__ == "toy_bench"
         return toy
@@ -114,7 +105,7 @@ class TestAThrowawayBenchmarkFromAnEntryPoint(BenchmarkContract):
         return notes, {"team": "all"}
 
 
-def test_the_contract_fails_a_benchmark_that_leaves_a_part_out(toy_installed, tmp_path: Path,
+def test_the_contract_fails_a_benchmark_that_leaves_a_part_out(toy_site, tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     toy, contract = benchmark_named("toy"), BenchmarkContract()
     notes = tmp_path / "notes.json"
