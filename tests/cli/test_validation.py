@@ -26,9 +26,10 @@ ZERO_MEANS_PICK = {"port"}          # 0: a free port, printed on start
 CHECKED_BY_NAME = {"scoring_rule"}  # checked against the known rules (below)
 READS_THE_LEDGER = {"runs", "show", "events", "failures", "questions", "question", "verify", "replay", "resume",
                     "rejudge", "diff", "export", "agreement", "purge", "blob", "view", "combine", "push", "audit", "compare", "sweep"}
-# `pull` writes into --ledger (creating it, as `run` does); `ledger init` names its ledger itself
+# `pull` writes into --ledger (creating it, as `run` does); `ledger init` names its ledger itself; `worker`
+# takes a ledger on PostgreSQL only and refuses a file of any kind (tests/orchestration/test_sweep_queue.py)
 NEEDS_NO_LEDGER = {"run", "retrieval", "benchmarks", "memories", "check", "conformance", "synth", "serve-memory",
-                   "pull", "ledger", "fetch", "check-memory"}
+                   "pull", "ledger", "fetch", "check-memory", "worker"}
 ARGS = {"show": ["latest"], "events": ["latest"], "failures": ["latest"], "questions": ["latest"],
         "question": ["latest", "q1"], "replay": ["latest"], "resume": ["latest"], "rejudge": ["latest"],
         "diff": ["latest", "latest"], "export": ["latest", "--out", "x.json"], "agreement": ["latest"],
