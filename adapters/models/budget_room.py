@@ -127,6 +127,29 @@ _READ = (f"SELECT state, requests, tokens, extract(epoch from clock_timestamp())
 _WRITE = f"UPDATE {BUDGET_SCHEMA}.rooms SET state = %s, requests = %s, tokens = %s WHERE room = %s"
 
 
+_OPEN: dict[str, Any] = {}
+_OPEN_LOCK = threading.Lock()
+
+
+def _connection_to(url: str) -> Any:
+    """One connection per process and database, shared by every room (a sweep's runs and a worker's cells
+    make a room each): rooms take turns on it under `_ROW_LOCK`, so their number never grows with the runs."""
+    with _OPEN_LOCK:
+        conn = _OPEN.get(url)
+        if conn is None or conn.closed:
+            import psycopg
+
+            conn = psycopg.connect(url, autocommit=True, options="-c lock_timeout=5s -c statement_timeout=10s")
+            for statement in _SETUP:
+                conn.execute(statement)
+            _OPEN[url] = conn
+        return conn
+
+
+_ROW_LOCK = threading.Lock()
+"""One statement sequence at a time on the shared connection (psycopg connections are not for threads at once)."""
+
+
 class SharedRoom:
     """The budget in a row of the ledger's PostgreSQL database, on the server's clock (`now` unused)."""
 
@@ -138,35 +161,34 @@ class SharedRoom:
         """Set once the database could not be reached: the scheduler then paces alone."""
 
     def _connection(self) -> Any:
-        if self._conn is None:
-            import psycopg
-
-            conn = psycopg.connect(self.url, autocommit=True,
-                                   options="-c lock_timeout=5s -c statement_timeout=10s")
-            for statement in _SETUP:
-                conn.execute(statement)
+        conn = _connection_to(self.url)
+        if conn is not self._conn:  # first use, or the process's connection was opened again
             conn.execute(f"INSERT INTO {BUDGET_SCHEMA}.rooms VALUES (%s, '', 0, 0) ON CONFLICT DO NOTHING",
                          (self.room,))
             self._conn = conn
-        return self._conn
+        return conn
 
     def _in_row(self, work: Any) -> Any:
         """`work(row, server_now)` with the row locked, written back; None once fallen back to local."""
         import psycopg
 
         try:
-            conn = self._connection()
-            with conn.transaction():
-                state, requests, tokens, server_now = conn.execute(_READ, (self.room,)).fetchone()
-                row = _Row(_load(state), requests, tokens)
-                result = work(row, server_now)
-                if (written := _dump(row.budget)) != state or row.requests != requests:
-                    conn.execute(_WRITE, (written, row.requests, row.tokens, self.room))
-            return result
+            with _ROW_LOCK:
+                return self._locked_row(work)
         except psycopg.Error as err:
             log.warning("shared provider budget unavailable: this process paces alone", error=type(err).__name__)
             self._local = LocalRoom()
             return None
+
+    def _locked_row(self, work: Any) -> Any:
+        conn = self._connection()
+        with conn.transaction():
+            state, requests, tokens, server_now = conn.execute(_READ, (self.room,)).fetchone()
+            row = _Row(_load(state), requests, tokens)
+            result = work(row, server_now)
+            if (written := _dump(row.budget)) != state or row.requests != requests:
+                conn.execute(_WRITE, (written, row.requests, row.tokens, self.room))
+        return result
 
     def take(self, tokens: float, now: float, *, force: bool) -> tuple[float, Stamp | None]:
         with self._lock:
@@ -194,7 +216,9 @@ class SharedRoom:
             self._in_row(lambda row, server_now: _settled(row, stamp, tokens, headers, retry_after, server_now))
 
     def close(self) -> None:
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+        """Forget the process's connection to this room's database (the next room opens another)."""
+        with self._lock, _OPEN_LOCK:
+            conn = _OPEN.pop(self.url, None)
+            if conn is not None:
+                conn.close()
+            self._conn = None

@@ -90,3 +90,17 @@ def test_a_scheduler_on_a_shared_room_paces_and_an_unreachable_database_leaves_i
     with alone.call(10.0) as ticket:
         ticket.done(READING)
     assert gone._local is not None and gone._local.requests == 1  # paced in the process from then on
+
+
+def test_every_room_of_a_process_shares_one_connection(postgres_server) -> None:
+    """A sweep's runs and a worker's cells each make a room: their connections must not pile up."""
+    from benchledger.adapters.models import budget_room
+
+    url = postgres_server.url()
+    rooms = [SharedRoom(url, room_name(f"http://127.0.0.1:{port}/v1", KEY)) for port in range(9, 14)]
+    for room in rooms:
+        room.take(0.0, 0.0, force=True)
+    assert len({id(room._conn) for room in rooms}) == 1 and budget_room._OPEN[url] is rooms[0]._conn
+    rooms[0].close()  # the next use opens the process's connection again
+    rooms[1].take(0.0, 0.0, force=True)
+    assert budget_room._OPEN[url] is rooms[1]._conn and not rooms[1]._conn.closed
