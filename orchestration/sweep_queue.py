@@ -104,11 +104,12 @@ def enqueue_cells(ledger_url: str, jobs: Sequence[CellJob]) -> tuple[int, int]:
         async with app.open_async():
             await _ensure_schema(app, ledger_url)
             task = app.tasks[TASK_NAME]
+            queue = queue_name(ledger_url)  # procrastinate's locks span its queues: each is named within its ledger's
             added = kept = 0
             for job in jobs:
                 try:
-                    await task.configure(queueing_lock=f"{job.sweep_sha256[:16]}:{job.cell_id}",
-                                         lock=f"memory:{job.memory}").defer_async(**job._asdict())
+                    await task.configure(queueing_lock=f"{queue}:{job.sweep_sha256[:16]}:{job.cell_id}",
+                                         lock=f"{queue}:memory:{job.memory}").defer_async(**job._asdict())
                     added += 1
                 except procrastinate.exceptions.AlreadyEnqueued:
                     kept += 1

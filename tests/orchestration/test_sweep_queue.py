@@ -184,3 +184,24 @@ def test_a_cell_whose_file_changed_fails_its_job_and_the_worker_says_so(postgres
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and "cell groupmem-Demo/sqlite/offline/e1: done" in done.stderr, done.stderr
     assert queue_counts(url) == {"failed": 1, "succeeded": 1}
+
+
+def test_two_ledgers_in_one_database_keep_their_cells_apart(postgres_server, tmp_path):
+    """Each ledger has its own queue (and its own locks): a worker of one never takes the other's cells."""
+    from benchledger.orchestration.sweep_queue import queue_counts
+
+    first, second = _new_ledger(postgres_server), _new_ledger(postgres_server)
+    env = {**os.environ, "COLUMNS": "0"}
+    sweep = tmp_path / "offline.toml"
+    sweep.write_text('name = "apart"\nepochs = 1\n[[benchmarks]]\nname = "groupmem"\ndemo = true\n'
+                     'domain = "Demo"\n[[memories]]\nname = "sqlite"\n')
+    for url in (first, second):
+        queued = subprocess.run(_cli(url, "sweep", "run", str(sweep), "--queue", cwd=tmp_path), cwd=tmp_path,
+                                env=env, capture_output=True, text=True, timeout=300)
+        assert "1 queued" in queued.stdout, queued.stdout + queued.stderr  # the same cell, queued for each
+    worked = subprocess.run(_cli(first, "worker", "--until-empty", cwd=tmp_path), cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert worked.returncode == 0 and worked.stderr.count(": done") == 1, worked.stderr
+    assert queue_counts(first) == {"succeeded": 1} and queue_counts(second) == {"todo": 1}
+    with Ledger.open(second) as ledger:
+        assert ledger.reader.runs() == []  # nothing ran on the other ledger
