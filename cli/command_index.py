@@ -73,10 +73,10 @@ INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
     'run': (2643537657, (
         ('run', 'Run a released benchmark against a memory system and record every stage.', '', False, False),
     )),
-    'serve_memory': (3911446306, (
+    'serve_memory': (4034783522, (
         ('serve-memory', 'Serve an installed memory system over HTTP for `run --memory http --memory-url URL`.', '', False, False),
     )),
-    'sweep': (382459918, (
+    'sweep': (1342962018, (
         ('sweep', 'Run a matrix of benchmarks x memory systems x models x epochs, each cell an ordinary run.', '', False, False),
     )),
     'synth': (2708999527, (
@@ -89,10 +89,10 @@ INDEX: dict[str, tuple[int, tuple[tuple[str, str, str, bool, bool], ...]]] = {
     'verify': (2605433407, (
         ('verify', "Check schema, hash chain, blobs, cached responses and saved views; exit 1 naming the first bad seq. Given a bundle FILE (`export RUN --bundle FILE`), check it offline and print its report again. With --against-source or --spot-check N, check what the run's machine saw against the official source or the provider, and append the check to the run (never in its score); a bundle FILE is verified first, then its run copied into the ledger, where the check is recorded.", '', False, False),
     )),
-    'view': (1016537288, (
+    'view': (2973507152, (
         ('view', 'Browse the ledger in Datasette, read-only: documented tables, views over the events, canned queries.', '', False, False),
     )),
-    'worker': (499330241, (
+    'worker': (1480883805, (
         ('worker', 'Run cells of sweeps queued with `sweep run FILE --queue` on this PostgreSQL ledger, one at a time.', '', False, False),
     )),
 }

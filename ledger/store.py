@@ -84,7 +84,7 @@ class Ledger:
 
     `where` names it in messages (the path, or the URL without credentials); `path` is the
     file of a SQLite ledger (None on a server); `server_url` the URL of a ledger on a server (None
-    for a file), which what shares the ledger's database connects with (the provider budget).
+    for a file): what else keeps state in the ledger's database (the shared provider budget) connects with it.
     """
 
     server_url: str | None = None

@@ -12,7 +12,6 @@ from the same module. Datasette is an optional extra (`pip install -e '.[view]'`
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import socket
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from benchledger.projections.ledger_sql import (
     CANNED_QUERIES, ZLIB_TEXT, accuracy_pivot, documentation, view_statements, zlib_text,
 )
 
-__all__ = ["DATABASE_NAME", "metadata", "build_datasette", "serve", "bind", "is_loopback", "login_url"]
+__all__ = ["DATABASE_NAME", "metadata", "build_datasette", "serve", "bind", "login_url"]
 
 DATABASE_NAME = "ledger"
 
@@ -100,16 +99,6 @@ def build_datasette(ledger_path: Path, *, locked: bool = False):
     ds.remove_database("_memory")
     ds.add_database(LedgerDatabase(ds, path=str(ledger_path), is_mutable=True), name=DATABASE_NAME)
     return ds
-
-
-def is_loopback(host: str) -> bool:
-    """Whether host names only this machine (127.0.0.0/8, ::1, localhost)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def login_url(ds, host: str, port: int) -> str:

@@ -16,12 +16,12 @@ from benchledger.adapters.memory.registry import comparison_role
 from benchledger.ledger.recorder import EventReader
 from benchledger.orchestration.recorded import recorded_run
 from benchledger.orchestration.reports import report_of
-from benchledger.projections.compare import CompareInput, Comparison, compare_runs
+from benchledger.projections.compare import CompareInput, Comparison, Role, compare_runs
 from benchledger.projections.diff import pick_scorer
 from benchledger.projections.prices import PriceTable
 from benchledger.projections.state import RunState
 
-__all__ = ["CONTEXT_SAMPLE", "context_format", "compare_recorded"]
+__all__ = ["CONTEXT_SAMPLE", "context_format", "compare_recorded", "memory_role"]
 
 CONTEXT_SAMPLE = 50
 
@@ -50,6 +50,11 @@ def context_format(reader: EventReader, state: RunState) -> str:
     return f"mixed ({round(100 * stamped / total)}% with timestamps)"
 
 
+def memory_role(state: RunState) -> Role:
+    """How compare draws the run: as its memory system declares itself (floor, ceiling or a system)."""
+    return comparison_role(state.started.config.settings.memory) if state.started is not None else "system"
+
+
 def compare_recorded(reader: EventReader, run_refs: Sequence[str], *, scorers: Sequence[str | None] = (),
                      allow_differences: bool = False, prices: PriceTable | None = None) -> Comparison:
     """Read each run `run_refs` names, verified and folded (`recorded_run`), then compare them (with
@@ -63,5 +68,5 @@ def compare_recorded(reader: EventReader, run_refs: Sequence[str], *, scorers: S
         official = report_of(state) if default is not None and state.scorers[default].official \
             and not state.unjudged(default) else None
         inputs.append(CompareInput(state, report_of(state, scorer_id=scorer), context_format(reader, state), official,
-                                   comparison_role(state.started.config.settings.memory) if state.started else "system"))
+                                   memory_role(state)))
     return compare_runs(inputs, allow_differences=allow_differences, prices=prices)

@@ -14,7 +14,7 @@ import textwrap
 from pathlib import Path
 
 from benchledger.errors import BadInput
-from benchledger.projections.sweep_report import SweepReport
+from benchledger.projections.sweep_report import SweepReport, benchmark_metrics
 
 __all__ = ["draw_sweep_chart"]
 
@@ -53,14 +53,12 @@ def draw_sweep_chart(report: SweepReport, out: Path) -> Path:
             mean = 100 * cell.mean
             xs.append(x)
             means.append(mean)
-            interval = cell.ci_low is not None and cell.ci_high is not None
-            low.append(mean - 100 * cell.ci_low if interval else 0.0)  # type: ignore[operator]
-            high.append(100 * cell.ci_high - mean if interval else 0.0)  # type: ignore[operator]
-            axes.text(x, mean + (high[-1] if interval else 0) + 1.5, f"{mean:.1f}\nn={cell.done}", ha="center",
-                      va="bottom", fontsize=7)
+            ci_low, ci_high = cell.ci_low, cell.ci_high
+            low.append(mean - 100 * ci_low if ci_low is not None else 0.0)
+            high.append(100 * ci_high - mean if ci_high is not None else 0.0)
+            axes.text(x, mean + high[-1] + 1.5, f"{mean:.1f}\nn={cell.done}", ha="center", va="bottom", fontsize=7)
         axes.bar(xs, means, width * 0.92, yerr=[low, high], capsize=3, label=row.system)
-    metrics = {b: next((r.cells[b].metric for r in report.rows if b in r.cells and r.cells[b].metric), None)
-               for b in report.benchmarks}
+    metrics = benchmark_metrics(report)
     axes.set_xticks(range(len(report.benchmarks)),
                     [f"{b}\n({metrics[b] or 'headline'})" for b in report.benchmarks], fontsize=8)
     axes.set_ylabel("headline (%)")

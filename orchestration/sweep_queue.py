@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -83,6 +84,15 @@ def _app(ledger_url: str, handler: Callable[[CellJob], None] | None = None) -> A
     return app
 
 
+@asynccontextmanager
+async def _opened(ledger_url: str, handler: Callable[[CellJob], None] | None = None) -> AsyncIterator[Any]:
+    """The ledger's queue app, open, its schema made."""
+    app = _app(ledger_url, handler)
+    async with app.open_async():
+        await _ensure_schema(app, ledger_url)
+        yield app
+
+
 async def _ensure_schema(app: Any, ledger_url: str) -> None:
     """The queue's schema and procrastinate's tables in it, made once (idempotent)."""
     import psycopg
@@ -100,9 +110,7 @@ def enqueue_cells(ledger_url: str, jobs: Sequence[CellJob]) -> tuple[int, int]:
     procrastinate = _procrastinate()
 
     async def go() -> tuple[int, int]:
-        app = _app(ledger_url)
-        async with app.open_async():
-            await _ensure_schema(app, ledger_url)
+        async with _opened(ledger_url) as app:
             task = app.tasks[TASK_NAME]
             queue = queue_name(ledger_url)  # procrastinate's locks span its queues: each is named within its ledger's
             added = kept = 0
@@ -128,9 +136,7 @@ async def _counts(app: Any, queue: str) -> dict[str, int]:
 def queue_counts(ledger_url: str) -> dict[str, int]:
     """Jobs of this ledger's queue by status (todo, doing, succeeded, failed...)."""
     async def go() -> dict[str, int]:
-        app = _app(ledger_url)
-        async with app.open_async():
-            await _ensure_schema(app, ledger_url)
+        async with _opened(ledger_url) as app:
             return await _counts(app, queue_name(ledger_url))
 
     return asyncio.run(go())
@@ -148,9 +154,7 @@ def work(ledger_url: str, handler: Callable[[CellJob], None], *, until_empty: bo
             await app.job_manager.retry_job(job)
 
     async def go() -> None:
-        app = _app(ledger_url, handler)
-        async with app.open_async():
-            await _ensure_schema(app, ledger_url)
+        async with _opened(ledger_url, handler) as app:
             options = dict(queues=[queue], concurrency=1, listen_notify=False, delete_jobs="never",
                            update_heartbeat_interval=heartbeat, stalled_worker_timeout=stalled_after,
                            fetch_job_polling_interval=poll, install_signal_handlers=False)
@@ -160,8 +164,9 @@ def work(ledger_url: str, handler: Callable[[CellJob], None], *, until_empty: bo
                 if not until_empty:
                     await asyncio.sleep(poll)
                     continue
-                counts = await _counts(app, queue)
-                if not counts.get("todo") and not counts.get("doing"):
+                live = [job for status in ("todo", "doing")
+                        for job in await app.job_manager.list_jobs_async(queue=queue, status=status)]
+                if not live:
                     return
                 await asyncio.sleep(poll)  # held by a live worker, or stalled and not yet past the timeout
 

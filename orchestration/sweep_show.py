@@ -9,9 +9,8 @@ compare rules over the same facts. A cell without a done run is listed as not do
 from __future__ import annotations
 
 from benchledger.adapters.benchmarks.registry import benchmark_named
-from benchledger.adapters.memory.registry import comparison_role
 from benchledger.ledger.recorder import EventReader
-from benchledger.orchestration.compare import context_format
+from benchledger.orchestration.compare import context_format, memory_role
 from benchledger.orchestration.recorded import recorded_run
 from benchledger.orchestration.reports import report_of
 from benchledger.orchestration.sweep import cell_done, cell_runs
@@ -35,8 +34,7 @@ def sweep_inputs(reader: EventReader, sweep: Sweep) -> list[SweepInput]:
         recorded = recorded_run(reader, found[0])
         done, detail = cell_done(recorded.state)
         run = CompareInput(recorded.state, report_of(recorded.state), context_format(reader, recorded.state),
-                           role=comparison_role(recorded.state.started.config.settings.memory)) \
-            if done and recorded.state.started is not None else None
+                           role=memory_role(recorded.state)) if done else None
         inputs.append(SweepInput(cell.id, cell.benchmark, cell.system, cell.epoch, recorded.run_id, done, detail, run))
     return inputs
 

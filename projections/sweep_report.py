@@ -34,7 +34,7 @@ from benchledger.projections.prices import PriceTable, run_calls, run_costs
 from benchledger.projections.stats import mean_spread
 from benchledger.tables import render_table
 
-__all__ = ["SWEEP_REPORT_VERSION", "SweepInput", "CellLine", "Aggregate", "SystemRow", "SweepReport",
+__all__ = ["SWEEP_REPORT_VERSION", "SweepInput", "CellLine", "Aggregate", "SystemRow", "SweepReport", "benchmark_metrics",
            "sweep_report", "render_sweep", "sweep_csv"]
 
 SWEEP_REPORT_VERSION = 1
@@ -202,10 +202,15 @@ def _shown(aggregate: Aggregate | None) -> str:
     return text + ("" if aggregate.status == "publishable" else f" {aggregate.status}")
 
 
+def benchmark_metrics(report: SweepReport) -> dict[str, str | None]:
+    """benchmark label -> what its headline measures (from its first cell that says), for the table's headers."""
+    return {b: next((r.cells[b].metric for r in report.rows if b in r.cells and r.cells[b].metric), None)
+            for b in report.benchmarks}
+
+
 def render_sweep(report: SweepReport) -> str:
     """The report as text: the table, the usage per system, then every cell's run."""
-    metrics = {b: next((r.cells[b].metric for r in report.rows if b in r.cells and r.cells[b].metric), None)
-               for b in report.benchmarks}
+    metrics = benchmark_metrics(report)
     table = render_table([[row.system, *(_shown(row.cells.get(b)) for b in report.benchmarks)] for row in report.rows],
                          ["system", *(f"{b} ({metrics[b] or 'headline'})" for b in report.benchmarks)], indent="  ")
     priced = report.price_table is not None

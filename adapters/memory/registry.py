@@ -15,11 +15,12 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import cast, get_args
 
 from benchledger.adapters.memory.protocol import MemorySystem
 from benchledger.adapters.plugins import Plugin, choose, load_group
 from benchledger.errors import BadInput
+from benchledger.projections.compare import Role
 
 __all__ = ["GROUP", "MemoryEntry", "available_memories", "load_memory_class", "open_memory", "comparison_role"]
 
@@ -55,14 +56,14 @@ def load_memory_class(name: str) -> type[MemorySystem]:
     return plugin.loaded
 
 
-def comparison_role(name: str) -> Literal["system", "floor", "ceiling"]:
+def comparison_role(name: str) -> Role:
     """How `compare` draws a run of the memory recorded as `name`: its class's `comparison_role`
-    ("floor", "ceiling"), or "system" for any other and for a memory not installed here."""
-    entry = next((p for p in _plugins() if name in (p.name, p.qualified)), None)
-    role = getattr(entry.loaded, "comparison_role", "system") if entry is not None and entry.loaded else "system"
-    if role == "floor":
-        return "floor"
-    return "ceiling" if role == "ceiling" else "system"
+    ("floor", "ceiling"), or "system" for any other and for a memory not installed (or not loadable) here."""
+    try:
+        role = getattr(load_memory_class(name), "comparison_role", "system")
+    except BadInput:
+        return "system"
+    return cast(Role, role) if role in get_args(Role) else "system"
 
 
 def available_memories() -> dict[str, MemoryEntry]:

@@ -23,9 +23,9 @@ import hashlib
 import json
 import math
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 import structlog
 
@@ -36,6 +36,7 @@ __all__ = ["Stamp", "BudgetRoom", "LocalRoom", "SharedRoom", "room_name", "BUDGE
 log = structlog.get_logger("benchledger.pacing")
 
 BUDGET_SCHEMA = "benchledger_budget"
+T = TypeVar("T")
 
 
 class Stamp(NamedTuple):
@@ -57,39 +58,30 @@ class BudgetRoom(Protocol):
 
 
 class LocalRoom:
-    """The budget in this process (`now` is the scheduler's clock)."""
+    """The budget itself: the header buckets and the calls and tokens started. Kept in this process
+    (`now` is the scheduler's clock), or loaded from a `SharedRoom`'s row for one step."""
 
-    def __init__(self) -> None:
-        self.budget = HeaderBudget()
-        self.requests = 0.0
-        self.tokens = 0.0
+    def __init__(self, budget: HeaderBudget | None = None, requests: float = 0.0, tokens: float = 0.0) -> None:
+        self.budget = budget if budget is not None else HeaderBudget()
+        self.requests, self.tokens = requests, tokens
 
     def take(self, tokens: float, now: float, *, force: bool) -> tuple[float, Stamp | None]:
         wait = self.budget.wait_for(tokens, now)
         if wait > 0 and not (force and math.isinf(wait)):
             return wait, None
-        return 0.0, _started(self, tokens, now)
+        stamp = Stamp(now, self.requests, self.tokens)
+        self.budget.spend(tokens)
+        self.requests += 1
+        self.tokens += tokens
+        return 0.0, stamp
 
     def settle(self, stamp: Stamp, tokens: float, headers: Mapping[str, str] | None, retry_after: float | None,
                now: float) -> None:
-        _settled(self, stamp, tokens, headers, retry_after, now)
-
-
-def _started(state: Any, tokens: float, now: float) -> Stamp:
-    stamp = Stamp(now, state.requests, state.tokens)
-    state.budget.spend(tokens)
-    state.requests += 1
-    state.tokens += tokens
-    return stamp
-
-
-def _settled(state: Any, stamp: Stamp, tokens: float, headers: Mapping[str, str] | None, retry_after: float | None,
-             now: float) -> None:
-    if headers:
-        state.budget.observe(headers, stamp.sent, requests_since=state.requests - stamp.requests_before - 1,
-                             tokens_since=state.tokens - stamp.tokens_before - tokens)
-    if retry_after:
-        state.budget.pause(retry_after, now)
+        if headers:
+            self.budget.observe(headers, stamp.sent, requests_since=self.requests - stamp.requests_before - 1,
+                                tokens_since=self.tokens - stamp.tokens_before - tokens)
+        if retry_after:
+            self.budget.pause(retry_after, now)
 
 
 def room_name(base_url: str | None, api_key: str | None) -> str:
@@ -110,13 +102,6 @@ def _load(text: str | None) -> HeaderBudget:
     data = json.loads(text)
     return HeaderBudget(buckets={name: BucketReading(**reading) for name, reading in data["buckets"].items()},
                         paused_until=float(data["paused_until"]))
-
-
-class _Row:
-    """One room's row, read for update: the shape `_started` and `_settled` work on."""
-
-    def __init__(self, budget: HeaderBudget, requests: float, tokens: float) -> None:
-        self.budget, self.requests, self.tokens = budget, requests, tokens
 
 
 _SETUP = (f"CREATE SCHEMA IF NOT EXISTS {BUDGET_SCHEMA}",
@@ -147,15 +132,15 @@ def _connection_to(url: str) -> Any:
 
 
 _ROW_LOCK = threading.Lock()
-"""One statement sequence at a time on the shared connection (psycopg connections are not for threads at once)."""
+"""One step at a time on the shared connection (a psycopg connection is not for threads at once)."""
 
 
 class SharedRoom:
-    """The budget in a row of the ledger's PostgreSQL database, on the server's clock (`now` unused)."""
+    """The budget in a row of the ledger's PostgreSQL database: each step loads it as a `LocalRoom`
+    under the row's lock, on the server's clock (the caller's `now` is unused), and writes it back."""
 
     def __init__(self, url: str, room: str) -> None:
         self.url, self.room = url, room
-        self._lock = threading.Lock()
         self._conn: Any = None
         self._local: LocalRoom | None = None
         """Set once the database could not be reached: the scheduler then paces alone."""
@@ -168,56 +153,40 @@ class SharedRoom:
             self._conn = conn
         return conn
 
-    def _in_row(self, work: Any) -> Any:
-        """`work(row, server_now)` with the row locked, written back; None once fallen back to local."""
+    def _step(self, step: Callable[[LocalRoom, float], T], alone: Callable[[LocalRoom], T]) -> T:
+        """`step(budget, server_now)` with the row locked and written back; `alone(local)` once the
+        database could not be reached (said once in the log)."""
         import psycopg
 
-        try:
-            with _ROW_LOCK:
-                return self._locked_row(work)
-        except psycopg.Error as err:
-            log.warning("shared provider budget unavailable: this process paces alone", error=type(err).__name__)
-            self._local = LocalRoom()
-            return None
-
-    def _locked_row(self, work: Any) -> Any:
-        conn = self._connection()
-        with conn.transaction():
-            state, requests, tokens, server_now = conn.execute(_READ, (self.room,)).fetchone()
-            row = _Row(_load(state), requests, tokens)
-            result = work(row, server_now)
-            if (written := _dump(row.budget)) != state or row.requests != requests:
-                conn.execute(_WRITE, (written, row.requests, row.tokens, self.room))
-        return result
+        with _ROW_LOCK:
+            if self._local is None:
+                try:
+                    conn = self._connection()
+                    with conn.transaction():
+                        state, requests, tokens, server_now = conn.execute(_READ, (self.room,)).fetchone()
+                        budget = LocalRoom(_load(state), requests, tokens)
+                        result = step(budget, server_now)
+                        if (written := _dump(budget.budget)) != state or budget.requests != requests:
+                            conn.execute(_WRITE, (written, budget.requests, budget.tokens, self.room))
+                    return result
+                except psycopg.Error as err:
+                    log.warning("shared provider budget unavailable: this process paces alone",
+                                error=type(err).__name__)
+                    self._local = LocalRoom()
+            return alone(self._local)
 
     def take(self, tokens: float, now: float, *, force: bool) -> tuple[float, Stamp | None]:
-        with self._lock:
-            if self._local is not None:
-                return self._local.take(tokens, now, force=force)
-
-            def work(row: _Row, server_now: float) -> tuple[float, Stamp | None]:
-                wait = row.budget.wait_for(tokens, server_now)
-                if wait > 0 and not (force and math.isinf(wait)):
-                    return wait, None
-                return 0.0, _started(row, tokens, server_now)
-
-            taken = self._in_row(work)
-            if taken is not None:
-                return taken
-            assert self._local is not None, "_in_row falls back to a local room when it returns None"
-            return self._local.take(tokens, now, force=force)
+        return self._step(lambda budget, server_now: budget.take(tokens, server_now, force=force),
+                          lambda local: local.take(tokens, now, force=force))
 
     def settle(self, stamp: Stamp, tokens: float, headers: Mapping[str, str] | None, retry_after: float | None,
                now: float) -> None:
-        with self._lock:
-            if self._local is not None:
-                self._local.settle(stamp, tokens, headers, retry_after, now)
-                return
-            self._in_row(lambda row, server_now: _settled(row, stamp, tokens, headers, retry_after, server_now))
+        self._step(lambda budget, server_now: budget.settle(stamp, tokens, headers, retry_after, server_now),
+                   lambda local: local.settle(stamp, tokens, headers, retry_after, now))
 
     def close(self) -> None:
         """Forget the process's connection to this room's database (the next room opens another)."""
-        with self._lock, _OPEN_LOCK:
+        with _ROW_LOCK, _OPEN_LOCK:
             conn = _OPEN.pop(self.url, None)
             if conn is not None:
                 conn.close()

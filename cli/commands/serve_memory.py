@@ -8,10 +8,7 @@ read and request timeouts) are `MemoryServer`'s, see `adapters.memory.http_serve
 
 from __future__ import annotations
 
-import ipaddress
 import os
-import signal
-import threading
 from pathlib import Path
 
 import click
@@ -19,22 +16,11 @@ from benchledger.adapters.memory.http_server import (
     DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONNECTIONS, DEFAULT_READ_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, MemoryServer,
 )
 from benchledger.adapters.memory.registry import open_memory
-from benchledger.cli.common import AppContext, pass_app
+from benchledger.cli.common import AppContext, is_loopback, pass_app, sigterm_as_interrupt
 from benchledger.errors import BadInput
 from benchledger.redaction import register_secret_env
 
 __all__ = ["COMMANDS", "serve_memory"]
-
-
-def _is_loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return host == "localhost"
-
-
-def _stop_on_sigterm(signum, frame) -> None:
-    raise KeyboardInterrupt
 
 
 @click.command("serve-memory")
@@ -75,20 +61,17 @@ def serve_memory(app: AppContext, memory: str, host: str, port: int, store: Path
     except OSError as err:
         system.close()
         raise BadInput(f"cannot listen on {host}:{port}: {err.strerror or err}", field="port") from err
-    if not _is_loopback(host) and token is None:
+    if not is_loopback(host) and token is None:
         click.echo(f"warning: serving on {host} with no token; anyone who can reach it can read and "
                    "purge this store (pass --token-env VAR)", err=True)
     click.echo(f"serving memory '{system.name}' {system.version} (store {store}) at {server.url}")
-    in_main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _stop_on_sigterm) if in_main_thread else None
     try:
-        server.serve_forever()
+        with sigterm_as_interrupt():
+            server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
         server.close()
-        if in_main_thread:
-            signal.signal(signal.SIGTERM, previous)
         click.echo("memory server stopped", err=True)
 
 

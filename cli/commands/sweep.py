@@ -30,7 +30,7 @@ def sweep() -> None:
     """Run a matrix of benchmarks x memory systems x models x epochs, each cell an ordinary run."""
 
 
-def _preparer(ctx: click.Context, app: AppContext, sweep_path: Path):
+def cell_preparer(ctx: click.Context, app: AppContext, sweep_path: Path):
     """cell -> its CellRun, made as `benchledger run` makes a run from these arguments (memoised)."""
     from benchledger.adapters.benchmarks.registry import benchmark_named
     from benchledger.cli.commands.run import prepared_run, run
@@ -75,7 +75,7 @@ def plan_command(ctx: click.Context, app: AppContext, sweep_file: Path) -> None:
     from benchledger.tables import render_table
 
     sweep_read = read_sweep(sweep_file)
-    prepare = _preparer(ctx, app, sweep_file)
+    prepare = cell_preparer(ctx, app, sweep_file)
     for cell in sweep_read.cells:
         prepare(cell)
     if app.ledger_url is None and not app.ledger_path.exists():  # planning writes nothing, a ledger least of all
@@ -147,7 +147,7 @@ def run_command(ctx: click.Context, app: AppContext, sweep_file: Path, parallel:
     from benchledger.redaction import redact
 
     sweep_read = read_sweep(sweep_file)
-    prepare = _preparer(ctx, app, sweep_file)
+    prepare = cell_preparer(ctx, app, sweep_file)
     for cell in sweep_read.cells:  # every cell refused or made before anything is written
         prepare(cell)
     _probe(sweep_read.cells, prepare)
@@ -210,7 +210,7 @@ def _enqueue(ctx: click.Context, app: AppContext, sweep_file: Path, limit: int |
                        "share it; on a SQLite file, `sweep run FILE --parallel N` runs cells at once here",
                        field="queue")
     sweep_read = read_sweep(sweep_file)
-    prepare = _preparer(ctx, app, sweep_file)
+    prepare = cell_preparer(ctx, app, sweep_file)
     for cell in sweep_read.cells:  # every cell refused or made before anything is queued
         prepare(cell)
     path = sweep_file.resolve()

@@ -12,18 +12,14 @@ its owner can read, removed when the view stops; stderr carries one warning line
 from __future__ import annotations
 
 import os
-import signal
 import tempfile
-import threading
 from pathlib import Path
 
 import click
 
-from benchledger.cli.common import AppContext, pass_app
+from benchledger.cli.common import AppContext, is_loopback, pass_app, sigterm_as_interrupt
 from benchledger.errors import BadInput
-from benchledger.orchestration.browse import (
-    DATABASE_NAME, bind, build_datasette, check_ledger, is_loopback, login_url, serve,
-)
+from benchledger.orchestration.browse import DATABASE_NAME, bind, build_datasette, check_ledger, login_url, serve
 
 __all__ = ["COMMANDS", "view"]
 
@@ -33,7 +29,8 @@ __all__ = ["COMMANDS", "view"]
               help="Port to listen on; 0 picks a free one (printed on start).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
 @click.option("--expose", is_flag=True,
-              help="Serve on a non-loopback --host; every page then needs the one-time login URL printed.")
+              help="Serve on a non-loopback --host; every page then needs a one-time login (its URL is written to "
+                   "a file only you can read, whose path is printed).")
 @pass_app
 def view(app: AppContext, port: int, host: str, expose: bool) -> None:
     """Browse the ledger in Datasette, read-only: documented tables, views over the events, canned queries."""
@@ -53,22 +50,15 @@ def view(app: AppContext, port: int, host: str, expose: bool) -> None:
         click.echo(f"warning: {host}:{bound} exposes every run, prompt, reply and gold answer in {app.ledger_path} "
                    "to whoever reaches it and logs in", err=True)
         click.echo(f"log in once with the URL in {login} (readable by you only; the link is spent on use)")
-    in_main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _stop_on_sigterm) if in_main_thread else None
     try:
-        serve(ds, sock)  # uvicorn re-raises the SIGTERM it caught once it has stopped: it lands here
+        with sigterm_as_interrupt():
+            serve(ds, sock)
     except KeyboardInterrupt:
         pass
     finally:
         sock.close()
         if login is not None:
             login.unlink(missing_ok=True)
-        if in_main_thread:
-            signal.signal(signal.SIGTERM, previous)
-
-
-def _stop_on_sigterm(signum, frame) -> None:
-    raise KeyboardInterrupt
 
 
 def _write_login(url: str) -> Path:

@@ -2,7 +2,7 @@
 
 Thin: the queue is `orchestration.sweep_queue` (procrastinate); a cell is run by
 `orchestration.sweep.run_one_cell` from the sweep file the job names, prepared exactly as `sweep
-run` prepares it (`sweep._preparer`: the cell's `run` arguments parsed by `run` itself). A job whose
+run` prepares it (`sweep.cell_preparer`: the cell's `run` arguments parsed by `run` itself). A job whose
 file is missing or no longer the one enqueued (its SHA-256 changed) fails with that reason; so does
 a cell whose run aborts (the worker then exits 3 once it stops). Each cell's start and end is one
 line on stderr.
@@ -30,7 +30,7 @@ __all__ = ["COMMANDS", "worker"]
 @click.pass_context
 def worker(ctx: click.Context, app: AppContext, until_empty: bool, heartbeat: float, stalled_after: float) -> None:
     """Run cells of sweeps queued with `sweep run FILE --queue` on this PostgreSQL ledger, one at a time."""
-    from benchledger.cli.commands.sweep import _preparer
+    from benchledger.cli.commands.sweep import cell_preparer
     from benchledger.errors import BadInput, RunAborted
     from benchledger.ledger.urls import display_target
     from benchledger.orchestration.sweep import SweepEvents, run_one_cell
@@ -56,7 +56,9 @@ def worker(ctx: click.Context, app: AppContext, until_empty: bool, heartbeat: fl
             not_done.append(f"{job.cell_id}: {why}")
             raise RunAborted(f"cell {job.cell_id}: {why}")
         sweep_read = read_sweep(path)
-        prepare = prepared.setdefault(job.sweep_sha256, _preparer(ctx, app, path))
+        if job.sweep_sha256 not in prepared:  # one preparer per file: it keeps the cells it made
+            prepared[job.sweep_sha256] = cell_preparer(ctx, app, path)
+        prepare = prepared[job.sweep_sha256]
 
         def started(cell, action: str, run_id: str) -> None:
             click.echo(f"cell {cell.id}: {'resume' if action == 'resume' else 'run'} {run_id}", err=True)
